@@ -1,0 +1,22 @@
+# Linker, warnings and sanitizers shared by every Ember target.
+
+include(CheckCXXSourceCompiles)
+include(CheckLinkerFlag)
+
+# lld links the MLIR tools several times faster than GNU ld.
+check_linker_flag(CXX "-fuse-ld=lld" EMBER_HAVE_LLD)
+if(EMBER_HAVE_LLD)
+  add_link_options("-fuse-ld=lld")
+endif()
+
+if(EMBER_SANITIZE)
+  add_compile_options("-fsanitize=${EMBER_SANITIZE}" "-fno-omit-frame-pointer"
+                      "-fno-sanitize-recover=all")
+  add_link_options("-fsanitize=${EMBER_SANITIZE}")
+endif()
+
+# Warnings for Ember's own code (not applied to third-party headers, which are
+# included as SYSTEM).
+add_library(ember_warnings INTERFACE)
+target_compile_options(ember_warnings INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)

@@ -1,0 +1,52 @@
+//===- kernel_registry.h - Kernels by name ---------------------*- C++ -*-===//
+#ifndef EMBER_KERNELS_KERNEL_REGISTRY_H
+#define EMBER_KERNELS_KERNEL_REGISTRY_H
+
+#include "ember/status.h"
+#include "kernels/attributes.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember {
+
+class KernelContext;
+
+/// Runs the kernel.
+using KernelFn = Status (*)(KernelContext &ctx);
+/// Checks the attributes and arity when a plan is loaded, so that a bad plan
+/// fails at load time with a clear message rather than on its first run.
+using KernelValidateFn = Status (*)(const Attributes &attrs, int numInputs,
+                                    int numOutputs);
+
+struct KernelDef {
+  std::string name;  // the plan's instruction kind, e.g. "embedding_bag"
+  KernelFn run = nullptr;
+  KernelValidateFn validate = nullptr;
+  int minInputs = 0, maxInputs = 0;   // arity, checked before validate
+  int minOutputs = 1, maxOutputs = 1;
+  std::string summary;                // one line for `ember-run --list-kernels`
+};
+
+/// The kernels of one backend. Registration is explicit (no static
+/// initializers, which static linking drops): cpuKernels() calls every
+/// register*Kernels function of the CPU backend once.
+class KernelRegistry {
+public:
+  /// Fails if a kernel of that name exists already.
+  Status add(KernelDef def);
+  const KernelDef *find(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+private:
+  std::map<std::string, KernelDef, std::less<>> kernels_;
+};
+
+/// Every CPU kernel, registered on first use (thread-safe).
+const KernelRegistry &cpuKernels();
+
+} // namespace ember
+
+#endif // EMBER_KERNELS_KERNEL_REGISTRY_H
