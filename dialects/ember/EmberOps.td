@@ -6,14 +6,14 @@
 include "ember/EmberDialect.td"
 include "ember/EmberTypes.td"
 include "ember/EmberAttrs.td"
+include "ember/EmberShardingAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-def Ember_JaggedValuesOp : Ember_Op<"jagged.values", [Pure]> {
-  let summary = "the flat values tensor of a jagged tensor";
-  let arguments = (ins Ember_JaggedTensorType:$input);
-  let results = (outs AnyRankedTensor:$values);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($values)";
-}
+// Ops are grouped by topic, one .td (and one .cpp for their C++ code) each.
+include "ember/EmberEmbeddingOps.td"
+include "ember/EmberJaggedOps.td"
+include "ember/EmberMutationOps.td"
+include "ember/EmberCollectiveOps.td"
 
 #endif // EMBER_OPS_TD

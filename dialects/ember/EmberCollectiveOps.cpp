@@ -1,0 +1,5 @@
+//===- EmberCollectiveOps.cpp ------------------------------------------------------===//
+#include "ember/EmberOps.h"
+
+using namespace mlir;
+using namespace mlir::ember;

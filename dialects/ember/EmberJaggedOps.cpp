@@ -1,0 +1,5 @@
+//===- EmberJaggedOps.cpp ------------------------------------------------------===//
+#include "ember/EmberOps.h"
+
+using namespace mlir;
+using namespace mlir::ember;

@@ -1,0 +1,5 @@
+//===- EmberShardingAttrs.cpp ------------------------------------------------------===//
+#include "ember/EmberOps.h"
+
+using namespace mlir;
+using namespace mlir::ember;
