@@ -1,9 +1,19 @@
-//===- dense_kernels.cpp - Dense kernel registrations (being written) -----===//
+//===- dense_kernels.cpp - Registration of the CPU dense math kernels -----===//
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
 
 namespace ember {
 
-Status registerDenseKernels(KernelRegistry &registry) { return Status::ok(); }
+Status registerDenseKernels(KernelRegistry &registry) {
+  for (auto registerFn :
+       {cpu::registerGemmKernels, cpu::registerBinaryKernels,
+        cpu::registerUnaryKernels, cpu::registerCompareKernels,
+        cpu::registerSoftmaxKernels, cpu::registerNormKernels,
+        cpu::registerReduceKernels, cpu::registerInteractionKernels,
+        cpu::registerCrossKernels})
+    EMBER_RETURN_IF_ERROR(registerFn(registry));
+  return Status::ok();
+}
 
 } // namespace ember

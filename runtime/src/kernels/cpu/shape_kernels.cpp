@@ -1,9 +1,19 @@
-//===- shape_kernels.cpp - Shape kernel registrations (being written) -----===//
+//===- shape_kernels.cpp - Registration of the CPU data-movement kernels --===//
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
 
 namespace ember {
 
-Status registerShapeKernels(KernelRegistry &registry) { return Status::ok(); }
+Status registerShapeKernels(KernelRegistry &registry) {
+  for (auto registerFn :
+       {cpu::registerConcatKernels, cpu::registerReshapeKernels,
+        cpu::registerTransposeKernels, cpu::registerSliceKernels,
+        cpu::registerExpandKernels, cpu::registerGatherKernels,
+        cpu::registerScatterKernels, cpu::registerFillKernels,
+        cpu::registerCastKernels})
+    EMBER_RETURN_IF_ERROR(registerFn(registry));
+  return Status::ok();
+}
 
 } // namespace ember
