@@ -1,6 +1,373 @@
-//===- EmberCollectiveOps.td ------------------------------------------*- tablegen -*-===//
+//===- EmberCollectiveOps.td - asynchronous collectives ------*- tablegen -*-===//
+//
+// The collectives of a sharded recommendation model: KJT all-to-all (splits,
+// then tensors), pooled and sequence embedding all-to-all, reduce-scatter,
+// all-gather, all-reduce and all-to-all-v. Each starts asynchronously and
+// yields an `!ember.awaitable<T>`; `ember.wait` gives the `T`.
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef EMBER_COLLECTIVE_OPS_TD
 #define EMBER_COLLECTIVE_OPS_TD
+
+include "ember/EmberDialect.td"
+include "ember/EmberTypes.td"
+include "ember/EmberAttrs.td"
+include "ember/EmberShardingAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// A collective communicates with the other ranks of its group: it reads and
+// writes state no value carries. MemRead + MemWrite on the default resource
+// keep CSE from merging two identical collectives and DCE from dropping one
+// whose result is unused (every rank must take part in every collective).
+class Ember_CollectiveOp<string mnemonic, list<Trait> traits = []>
+    : Ember_Op<mnemonic, !listconcat(traits, [MemoryEffects<[MemRead, MemWrite]>])> {
+  let hasVerifier = 1;
+}
+
+// A collective whose result on a group of one rank is its input unchanged
+// (when it has no codec): canonicalization rewrites it to `ember.ready`.
+class Ember_IdentityOnOneRankOp<string mnemonic, list<Trait> traits = []>
+    : Ember_CollectiveOp<mnemonic, traits> {
+  let hasCanonicalizer = 1;
+}
+
+defvar Ember_OptionalCodec = OptionalAttr<Ember_CommCodecAttr>;
+defvar Ember_Reduction = DefaultValuedAttr<Ember_ReduceKindAttr,
+                                           "::mlir::ember::ReduceKind::sum">;
+
+//===----------------------------------------------------------------------===//
+// KJT all-to-all
+//===----------------------------------------------------------------------===//
+
+def Ember_KJTAllToAllSplitsOp : Ember_CollectiveOp<"kjt_all_to_all.splits"> {
+  let summary = "phase 1 of a KJT all-to-all: exchange the split sizes";
+  let description = [{
+    TorchRec's `KJTAllToAllSplitsAwaitable`. Every rank of `group` holds a KJT
+    with the same keys, ordered by destination: the first `key_splits[0]` keys
+    go to group position 0, the next `key_splits[1]` to position 1, and so on
+    (`key_splits` has one entry per rank and sums to the number of keys). This
+    op sends each peer how much it will receive and receives the same from
+    every peer, so that phase 2 (`ember.kjt_all_to_all.tensors`) can size its
+    buffers.
+
+    The result is an awaitable of a `tensor<W x S x i64>` (W = group size):
+    row `r` holds what position `r` sends to this rank: the number of lengths
+    entries, the number of values, for a weighted KJT the number of weights,
+    and last the sender's batch size (S = 3, or 4 when weighted).
+
+    ```mlir
+    %s = ember.kjt_all_to_all.splits %kjt key_splits [2, 1]
+           group<ranks = [0, 1]>
+           : !ember.kjt<["a", "b", "c"], values = i64, lengths = i32>
+           -> !ember.awaitable<tensor<2x3xi64>>
+    ```
+  }];
+  let arguments = (ins Ember_KeyedJaggedTensorType:$input,
+                       DenseI64ArrayAttr:$key_splits,
+                       Ember_GroupAttr:$group);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `key_splits` $key_splits `group` `` $group attr-dict `:`
+    qualified(type($input)) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// Number of split entries exchanged per rank: lengths, values,
+    /// (weights,) batch size.
+    static int64_t getNumSplitEntries(bool weighted) { return weighted ? 4 : 3; }
+  }];
+}
+
+def Ember_KJTAllToAllTensorsOp
+    : Ember_IdentityOnOneRankOp<"kjt_all_to_all.tensors"> {
+  let summary = "phase 2 of a KJT all-to-all: exchange lengths, values, weights";
+  let description = [{
+    TorchRec's `KJTAllToAllTensorsAwaitable`. Takes the KJT and the waited
+    result of the matching `ember.kjt_all_to_all.splits` (same `key_splits`
+    and group) and sends key slice `r` of the KJT to group position `r`. The
+    received KJT holds this rank's keys (one contiguous slice of the input
+    keys, given by `key_splits`) with the batches of all ranks concatenated in
+    group order: with batch size B per rank, each received key has W * B bags.
+
+    `batch_size_per_rank` (one entry per rank) records the senders' batch
+    sizes when they are known at compile time and not all equal (TorchRec's
+    `stride_per_rank`); without it the sizes come from the splits.
+
+    The result has the same value/length types, weighting and variable-batch
+    flag as the input. On a group of one rank the op is the identity and
+    canonicalizes to `ember.ready`.
+
+    ```mlir
+    %t = ember.kjt_all_to_all.tensors %kjt, %splits key_splits [2, 1]
+           group<ranks = [0, 1]>
+           : !ember.kjt<["a", "b", "c"], values = i64, lengths = i32>,
+             tensor<2x3xi64>
+           -> !ember.awaitable<!ember.kjt<["a", "b"], values = i64, lengths = i32>>
+    ```
+  }];
+  let arguments = (ins Ember_KeyedJaggedTensorType:$input,
+                       RankedTensorOf<[I64]>:$splits,
+                       DenseI64ArrayAttr:$key_splits,
+                       OptionalAttr<DenseI64ArrayAttr>:$batch_size_per_rank,
+                       Ember_GroupAttr:$group);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `,` $splits `key_splits` $key_splits
+    (`batch_size_per_rank` $batch_size_per_rank^)? `group` `` $group
+    attr-dict `:` qualified(type($input)) `,` type($splits) `->`
+    qualified(type($result))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Embedding all-to-all
+//===----------------------------------------------------------------------===//
+
+def Ember_PooledAllToAllOp : Ember_IdentityOnOneRankOp<"pooled_all_to_all"> {
+  let summary = "all-to-all of pooled embeddings (table-wise / column-wise output dist)";
+  let description = [{
+    TorchRec's `alltoall_pooled`. Position `r` of the group has computed the
+    pooled embeddings of its own tables for the whole global batch:
+    `[B_global, dim_per_rank[r]]` with `B_global = sum(batch_size_per_rank)`.
+    It sends rows `[sum(batch_size_per_rank[:s]), +batch_size_per_rank[s])` to
+    position `s` and receives, from every position, its columns for its own
+    batch slice: the result is `[batch_size_per_rank[me], sum(dim_per_rank)]`,
+    the columns of position 0 first.
+
+    Without `batch_size_per_rank` the global batch is split evenly (it must
+    then divide by the group size). Float payloads may travel in a narrower
+    `codec`.
+
+    ```mlir
+    %a = ember.pooled_all_to_all %local dim_per_rank [16, 32]
+           group<ranks = [0, 1]> codec fp16
+           : tensor<8x16xf32> -> !ember.awaitable<tensor<4x48xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity and
+    canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DenseI64ArrayAttr:$dim_per_rank,
+                       OptionalAttr<DenseI64ArrayAttr>:$batch_size_per_rank,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `dim_per_rank` $dim_per_rank
+    (`batch_size_per_rank` $batch_size_per_rank^)? `group` `` $group
+    (`codec` `` $codec^)? attr-dict `:` type($input) `->` qualified(type($result))
+  }];
+}
+
+def Ember_SequenceAllToAllOp : Ember_IdentityOnOneRankOp<"sequence_all_to_all"> {
+  let summary = "all-to-all of sequence (unpooled) embeddings";
+  let description = [{
+    TorchRec's `alltoall_sequence`: the rows of `input` (one embedding per id,
+    `[N, D]`) are sent in consecutive chunks of `send_splits[r]` rows to group
+    position `r`, and the chunks received (`recv_splits[r]` rows from position
+    `r`) are concatenated in group order. The split sizes depend on the data
+    (they come from the KJT all-to-all), so they are `i32`/`i64` tensors of one
+    entry per rank. Every row keeps its trailing dims and element type.
+
+    ```mlir
+    %a = ember.sequence_all_to_all %emb, %send, %recv
+           group<ranks = [0, 1]>
+           : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi64>
+           -> !ember.awaitable<tensor<?x16xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity (the one
+    chunk goes to itself) and canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       RankedTensorOf<[I32, I64]>:$send_splits,
+                       RankedTensorOf<[I32, I64]>:$recv_splits,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `,` $send_splits `,` $recv_splits `group` `` $group
+    (`codec` `` $codec^)? attr-dict `:` type($input) `,` type($send_splits) `,`
+    type($recv_splits) `->` qualified(type($result))
+  }];
+}
+
+def Ember_AllToAllVOp : Ember_IdentityOnOneRankOp<"all_to_all_v"> {
+  let summary = "all-to-all with static per-rank split sizes along dim 0";
+  let description = [{
+    `all_to_all_single` with split sizes: `send_splits[r]` consecutive rows of
+    `input` go to group position `r`; `recv_splits[r]` rows come from
+    position `r`, concatenated in group order. The input has
+    `sum(send_splits)` rows, the result `sum(recv_splits)`, both with the same
+    trailing dims and element type.
+
+    ```mlir
+    %a = ember.all_to_all_v %x send_splits [2, 3] recv_splits [2, 4]
+           group<ranks = [0, 1]>
+           : tensor<5x8xf32> -> !ember.awaitable<tensor<6x8xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity and
+    canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       DenseI64ArrayAttr:$send_splits,
+                       DenseI64ArrayAttr:$recv_splits,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `send_splits` $send_splits `recv_splits` $recv_splits
+    `group` `` $group (`codec` `` $codec^)? attr-dict `:` type($input)
+    `->` qualified(type($result))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and gathers
+//===----------------------------------------------------------------------===//
+
+def Ember_ReduceScatterOp : Ember_IdentityOnOneRankOp<"reduce_scatter"> {
+  let summary = "reduce over the group, then scatter along dim 0 (row-wise output dist)";
+  let description = [{
+    TorchRec's `reduce_scatter_base_pooled` and, with `splits`,
+    `reduce_scatter_v_pooled`: the inputs of all ranks (same shape) are
+    reduced element-wise with `reduction`, and position `r` of the group
+    keeps rows `[sum(splits[:r]), +splits[r])` of the result. Without
+    `splits` the rows split evenly: the input has W * B rows, the result B.
+    With `splits` (one entry per rank, summing to the input rows) the result
+    has this rank's split of rows. Trailing dims and element type are kept;
+    `mean` needs a floating-point payload.
+
+    ```mlir
+    %a = ember.reduce_scatter sum %x group<ranks = [0, 1]>
+           : tensor<8x64xf32> -> !ember.awaitable<tensor<4x64xf32>>
+    %b = ember.reduce_scatter sum %y splits [3, 5] group<ranks = [0, 1]>
+           : tensor<8x64xf32> -> !ember.awaitable<tensor<5x64xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity and
+    canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Ember_Reduction:$reduction,
+                       OptionalAttr<DenseI64ArrayAttr>:$splits,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    `` $reduction $input (`splits` $splits^)? `group` `` $group
+    (`codec` `` $codec^)? attr-dict `:` type($input) `->` qualified(type($result))
+  }];
+}
+
+def Ember_AllGatherOp : Ember_IdentityOnOneRankOp<"all_gather"> {
+  let summary = "gather the inputs of all ranks, concatenated along dim 0";
+  let description = [{
+    TorchRec's `all_gather_base_pooled`: every rank contributes a tensor of
+    the same shape `[B, ...]`; every rank receives `[W * B, ...]`, the rows of
+    group position 0 first.
+
+    ```mlir
+    %a = ember.all_gather %x group<ranks = [0, 1, 2, 3]>
+           : tensor<2x16xf32> -> !ember.awaitable<tensor<8x16xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity and
+    canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    $input `group` `` $group (`codec` `` $codec^)? attr-dict `:`
+    type($input) `->` qualified(type($result))
+  }];
+}
+
+def Ember_AllReduceOp : Ember_IdentityOnOneRankOp<"all_reduce"> {
+  let summary = "element-wise reduction over the group, result on every rank";
+  let description = [{
+    Every rank contributes a tensor of the same type and receives the
+    element-wise `reduction` (sum, mean, max, min) of all of them; `mean`
+    needs a floating-point payload. Data-parallel tables and dense layers
+    reduce their gradients this way.
+
+    ```mlir
+    %a = ember.all_reduce sum %x group<ranks = [0, 1]>
+           : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
+    ```
+
+    On a group of one rank without codec the op is the identity (for every
+    reduction) and canonicalizes to `ember.ready`.
+  }];
+  let arguments = (ins AnyRankedTensor:$input,
+                       Ember_Reduction:$reduction,
+                       Ember_GroupAttr:$group,
+                       Ember_OptionalCodec:$codec);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = [{
+    `` $reduction $input `group` `` $group (`codec` `` $codec^)? attr-dict
+    `:` type($input) `->` qualified(type($result))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Awaitables
+//===----------------------------------------------------------------------===//
+
+def Ember_WaitOp : Ember_Op<"wait", [Pure,
+    TypesMatchWith<"result is the awaitable's value type", "awaitable", "result",
+                   "::llvm::cast<::mlir::ember::AwaitableType>($_self).getValueType()">]> {
+  let summary = "wait for an asynchronous result";
+  let description = [{
+    Blocks until the awaitable's collective has completed and gives its
+    value. `ember.wait` of an `ember.ready` folds to the ready value.
+
+    ```mlir
+    %t = ember.wait %a : !ember.awaitable<tensor<4x48xf32>>
+    ```
+  }];
+  let arguments = (ins Ember_AwaitableType:$awaitable);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$awaitable attr-dict `:` qualified(type($awaitable))";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$awaitable), [{
+      build($_builder, $_state,
+            ::llvm::cast<::mlir::ember::AwaitableType>(awaitable.getType())
+                .getValueType(),
+            awaitable);
+    }]>
+  ];
+  let hasFolder = 1;
+}
+
+def Ember_ReadyOp : Ember_Op<"ready", [Pure,
+    TypesMatchWith<"result is an awaitable of the value", "value", "result",
+                   "::mlir::ember::AwaitableType::get($_self.getContext(), $_self)">]> {
+  let summary = "an awaitable whose value is already available";
+  let description = [{
+    TorchRec's `NoWait`: wraps a value that needs no communication (a local
+    shard's output, a collective on a group of one rank) so that it can flow
+    where an awaitable is expected.
+
+    ```mlir
+    %a = ember.ready %t : tensor<4x48xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs Ember_AwaitableType:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value), [{
+      build($_builder, $_state,
+            ::mlir::ember::AwaitableType::get($_builder.getContext(),
+                                              value.getType()),
+            value);
+    }]>
+  ];
+}
 
 #endif // EMBER_COLLECTIVE_OPS_TD

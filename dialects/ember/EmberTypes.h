@@ -2,8 +2,12 @@
 #ifndef EMBER_EMBERTYPES_H
 #define EMBER_EMBERTYPES_H
 
+#include "ember/EmberAttrs.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
+#include <optional>
+#include <string>
 
 #define GET_TYPEDEF_CLASSES
 #include "ember/EmberTypes.h.inc"
