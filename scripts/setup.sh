@@ -10,7 +10,7 @@ PACKAGES=(
   # compiler: MLIR/LLVM 22, lit, FileCheck
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # plan format, ONNX import, collectives, CPU GEMM
-  protobuf-compiler libprotobuf-dev libonnx-dev libgloo-dev libopenblas-dev
+  protobuf-compiler libprotobuf-dev zlib1g-dev libonnx-dev libgloo-dev libopenblas-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # Python side: tests of the tracer, PyTorch references and peer benchmarks

@@ -1,4 +1,5 @@
-//===- broadcast.h - numpy/ONNX broadcasting of up to three operands -*- C++ -*-===//
+//===- broadcast.h - numpy/ONNX broadcasting of up to three operands -*- C++
+//-*-===//
 //
 // broadcastShapes computes the result shape of operands aligned at their
 // trailing dims (a dim of 1 stretches; rank mismatch pads with leading 1s).

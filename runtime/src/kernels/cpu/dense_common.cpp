@@ -15,8 +15,8 @@ Status kernelRangeError(const KernelContext &ctx, const std::string &what) {
 
 Status requireInput(const KernelContext &ctx, int index, const char *name) {
   if (index >= ctx.numInputs() || !ctx.input(index).defined())
-    return kernelError(ctx, std::string("input ") + std::to_string(index) + " (" +
-                                name + ") is missing");
+    return kernelError(ctx, std::string("input ") + std::to_string(index) +
+                                " (" + name + ") is missing");
   return Status::ok();
 }
 
@@ -69,9 +69,9 @@ Result<const float *> floatInput(KernelContext &ctx, const Tensor &t,
 Result<int> normalizeAxis(const KernelContext &ctx, int64_t axis, int rank,
                           const char *attr) {
   if (axis < -rank || axis >= rank)
-    return kernelError(ctx, std::string("attribute '") + attr + "' = " +
-                                std::to_string(axis) + " is out of range for rank " +
-                                std::to_string(rank));
+    return kernelError(
+        ctx, std::string("attribute '") + attr + "' = " + std::to_string(axis) +
+                 " is out of range for rank " + std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 

@@ -1,4 +1,5 @@
-//===- dense_common.h - Helpers shared by the dense and shape kernels -*- C++ -*-===//
+//===- dense_common.h - Helpers shared by the dense and shape kernels -*- C++
+//-*-===//
 //
 // Error construction (every message starts with ctx.location()), dtype and
 // rank checks, float32 views of float16/bfloat16 inputs, allocation-free
@@ -28,6 +29,14 @@ Status kernelRangeError(const KernelContext &ctx, const std::string &what);
 
 /// Input `index` must be present (a defined tensor).
 Status requireInput(const KernelContext &ctx, int index, const char *name);
+/// `s` with "<location>: " prepended when it is an error. The location
+/// string is only built on failure (no allocation on the success path).
+inline Status atLocation(const KernelContext &ctx, Status s) {
+  if (s.isOk())
+    return s;
+  return s.withContext(ctx.location());
+}
+
 /// Fails unless `t` has dtype `dtype`.
 Status requireDType(const KernelContext &ctx, const Tensor &t, const char *name,
                     DType dtype);

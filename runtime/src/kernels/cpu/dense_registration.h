@@ -1,4 +1,5 @@
-//===- dense_registration.h - Registration of the dense kernel families -*- C++ -*-===//
+//===- dense_registration.h - Registration of the dense kernel families -*- C++
+//-*-===//
 //
 // registerDenseKernels (dense_kernels.cpp) and registerShapeKernels
 // (shape_kernels.cpp) call these, one per file/family. The contract of every
@@ -15,26 +16,32 @@ class KernelRegistry;
 namespace cpu {
 
 // Dense math (registerDenseKernels).
-Status registerGemmKernels(KernelRegistry &registry);        // linear, matmul, batch_matmul
-Status registerBinaryKernels(KernelRegistry &registry);      // add sub mul div max min pow
-Status registerUnaryKernels(KernelRegistry &registry);       // relu sigmoid tanh ... identity
-Status registerCompareKernels(KernelRegistry &registry);     // equal less greater where
-Status registerSoftmaxKernels(KernelRegistry &registry);     // softmax
-Status registerNormKernels(KernelRegistry &registry);        // layer_norm
-Status registerReduceKernels(KernelRegistry &registry);      // reduce_sum/mean/max
+Status
+registerGemmKernels(KernelRegistry &registry); // linear, matmul, batch_matmul
+Status
+registerBinaryKernels(KernelRegistry &registry); // add sub mul div max min pow
+Status registerUnaryKernels(
+    KernelRegistry &registry); // relu sigmoid tanh ... identity
+Status
+registerCompareKernels(KernelRegistry &registry); // equal less greater where
+Status registerSoftmaxKernels(KernelRegistry &registry); // softmax
+Status registerNormKernels(KernelRegistry &registry);    // layer_norm
+Status registerReduceKernels(KernelRegistry &registry);  // reduce_sum/mean/max
 Status registerInteractionKernels(KernelRegistry &registry); // dot_interaction
 Status registerCrossKernels(KernelRegistry &registry);       // dcn_cross
 
 // Data movement (registerShapeKernels).
-Status registerConcatKernels(KernelRegistry &registry);      // concat
-Status registerReshapeKernels(KernelRegistry &registry);     // reshape flatten squeeze unsqueeze shape
-Status registerTransposeKernels(KernelRegistry &registry);   // transpose
-Status registerSliceKernels(KernelRegistry &registry);       // slice
-Status registerExpandKernels(KernelRegistry &registry);      // expand
-Status registerGatherKernels(KernelRegistry &registry);      // gather gather_elements
-Status registerScatterKernels(KernelRegistry &registry);     // scatter_nd
-Status registerFillKernels(KernelRegistry &registry);        // range constant_of_shape
-Status registerCastKernels(KernelRegistry &registry);        // cast
+Status registerConcatKernels(KernelRegistry &registry); // concat
+Status registerReshapeKernels(
+    KernelRegistry &registry); // reshape flatten squeeze unsqueeze shape
+Status registerTransposeKernels(KernelRegistry &registry); // transpose
+Status registerSliceKernels(KernelRegistry &registry);     // slice
+Status registerExpandKernels(KernelRegistry &registry);    // expand
+Status
+registerGatherKernels(KernelRegistry &registry); // gather gather_elements
+Status registerScatterKernels(KernelRegistry &registry); // scatter_nd
+Status registerFillKernels(KernelRegistry &registry); // range constant_of_shape
+Status registerCastKernels(KernelRegistry &registry); // cast
 
 } // namespace cpu
 } // namespace ember

@@ -32,8 +32,8 @@ Status checkWeights(const Tensor &weights, int64_t numValues,
 }
 
 template <typename T>
-static Status lengthsToOffsetsImpl(const T *lengths, int64_t k, int64_t *offsets,
-                                   std::string_view what,
+static Status lengthsToOffsetsImpl(const T *lengths, int64_t k,
+                                   int64_t *offsets, std::string_view what,
                                    const std::string &where) {
   int64_t sum = 0;
   offsets[0] = 0;
@@ -52,8 +52,8 @@ static Status lengthsToOffsetsImpl(const T *lengths, int64_t k, int64_t *offsets
 Status lengthsToOffsets(const Tensor &lengths, int64_t *offsets,
                         std::string_view what, const std::string &where) {
   if (lengths.dtype() == DType::kInt32)
-    return lengthsToOffsetsImpl(lengths.data<int32_t>(), lengths.numel(), offsets,
-                                what, where);
+    return lengthsToOffsetsImpl(lengths.data<int32_t>(), lengths.numel(),
+                                offsets, what, where);
   return lengthsToOffsetsImpl(lengths.data<int64_t>(), lengths.numel(), offsets,
                               what, where);
 }
@@ -66,6 +66,10 @@ Status normalizeBagOffsets(const Tensor &offsets, int64_t numValues,
     return errorAt(StatusCode::kInvalidArgument, where,
                    "offsets must have at least one entry with "
                    "include_last_offset=1 (B + 1 entries for B bags)");
+  if (numBags == 0 && !includeLastOffset) { // offsets = []: no bags
+    out[0] = 0;
+    return Status::ok();
+  }
   int64_t prev = 0;
   for (int64_t b = 0; b <= numBags; ++b) {
     int64_t o = (b < offsets.numel()) ? indexAt(offsets, b) : numValues;
@@ -75,15 +79,15 @@ Status normalizeBagOffsets(const Tensor &offsets, int64_t numValues,
     if (o < prev)
       return errorAt(StatusCode::kInvalidArgument, where,
                      "offsets decrease at bag " + std::to_string(b - 1) +
-                         ": offsets[" + std::to_string(b - 1) + "] = " +
-                         std::to_string(prev) + " > offsets[" +
+                         ": offsets[" + std::to_string(b - 1) +
+                         "] = " + std::to_string(prev) + " > offsets[" +
                          std::to_string(b) + "] = " + std::to_string(o));
     if (o > numValues)
       return errorAt(StatusCode::kOutOfRange, where,
-                     "offsets[" + std::to_string(b) + "] = " + std::to_string(o) +
-                         " (end of bag " + std::to_string(b - 1) +
-                         ") is past the " + std::to_string(numValues) +
-                         " indices");
+                     "offsets[" + std::to_string(b) +
+                         "] = " + std::to_string(o) + " (end of bag " +
+                         std::to_string(b - 1) + ") is past the " +
+                         std::to_string(numValues) + " indices");
     out[b] = o;
     prev = o;
   }

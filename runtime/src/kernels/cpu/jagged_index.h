@@ -40,7 +40,7 @@ Status checkWeights(const Tensor &weights, int64_t numValues,
 
 /// Writes the exclusive cumulative sum of `lengths` (K entries) to
 /// offsets[0..K] (offsets[0] = 0). Fails on a negative length, naming its
-/// position. `total` receives offsets[K].
+/// position.
 Status lengthsToOffsets(const Tensor &lengths, int64_t *offsets,
                         std::string_view what, const std::string &where);
 

@@ -1,9 +1,18 @@
-//===- jagged_kernels.cpp - Jagged kernel registrations (being written) -----===//
+//===- jagged_kernels.cpp - Registering the jagged and KJT kernels --------===//
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/jagged_kernel_defs.h"
 #include "kernels/kernel_registry.h"
 
 namespace ember {
 
-Status registerJaggedKernels(KernelRegistry &registry) { return Status::ok(); }
+Status registerJaggedKernels(KernelRegistry &registry) {
+  using namespace jagged;
+  for (KernelDef (*makeDef)() :
+       {lengthsToOffsetsKernelDef, jaggedToPaddedKernelDef,
+        paddedToJaggedKernelDef, kjtPermuteKernelDef, kjtSplitKernelDef,
+        kjtConcatKernelDef, kjtBucketizeKernelDef})
+    EMBER_RETURN_IF_ERROR(registry.add(makeDef()));
+  return Status::ok();
+}
 
 } // namespace ember

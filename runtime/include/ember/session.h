@@ -1,0 +1,158 @@
+//===- session.h - Loading and running Ember plans --------------*- C++ -*-===//
+//
+//   auto session = ember::Session::load("model.plan", {/*threads=*/4});
+//   if (!session) { report(session.status()); return; }
+//   ember::RunInputs in;
+//   in.set("dense", ember::Tensor::view(buf, ember::DType::kFloat32, {b, 13}));
+//   in.set("sparse", kjt);
+//   ember::RunOutputs out;                 // reuse it across requests
+//   ember::Status s = (*session)->run(in, &out);
+//   const ember::Tensor *prob = out.find("prob");
+//
+// Session::run is thread-safe: concurrent calls each take their own run
+// context (slot table + memory arena) from a pool owned by the session, so
+// they share no scratch. A context is reused by later runs, and a RunOutputs
+// passed again keeps its buffers, so a run with the shapes of an earlier run
+// allocates no memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_SESSION_H
+#define EMBER_SESSION_H
+
+#include "ember/bounds_check.h"
+#include "ember/dtype.h"
+#include "ember/kjt.h"
+#include "ember/status.h"
+#include "ember/tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ember {
+
+class KernelRegistry;
+
+struct SessionOptions {
+  /// Threads that execute kernels (shared by concurrent runs); <= 0 means
+  /// one per hardware thread.
+  int threads = 1;
+  /// What lookups do with ids outside their table.
+  BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
+  /// The rank whose program this session runs. Plans for more than one rank
+  /// need the multi-rank launcher (not part of this build) and are refused.
+  int rank = 0;
+  /// Verify the XXH64 checksum of every weights file at load (reads every
+  /// byte once).
+  bool verifyChecksums = true;
+};
+
+/// A dense input or output as the plan declares it; dims are sizes ("13") or
+/// symbols ("B", "4*B").
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  std::vector<std::string> dims;
+};
+
+struct KjtInfo {
+  std::string name;
+  std::vector<std::string> keys;
+  DType valuesDType = DType::kInt64;
+  DType lengthsDType = DType::kInt64;
+  bool hasWeights = false;
+};
+
+struct ModelSignature {
+  std::vector<TensorInfo> inputs;
+  std::vector<KjtInfo> kjtInputs;
+  std::vector<TensorInfo> outputs;
+};
+
+/// Named inputs of one run. Reusing one RunInputs across requests (set()
+/// replaces a value of the same name) allocates nothing after the first.
+class RunInputs {
+public:
+  RunInputs &set(std::string_view name, Tensor tensor);
+  RunInputs &set(std::string_view name, KeyedJaggedTensor kjt);
+  void clear() { entries_.clear(); }
+
+  size_t size() const { return entries_.size(); }
+  const std::string &name(size_t i) const { return entries_[i].name; }
+  bool isKjt(size_t i) const { return entries_[i].isKjt; }
+  const Tensor &tensor(size_t i) const { return entries_[i].tensor; }
+  const KeyedJaggedTensor &kjt(size_t i) const { return entries_[i].kjt; }
+
+private:
+  struct Entry {
+    std::string name;
+    bool isKjt = false;
+    Tensor tensor;
+    KeyedJaggedTensor kjt;
+  };
+  Entry &entryFor(std::string_view name);
+  std::vector<Entry> entries_;
+};
+
+/// Named outputs of one run; they own their memory (independent of the
+/// session). Passing the same RunOutputs to the next run reuses its buffers
+/// when the shapes are unchanged, so the next run overwrites tensors taken
+/// from it: clone() what must outlive that.
+class RunOutputs {
+public:
+  size_t size() const { return entries_.size(); }
+  const std::string &name(size_t i) const { return entries_[i].first; }
+  const Tensor &tensor(size_t i) const { return entries_[i].second; }
+  /// nullptr when there is no output of that name.
+  const Tensor *find(std::string_view name) const;
+  /// Ids that BoundsCheckMode::kWarning replaced by zero rows in this run.
+  int64_t invalidIds() const { return invalidIds_; }
+
+private:
+  friend class Session;
+  std::vector<std::pair<std::string, Tensor>> entries_;
+  int64_t invalidIds_ = 0;
+};
+
+/// Counters for tests and tools.
+struct SessionStats {
+  int64_t runContexts = 0;  // contexts created (= peak concurrent runs)
+  int64_t arenaGrowths = 0; // arena block allocations over all contexts
+  int64_t arenaBytes = 0;   // bytes reserved by all arenas
+  int64_t runs = 0;         // completed run calls (ok or not)
+};
+
+class Session {
+public:
+  /// Loads and validates a plan (binary PLAN.plan, or text when the path
+  /// ends in .txt/.pbtxt) and maps its weights files.
+  static Result<std::unique_ptr<Session>>
+  load(const std::string &planPath, const SessionOptions &options = {});
+  /// The same with another kernel registry (tests; other backends).
+  static Result<std::unique_ptr<Session>> load(const std::string &planPath,
+                                               const SessionOptions &options,
+                                               const KernelRegistry &kernels);
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  /// Runs the plan. Thread-safe. On error `outputs` is left with no entries.
+  Status run(const RunInputs &inputs, RunOutputs *outputs) const;
+  Result<RunOutputs> run(const RunInputs &inputs) const;
+
+  const ModelSignature &signature() const;
+  const SessionOptions &options() const;
+  SessionStats stats() const;
+
+  struct Impl;
+
+private:
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace ember
+
+#endif // EMBER_SESSION_H

@@ -1,0 +1,185 @@
+//===- session.cpp - Loading and running Ember plans
+//-----------------------===//
+#include "ember/session.h"
+
+#include "executor/executor.h"
+#include "executor/input_binding.h"
+#include "executor/run_context.h"
+#include "kernels/kernel_registry.h"
+#include "plan/loader.h"
+#include "threading/thread_pool.h"
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+namespace ember {
+
+// --- RunInputs / RunOutputs -------------------------------------------------
+
+RunInputs::Entry &RunInputs::entryFor(std::string_view name) {
+  for (Entry &e : entries_)
+    if (e.name == name)
+      return e;
+  entries_.emplace_back();
+  entries_.back().name = std::string(name);
+  return entries_.back();
+}
+
+RunInputs &RunInputs::set(std::string_view name, Tensor tensor) {
+  Entry &e = entryFor(name);
+  e.isKjt = false;
+  e.tensor = std::move(tensor);
+  e.kjt = KeyedJaggedTensor();
+  return *this;
+}
+
+RunInputs &RunInputs::set(std::string_view name, KeyedJaggedTensor kjt) {
+  Entry &e = entryFor(name);
+  e.isKjt = true;
+  e.tensor = Tensor();
+  e.kjt = std::move(kjt);
+  return *this;
+}
+
+const Tensor *RunOutputs::find(std::string_view name) const {
+  for (const auto &e : entries_)
+    if (e.first == name)
+      return &e.second;
+  return nullptr;
+}
+
+// --- Session ----------------------------------------------------------------
+
+struct Session::Impl {
+  std::shared_ptr<const Program> program;
+  SessionOptions options;
+  std::unique_ptr<ThreadPool> pool;
+
+  mutable std::mutex mutex;
+  mutable std::vector<std::unique_ptr<RunContext>> idle;
+  mutable int64_t created = 0; // contexts ever made (peak concurrency)
+  mutable std::atomic<int64_t> runs{0};
+
+  std::unique_ptr<RunContext> acquire() const {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!idle.empty()) {
+        std::unique_ptr<RunContext> ctx = std::move(idle.back());
+        idle.pop_back();
+        return ctx;
+      }
+    }
+    auto ctx = std::make_unique<RunContext>(*program);
+    std::lock_guard<std::mutex> lock(mutex);
+    ++created;
+    if (idle.capacity() < static_cast<size_t>(created))
+      idle.reserve(static_cast<size_t>(created) * 2);
+    return ctx;
+  }
+  void giveBack(std::unique_ptr<RunContext> ctx) const {
+    ctx->reset();
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(std::move(ctx));
+  }
+};
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
+                                               const SessionOptions &options) {
+  return load(planPath, options, cpuKernels());
+}
+
+Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
+                                               const SessionOptions &options,
+                                               const KernelRegistry &kernels) {
+  if (options.threads > 1024)
+    return invalidArgument("SessionOptions.threads " +
+                           std::to_string(options.threads) +
+                           " is out of range");
+  LoadOptions loadOptions;
+  loadOptions.rank = options.rank;
+  loadOptions.verifyChecksums = options.verifyChecksums;
+  EMBER_ASSIGN_OR_RETURN(std::shared_ptr<const Program> program,
+                         loadProgram(planPath, loadOptions, kernels));
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::move(program);
+  impl->options = options;
+  impl->pool = std::make_unique<ThreadPool>(options.threads);
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+namespace {
+/// Copies a run's output into `dst`, reusing its buffer when it fits.
+Status copyOutput(const Tensor &src, Tensor &dst) {
+  bool reuse =
+      dst.defined() && dst.dtype() == src.dtype() && dst.shape() == src.shape();
+  if (!reuse) {
+    EMBER_ASSIGN_OR_RETURN(dst, Tensor::allocate(src.dtype(), src.shape()));
+  }
+  if (src.nbytes())
+    std::memcpy(dst.data(), src.data(), src.nbytes());
+  return Status::ok();
+}
+} // namespace
+
+Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
+  if (!outputs)
+    return invalidArgument("Session::run: outputs is null");
+  const Program &program = *impl_->program;
+  std::unique_ptr<RunContext> ctx = impl_->acquire();
+  Status status = bindInputs(program, inputs, *ctx);
+  if (status.isOk())
+    status =
+        executeProgram(program, *ctx, *impl_->pool, impl_->options.boundsCheck);
+  if (status.isOk()) {
+    auto &entries = outputs->entries_;
+    bool sameNames = entries.size() == program.outputs.size();
+    for (size_t i = 0; sameNames && i < entries.size(); ++i)
+      sameNames = entries[i].first == program.outputs[i].name;
+    if (!sameNames) {
+      entries.clear();
+      for (const OutputBinding &out : program.outputs)
+        entries.emplace_back(out.name, Tensor());
+    }
+    for (size_t i = 0; status.isOk() && i < program.outputs.size(); ++i)
+      status = copyOutput(ctx->slots[program.outputs[i].slot].tensor,
+                          entries[i].second);
+    outputs->invalidIds_ = ctx->invalidIds;
+  }
+  if (!status.isOk()) {
+    outputs->entries_.clear();
+    outputs->invalidIds_ = 0;
+  }
+  impl_->giveBack(std::move(ctx));
+  impl_->runs.fetch_add(1, std::memory_order_relaxed);
+  return status;
+}
+
+Result<RunOutputs> Session::run(const RunInputs &inputs) const {
+  RunOutputs outputs;
+  EMBER_RETURN_IF_ERROR(run(inputs, &outputs));
+  return outputs;
+}
+
+const ModelSignature &Session::signature() const {
+  return impl_->program->signature;
+}
+const SessionOptions &Session::options() const { return impl_->options; }
+
+SessionStats Session::stats() const {
+  SessionStats s;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  // Only idle contexts are inspected: a context in use belongs to its run.
+  s.runContexts = impl_->created;
+  for (const auto &ctx : impl_->idle) {
+    s.arenaGrowths += ctx->arena.growths();
+    s.arenaBytes += ctx->arena.reservedBytes();
+  }
+  s.runs = impl_->runs.load(std::memory_order_relaxed);
+  return s;
+}
+
+} // namespace ember

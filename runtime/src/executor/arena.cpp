@@ -1,0 +1,100 @@
+//===- arena.cpp - Per-run memory of the executor
+//--------------------------===//
+#include "executor/arena.h"
+
+#include <cstdlib>
+
+namespace ember {
+
+size_t arenaSizeClass(size_t bytes) {
+  size_t size = bytes < 64 ? 64 : (bytes + 63) / 64 * 64;
+  if (size <= 4096)
+    return size;
+  size_t pow2 = 4096;
+  while (pow2 < size)
+    pow2 <<= 1;
+  size_t step = pow2 / 8;
+  return (size + step - 1) / step * step;
+}
+
+Arena::~Arena() {
+  for (Block &b : blocks_)
+    std::free(b.data);
+}
+
+Result<int> Arena::allocate(size_t bytes) {
+  if (bytes > (size_t{1} << 46))
+    return resourceExhausted("cannot allocate " + std::to_string(bytes) +
+                             " bytes from the run arena");
+  // Best fit among the free blocks; remember the largest too small one.
+  int best = -1, bestPos = -1, largestSmall = -1, largestSmallPos = -1;
+  for (int pos = 0; pos < static_cast<int>(free_.size()); ++pos) {
+    int id = free_[pos];
+    size_t cap = blocks_[id].capacity;
+    if (cap >= bytes) {
+      if (best < 0 || cap < blocks_[best].capacity) {
+        best = id;
+        bestPos = pos;
+      }
+    } else if (largestSmall < 0 || cap > blocks_[largestSmall].capacity) {
+      largestSmall = id;
+      largestSmallPos = pos;
+    }
+  }
+  if (best >= 0) {
+    free_[bestPos] = free_.back();
+    free_.pop_back();
+    blocks_[best].refs = 1;
+    return best;
+  }
+  size_t capacity = arenaSizeClass(bytes);
+  void *p = std::aligned_alloc(64, capacity);
+  if (!p)
+    return resourceExhausted("cannot allocate " + std::to_string(capacity) +
+                             " bytes for the run arena");
+  ++growths_;
+  reservedBytes_ += static_cast<int64_t>(capacity);
+  if (largestSmall >= 0) {
+    // Grow a free block that is too small rather than keep both: the number
+    // of blocks stays bounded by the peak number of live buffers.
+    Block &b = blocks_[largestSmall];
+    std::free(b.data);
+    reservedBytes_ -= static_cast<int64_t>(b.capacity);
+    b.data = p;
+    b.capacity = capacity;
+    b.refs = 1;
+    free_[largestSmallPos] = free_.back();
+    free_.pop_back();
+    return largestSmall;
+  }
+  blocks_.push_back({p, capacity, 1});
+  if (free_.capacity() < blocks_.size())
+    free_.reserve(blocks_.capacity());
+  return static_cast<int>(blocks_.size()) - 1;
+}
+
+void Arena::release(int block) {
+  Block &b = blocks_[block];
+  if (b.refs > 0 && --b.refs == 0)
+    free_.push_back(block);
+}
+
+void Arena::releaseAll() {
+  free_.clear();
+  for (int i = 0; i < static_cast<int>(blocks_.size()); ++i) {
+    blocks_[i].refs = 0;
+    free_.push_back(i);
+  }
+}
+
+int Arena::findBlock(const void *p) const {
+  const char *c = static_cast<const char *>(p);
+  for (int i = 0; i < static_cast<int>(blocks_.size()); ++i) {
+    const char *base = static_cast<const char *>(blocks_[i].data);
+    if (blocks_[i].refs > 0 && c >= base && c < base + blocks_[i].capacity)
+      return i;
+  }
+  return -1;
+}
+
+} // namespace ember

@@ -1,0 +1,65 @@
+//===- arena.h - Per-run memory of the executor -----------------*- C++ -*-===//
+//
+// The memory plan of a run: slot buffers and kernel scratch come from blocks
+// that the arena keeps across runs. A block is returned to the free list when
+// the last slot using it dies (liveness computed at load), so later
+// instructions reuse it. Allocation is best fit over the free blocks; only
+// when none is large enough does the arena call the system allocator (a
+// "growth"). A run with the same shapes as an earlier run on the same arena
+// therefore allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_EXECUTOR_ARENA_H
+#define EMBER_EXECUTOR_ARENA_H
+
+#include "ember/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ember {
+
+class Arena {
+public:
+  Arena() = default;
+  ~Arena();
+  Arena(const Arena &) = delete;
+  Arena &operator=(const Arena &) = delete;
+
+  /// A block of at least `bytes` (64-byte aligned) with one reference.
+  Result<int> allocate(size_t bytes);
+  void *data(int block) const { return blocks_[block].data; }
+  size_t capacity(int block) const { return blocks_[block].capacity; }
+  void retain(int block) { ++blocks_[block].refs; }
+  /// Drops a reference; the block is free again at zero.
+  void release(int block);
+  /// Frees every block for reuse (end of a run).
+  void releaseAll();
+  /// The block whose memory contains p, or -1.
+  int findBlock(const void *p) const;
+
+  int64_t growths() const { return growths_; }
+  int64_t reservedBytes() const { return reservedBytes_; }
+  int numBlocks() const { return static_cast<int>(blocks_.size()); }
+
+private:
+  struct Block {
+    void *data = nullptr;
+    size_t capacity = 0;
+    int refs = 0;
+  };
+  std::vector<Block> blocks_;
+  std::vector<int> free_;
+  int64_t growths_ = 0;
+  int64_t reservedBytes_ = 0;
+};
+
+/// Rounds a request up to a size class: multiples of 64 bytes, and above
+/// 4 KiB multiples of an eighth of the next power of two, so that
+/// batch-to-batch variation reuses blocks.
+size_t arenaSizeClass(size_t bytes);
+
+} // namespace ember
+
+#endif // EMBER_EXECUTOR_ARENA_H

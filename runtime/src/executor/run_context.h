@@ -1,0 +1,48 @@
+//===- run_context.h - The state of one run ---------------------*- C++ -*-===//
+//
+// Everything a run writes: the slot table, the bound symbol values, the
+// arena and counters. Sessions keep a pool of these; each run takes one for
+// its whole duration, so concurrent runs share nothing mutable, and the next
+// run on the same context reuses its memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_EXECUTOR_RUN_CONTEXT_H
+#define EMBER_EXECUTOR_RUN_CONTEXT_H
+
+#include "ember/tensor.h"
+#include "executor/arena.h"
+#include "plan/program.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ember {
+
+struct SlotState {
+  Tensor tensor;
+  int block = -1; // arena block backing the tensor, or -1
+};
+
+class RunContext {
+public:
+  explicit RunContext(const Program &program);
+
+  /// Forgets the previous run's values and frees its arena blocks for reuse.
+  void reset();
+
+  /// Binds symbol `id` to `value`, or checks it against an earlier binding.
+  /// `source` names who binds it (an input name) for messages.
+  Status bindSymbol(const Program &program, int id, int64_t value,
+                    const std::string &source);
+
+  std::vector<SlotState> slots;
+  std::vector<int64_t> symbolValues; // -1 = unbound
+  std::vector<const std::string *> symbolSources;
+  std::vector<int> scratchBlocks;
+  Arena arena;
+  int64_t invalidIds = 0;
+};
+
+} // namespace ember
+
+#endif // EMBER_EXECUTOR_RUN_CONTEXT_H

@@ -1,0 +1,193 @@
+//===- dense_reduce.cpp - reduce_sum reduce_mean reduce_max ---------------===//
+//
+// ONNX ReduceSum/Mean/Max with the axes as an attribute: `axes` (ints, may
+// be negative; absent or empty reduces every axis), `keepdims` (default 1).
+// float32 out (float16/bfloat16 inputs converted); sums accumulate in double.
+// reduce_max over an empty extent is an error; reduce_mean of one is NaN.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/dense_registration.h"
+#include "kernels/kernel_registry.h"
+
+#include <cmath>
+#include <limits>
+
+namespace ember::cpu {
+namespace {
+
+enum class ReduceOp { kSum, kMean, kMax };
+
+Status validateReduce(const Attributes &attrs, int, int) {
+  EMBER_RETURN_IF_ERROR(validateIntsAttr(attrs, "axes"));
+  return validateBoolAttr(attrs, "keepdims");
+}
+
+/// The input's dims merged into runs that are all kept or all reduced.
+struct ReduceLayout {
+  int keptRank = 0, reducedRank = 0;
+  int64_t keptDims[Shape::kMaxRank], keptStrides[Shape::kMaxRank];
+  int64_t redDims[Shape::kMaxRank], redStrides[Shape::kMaxRank];
+  int64_t keptCount = 1, reducedCount = 1;
+};
+
+ReduceLayout makeLayout(const Shape &shape, const bool *reduced) {
+  ReduceLayout l;
+  int64_t strides[Shape::kMaxRank];
+  contiguousStrides(shape, strides);
+  int lastKind = -1; // 0 kept, 1 reduced
+  for (int i = 0; i < shape.rank(); ++i) {
+    int64_t d = shape[i];
+    if (d == 1)
+      continue;
+    int kind = reduced[i] ? 1 : 0;
+    int64_t *dims = kind ? l.redDims : l.keptDims;
+    int64_t *st = kind ? l.redStrides : l.keptStrides;
+    int &r = kind ? l.reducedRank : l.keptRank;
+    if (kind == lastKind && r > 0) { // contiguous with the previous dim
+      dims[r - 1] *= d;
+      st[r - 1] = strides[i];
+    } else {
+      dims[r] = d;
+      st[r] = strides[i];
+      ++r;
+    }
+    lastKind = kind;
+  }
+  for (int i = 0; i < l.keptRank; ++i)
+    l.keptCount *= l.keptDims[i];
+  for (int i = 0; i < l.reducedRank; ++i)
+    l.reducedCount *= l.redDims[i];
+  return l;
+}
+
+template <ReduceOp Op>
+double reduceOne(const float *base, const ReduceLayout &l) {
+  double acc =
+      Op == ReduceOp::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  if (l.reducedRank == 0) {
+    acc = base[0];
+  } else {
+    int last = l.reducedRank - 1;
+    int64_t idx[Shape::kMaxRank] = {};
+    int64_t innerLen = l.redDims[last], innerStride = l.redStrides[last];
+    int64_t outerCount = l.reducedCount / innerLen;
+    for (int64_t o = 0; o < outerCount; ++o) {
+      int64_t off = 0;
+      for (int i = 0; i < last; ++i)
+        off += idx[i] * l.redStrides[i];
+      const float *p = base + off;
+      if (Op == ReduceOp::kMax) {
+        for (int64_t j = 0; j < innerLen; ++j) {
+          double v = p[j * innerStride];
+          if (v > acc || v != v)
+            acc = v;
+          if (acc != acc)
+            break;
+        }
+      } else {
+        for (int64_t j = 0; j < innerLen; ++j)
+          acc += p[j * innerStride];
+      }
+      for (int i = last - 1; i >= 0; --i) { // odometer over the outer dims
+        if (++idx[i] < l.redDims[i])
+          break;
+        idx[i] = 0;
+      }
+    }
+  }
+  if (Op == ReduceOp::kMean)
+    acc /= double(l.reducedCount);
+  return acc;
+}
+
+template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateReduce(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
+                         findInts(ctx.attrs(), "axes"));
+  bool keepdims = ctx.attrs().getInt("keepdims", 1) != 0;
+  bool reduced[Shape::kMaxRank] = {};
+  bool all = !axes || axes->empty();
+  for (int i = 0; i < x.rank(); ++i)
+    reduced[i] = all;
+  if (!all) {
+    for (int64_t a : *axes) {
+      EMBER_ASSIGN_OR_RETURN(int axis, normalizeAxis(ctx, a, x.rank(), "axes"));
+      if (reduced[axis])
+        return kernelError(ctx, "attribute 'axes' names axis " +
+                                    std::to_string(a) + " twice");
+      reduced[axis] = true;
+    }
+  }
+  int64_t outDims[Shape::kMaxRank];
+  int r = 0;
+  for (int i = 0; i < x.rank(); ++i) {
+    if (!reduced[i])
+      outDims[r++] = x.dim(i);
+    else if (keepdims)
+      outDims[r++] = 1;
+    if (reduced[i] && x.dim(i) == 0 && Op == ReduceOp::kMax)
+      return kernelError(ctx, "reduce_max over the empty axis " +
+                                  std::to_string(i) + " of " + x.describe());
+  }
+  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
+  EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "x"));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, DType::kFloat32, outShape));
+  float *o = out->data<float>();
+  int64_t outCount = outShape.numel();
+  if (outCount == 0)
+    return Status::ok();
+  if (x.numel() == 0) { // every reduced extent is empty: sum 0, mean NaN
+    float v =
+        Op == ReduceOp::kSum ? 0.f : std::numeric_limits<float>::quiet_NaN();
+    for (int64_t i = 0; i < outCount; ++i)
+      o[i] = v;
+    return Status::ok();
+  }
+  ReduceLayout l = makeLayout(x.shape(), reduced);
+  parallelFor(ctx, l.keptCount, grainFor(l.reducedCount),
+              [&](int64_t b, int64_t e) {
+                for (int64_t i = b; i < e; ++i) {
+                  int64_t off = 0, rem = i;
+                  for (int k = l.keptRank - 1; k >= 0; --k) {
+                    off += (rem % l.keptDims[k]) * l.keptStrides[k];
+                    rem /= l.keptDims[k];
+                  }
+                  o[i] = static_cast<float>(reduceOne<Op>(in + off, l));
+                }
+              });
+  return Status::ok();
+}
+
+} // namespace
+
+Status registerReduceKernels(KernelRegistry &registry) {
+  struct Entry {
+    const char *name;
+    KernelFn fn;
+    const char *summary;
+  };
+  const Entry entries[] = {
+      {"reduce_sum", reduceKernel<ReduceOp::kSum>,
+       "sum over attr axes (keepdims)"},
+      {"reduce_mean", reduceKernel<ReduceOp::kMean>,
+       "mean over attr axes (keepdims)"},
+      {"reduce_max", reduceKernel<ReduceOp::kMax>,
+       "max over attr axes (keepdims)"},
+  };
+  for (const Entry &e : entries) {
+    KernelDef def;
+    def.name = e.name;
+    def.run = e.fn;
+    def.validate = validateReduce;
+    def.minInputs = def.maxInputs = 1;
+    def.summary = e.summary;
+    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
+} // namespace ember::cpu

@@ -1,0 +1,92 @@
+//===- elementwise_unary.cpp - relu sigmoid tanh neg exp log sqrt abs identity
+//===//
+//
+// Float unary math over float32 (float16/bfloat16 inputs are converted, the
+// result is float32). `identity` works for every dtype and aliases its input.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/elementwise_activation.h"
+#include "kernels/cpu/elementwise_walk.h"
+#include "kernels/kernel_registry.h"
+
+#include <cmath>
+
+namespace ember::cpu {
+namespace {
+
+enum class UnaryOp { kRelu, kSigmoid, kTanh, kNeg, kExp, kLog, kSqrt, kAbs };
+
+template <UnaryOp Op> inline float unaryValue(float x) {
+  if constexpr (Op == UnaryOp::kRelu)
+    return reluValue(x);
+  if constexpr (Op == UnaryOp::kSigmoid)
+    return sigmoidValue(x);
+  if constexpr (Op == UnaryOp::kTanh)
+    return std::tanh(x);
+  if constexpr (Op == UnaryOp::kNeg)
+    return -x;
+  if constexpr (Op == UnaryOp::kExp)
+    return std::exp(x);
+  if constexpr (Op == UnaryOp::kLog)
+    return std::log(x);
+  if constexpr (Op == UnaryOp::kSqrt)
+    return std::sqrt(x);
+  if constexpr (Op == UnaryOp::kAbs)
+    return std::fabs(x);
+  return x;
+}
+
+template <UnaryOp Op> Status unaryKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "x"));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+  float *o = out->data<float>();
+  parallelFor(ctx, x.numel(), kElementwiseSpan, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      o[i] = unaryValue<Op>(in[i]);
+  });
+  return Status::ok();
+}
+
+Status identityKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  return ctx.setOutput(0, ctx.input(0));
+}
+
+} // namespace
+
+Status registerUnaryKernels(KernelRegistry &registry) {
+  struct Entry {
+    const char *name;
+    KernelFn fn;
+    const char *summary;
+  };
+  const Entry entries[] = {
+      {"relu", unaryKernel<UnaryOp::kRelu>,
+       "max(x, 0) (float32; NaN stays NaN)"},
+      {"sigmoid", unaryKernel<UnaryOp::kSigmoid>,
+       "1 / (1 + exp(-x)) (float32)"},
+      {"tanh", unaryKernel<UnaryOp::kTanh>, "tanh(x) (float32)"},
+      {"neg", unaryKernel<UnaryOp::kNeg>, "-x (float32)"},
+      {"exp", unaryKernel<UnaryOp::kExp>, "exp(x) (float32)"},
+      {"log", unaryKernel<UnaryOp::kLog>, "natural log (float32)"},
+      {"sqrt", unaryKernel<UnaryOp::kSqrt>, "square root (float32)"},
+      {"abs", unaryKernel<UnaryOp::kAbs>, "absolute value (float32)"},
+      {"identity", identityKernel, "aliases its input (any dtype, no copy)"},
+  };
+  for (const Entry &e : entries) {
+    KernelDef def;
+    def.name = e.name;
+    def.run = e.fn;
+    def.minInputs = def.maxInputs = 1;
+    def.summary = e.summary;
+    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
+} // namespace ember::cpu

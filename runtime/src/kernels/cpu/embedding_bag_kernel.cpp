@@ -1,0 +1,171 @@
+//===- embedding_bag_kernel.cpp - embedding_bag ---------------------------===//
+//
+// inputs: 0 table, 1 indices [N], 2 offsets, 3 optional per_sample_weights
+// attrs:  pooling, format, dim, padding_idx, include_last_offset,
+//         feature_names (optional, one name, for messages)
+// output: [B, dim] float32
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_kernel_defs.h"
+#include "kernels/cpu/embedding_lookup_outcome.h"
+#include "kernels/cpu/embedding_pool.h"
+#include "kernels/cpu/embedding_table.h"
+#include "kernels/cpu/jagged_attrs.h"
+#include "kernels/cpu/jagged_index.h"
+#include "kernels/kernel_context.h"
+#include "threading/thread_pool.h"
+
+#include <algorithm>
+
+namespace ember::embedding {
+
+namespace {
+
+struct BagAttrs {
+  Pooling pooling = Pooling::kSum;
+  std::string format;
+  int64_t dim = -1;
+  int64_t paddingIdx = -1;
+  bool includeLastOffset = true;
+  std::string featureName;
+};
+
+Result<BagAttrs> readAttrs(const Attributes &attrs) {
+  BagAttrs a;
+  EMBER_ASSIGN_OR_RETURN(std::string pooling, attrs.getString("pooling"));
+  auto mode = parsePooling(pooling);
+  if (!mode)
+    return invalidArgument(
+        "attribute 'pooling' must be sum, mean or max, got '" + pooling + "'");
+  a.pooling = *mode;
+  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
+  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
+  EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_bag"));
+  EMBER_ASSIGN_OR_RETURN(a.paddingIdx,
+                         jagged::optionalInt(attrs, "padding_idx", -1));
+  if (a.paddingIdx < -1)
+    return invalidArgument("attribute 'padding_idx' must be -1 (none) or a row "
+                           "index, got " +
+                           std::to_string(a.paddingIdx));
+  EMBER_ASSIGN_OR_RETURN(
+      a.includeLastOffset,
+      jagged::optionalFlag(attrs, "include_last_offset", true));
+  EMBER_ASSIGN_OR_RETURN(auto names,
+                         jagged::optionalStrings(attrs, "feature_names"));
+  if (names.size() > 1)
+    return invalidArgument("attribute 'feature_names' of embedding_bag has " +
+                           std::to_string(names.size()) + " names, expected 1");
+  if (!names.empty())
+    a.featureName = names[0];
+  return a;
+}
+
+Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
+  return readAttrs(attrs).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto attrsOr = readAttrs(ctx.attrs());
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  const BagAttrs &a = *attrsOr;
+  const Tensor &indices = ctx.input(1);
+  const Tensor &offsets = ctx.input(2);
+  const Tensor noWeights;
+  const Tensor &weights = ctx.numInputs() > 3 ? ctx.input(3) : noWeights;
+  EMBER_RETURN_IF_ERROR(
+      jagged::checkIndexVector(indices, "input 1 (indices)", where));
+  EMBER_RETURN_IF_ERROR(
+      jagged::checkIndexVector(offsets, "input 2 (offsets)", where));
+  EMBER_RETURN_IF_ERROR(jagged::checkWeights(
+      weights, indices.numel(), "input 3 (per_sample_weights)", where));
+  if (weights.defined() && a.pooling != Pooling::kSum)
+    return jagged::errorAt(StatusCode::kInvalidArgument, where,
+                           "per_sample_weights are only supported with "
+                           "pooling 'sum' (as in PyTorch), got '" +
+                               std::string(poolingName(a.pooling)) + "'");
+  EMBER_ASSIGN_OR_RETURN(
+      TableView table,
+      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
+  if (a.paddingIdx >= table.rows)
+    return jagged::errorAt(StatusCode::kOutOfRange, where,
+                           "padding_idx " + std::to_string(a.paddingIdx) +
+                               " is past the table's " +
+                               std::to_string(table.rows) + " rows");
+
+  const int64_t numIds = indices.numel();
+  const int64_t numBags = jagged::numBagsOf(offsets, a.includeLastOffset);
+  if (numBags < 0)
+    return jagged::errorAt(StatusCode::kInvalidArgument, where,
+                           "offsets is empty: with include_last_offset=1 it "
+                           "needs B + 1 entries");
+  EMBER_ASSIGN_OR_RETURN(void *scratch,
+                         ctx.scratch((numBags + 1) * sizeof(int64_t)));
+  int64_t *bagOffsets = static_cast<int64_t *>(scratch);
+  EMBER_RETURN_IF_ERROR(jagged::normalizeBagOffsets(
+      offsets, numIds, a.includeLastOffset, bagOffsets, where));
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out,
+      ctx.allocateOutput(0, DType::kFloat32, {numBags, table.dim}));
+  if (numBags == 0)
+    return Status::ok();
+
+  const BoundsCheckMode mode = ctx.boundsCheck();
+  PoolJob base;
+  base.table = table;
+  base.ids = indices.data();
+  base.idsAre64 = indices.dtype() == DType::kInt64;
+  base.weights = weights.defined() ? weights.data<float>() : nullptr;
+  base.outStride = table.dim;
+  base.pooling = a.pooling;
+  base.paddingIdx = a.paddingIdx;
+  base.checkBounds = mode != BoundsCheckMode::kIgnore;
+  base.stopAtInvalid = mode == BoundsCheckMode::kFatal;
+  float *outData = out->data<float>();
+  LookupOutcome outcome;
+  ctx.threadPool().parallelFor(0, numBags,
+                               lookupGrain(numBags, numIds, table.dim),
+                               [&](int64_t begin, int64_t end) {
+                                 PoolJob job = base;
+                                 job.offsets = bagOffsets + begin;
+                                 job.numBags = end - begin;
+                                 job.out = outData + begin * table.dim;
+                                 outcome.merge(poolBags(job), 0);
+                               });
+  if (outcome.stopped()) {
+    int64_t pos = outcome.firstPos();
+    // The bag holding position pos: the last b with bagOffsets[b] <= pos.
+    int64_t bag = std::upper_bound(bagOffsets, bagOffsets + numBags + 1, pos) -
+                  bagOffsets - 1;
+    std::string feature = a.featureName.empty()
+                              ? std::string("the indices")
+                              : "feature '" + a.featureName + "'";
+    return jagged::errorAt(StatusCode::kOutOfRange, where,
+                           "id " + std::to_string(outcome.firstId()) +
+                               " at position " + std::to_string(pos) +
+                               " (bag " + std::to_string(bag) + ") of " +
+                               feature + " is out of range for a table of " +
+                               std::to_string(table.rows) + " rows");
+  }
+  if (outcome.invalidIds() > 0)
+    ctx.reportInvalidIds(outcome.invalidIds());
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef embeddingBagKernelDef() {
+  KernelDef def;
+  def.name = "embedding_bag";
+  def.run = run;
+  def.validate = validate;
+  def.minInputs = 3;
+  def.maxInputs = 4;
+  def.minOutputs = def.maxOutputs = 1;
+  def.summary = "pooled lookup (sum/mean/max) of bags of ids in one table, "
+                "PyTorch F.embedding_bag semantics";
+  return def;
+}
+
+} // namespace ember::embedding

@@ -1,0 +1,111 @@
+//===- embedding_pool.cpp - Choosing the row routines ---------------------===//
+#include "kernels/cpu/embedding_pool.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace ember::embedding {
+
+std::string_view rowIsaName(RowIsa isa) {
+  switch (isa) {
+  case RowIsa::kPortable:
+    return "portable";
+  case RowIsa::kAvx2:
+    return "avx2";
+  case RowIsa::kAvx512:
+    return "avx512";
+  }
+  return "unknown";
+}
+
+bool rowIsaSupported(RowIsa isa) {
+  if (isa == RowIsa::kPortable)
+    return true;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+              __builtin_cpu_supports("f16c");
+  if (isa == RowIsa::kAvx2)
+    return avx2;
+  return avx2 && __builtin_cpu_supports("avx512f") &&
+         __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
+}
+
+static RowIsa defaultRowIsa() {
+  static const RowIsa isa = [] {
+    RowIsa cap = RowIsa::kAvx512;
+    if (const char *env = std::getenv("EMBER_CPU_ISA")) {
+      if (std::strcmp(env, "portable") == 0)
+        cap = RowIsa::kPortable;
+      else if (std::strcmp(env, "avx2") == 0)
+        cap = RowIsa::kAvx2;
+    }
+    for (RowIsa isa : {RowIsa::kAvx512, RowIsa::kAvx2})
+      if (isa <= cap && rowIsaSupported(isa))
+        return isa;
+    return RowIsa::kPortable;
+  }();
+  return isa;
+}
+
+int64_t prefetchBytes() {
+  static const int64_t bytes = [] {
+    const char *env = std::getenv("EMBER_PREFETCH_BYTES");
+    if (!env || !*env)
+      return int64_t{4096};
+    char *end = nullptr;
+    long long v = std::strtoll(env, &end, 10);
+    if (*end != '\0' || v < 0 || v > (1 << 20))
+      return int64_t{4096};
+    return static_cast<int64_t>(v);
+  }();
+  return bytes;
+}
+
+// -1: no override; otherwise the RowIsa value.
+static std::atomic<int> rowIsaOverride{-1};
+
+RowIsa activeRowIsa() {
+  int o = rowIsaOverride.load(std::memory_order_relaxed);
+  return o < 0 ? defaultRowIsa() : static_cast<RowIsa>(o);
+}
+
+void setRowIsaOverride(std::optional<RowIsa> isa) {
+  // An ISA the CPU lacks falls back to portable rather than crashing.
+  int value = -1;
+  if (isa)
+    value = static_cast<int>(rowIsaSupported(*isa) ? *isa : RowIsa::kPortable);
+  rowIsaOverride.store(value, std::memory_order_relaxed);
+}
+
+PoolResult poolBags(const PoolJob &job) {
+  switch (activeRowIsa()) {
+  case RowIsa::kAvx512:
+    return detail::poolBagsAvx512(job);
+  case RowIsa::kAvx2:
+    return detail::poolBagsAvx2(job);
+  case RowIsa::kPortable:
+    break;
+  }
+  return detail::poolBagsPortable(job);
+}
+
+PoolResult gatherRows(const PoolJob &job) {
+  switch (activeRowIsa()) {
+  case RowIsa::kAvx512:
+    return detail::gatherRowsAvx512(job);
+  case RowIsa::kAvx2:
+    return detail::gatherRowsAvx2(job);
+  case RowIsa::kPortable:
+    break;
+  }
+  return detail::gatherRowsPortable(job);
+}
+
+} // namespace ember::embedding

@@ -1,0 +1,199 @@
+//===- embedding_pool_loop.h - The lookup loops, per ISA -------*- C++ -*-===//
+//
+// Included once by each ISA translation unit (embedding_pool_portable.cpp,
+// embedding_pool_avx2.cpp) after it has defined EMBER_POOL_TARGET (the
+// function attribute of that ISA, empty for portable code) and its row
+// routines `template <TableFormat F> struct RowOps` with static members:
+//   fill(acc, value, dim)          acc[d] = value
+//   addRow(acc, row, w, dim)       acc[d] += w * row[d]
+//   maxRow(acc, row, dim)          acc[d] = max(acc[d], row[d])
+//   storeRow(out, row, dim)        out[d] = row[d]
+//   divide(acc, c, dim)            acc[d] /= c
+//   maxZero(acc, dim)              acc[d] = max(acc[d], 0)
+// Everything here is a template instantiated with those internal types, so
+// each ISA gets its own code and nothing compiled for AVX2 leaks into the
+// portable path. No include guard on purpose: one inclusion per TU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kernels/cpu/embedding_pool.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#ifndef EMBER_POOL_TARGET
+#error "define EMBER_POOL_TARGET before including embedding_pool_loop.h"
+#endif
+
+namespace {
+
+using ember::TableFormat;
+using ember::embedding::Pooling;
+using ember::embedding::PoolJob;
+using ember::embedding::PoolResult;
+
+/// Rows to prefetch ahead: prefetchBytes() of rows (4 KiB by default) in
+/// flight per thread, at least 2 and at most 64 rows; 0 when prefetching is
+/// off.
+inline int64_t prefetchDistance(int64_t rowBytes) {
+  const int64_t bytes = ember::embedding::prefetchBytes();
+  if (bytes == 0)
+    return 0;
+  return std::clamp<int64_t>(bytes / std::max<int64_t>(rowBytes, 1), 2, 64);
+}
+
+/// Prefetches every cache line of row `id` (ids outside the table are skipped:
+/// their address is never formed).
+inline void prefetchRow(const uint8_t *table, int64_t id, int64_t rows,
+                        int64_t rowBytes) {
+  if (static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows))
+    return;
+  const uint8_t *row = table + id * rowBytes;
+  uintptr_t line = reinterpret_cast<uintptr_t>(row) & ~uintptr_t{63};
+  uintptr_t end = reinterpret_cast<uintptr_t>(row) + rowBytes;
+  for (; line < end; line += 64)
+    __builtin_prefetch(reinterpret_cast<const void *>(line), 0, 3);
+}
+
+template <class Ops, typename IndexT, bool kMax>
+EMBER_POOL_TARGET PoolResult poolBagsLoop(const PoolJob &job) {
+  PoolResult result;
+  if (job.numBags <= 0)
+    return result;
+  const IndexT *ids = static_cast<const IndexT *>(job.ids);
+  const uint8_t *table = job.table.data;
+  const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes;
+  const int64_t dim = job.table.dim;
+  const int64_t distance = prefetchDistance(rowBytes);
+  const int64_t idsEnd = job.offsets[job.numBags];
+  const float *weights = job.weights;
+  const int64_t padding = job.paddingIdx;
+  const bool hasPadding = padding >= 0;
+  const bool check = job.checkBounds;
+  // Prime the prefetcher with the first rows of the job.
+  for (int64_t i = job.offsets[0];
+       i < std::min(idsEnd, job.offsets[0] + distance); ++i)
+    prefetchRow(table, ids[i], rows, rowBytes);
+  for (int64_t b = 0; b < job.numBags; ++b) {
+    const int64_t begin = job.offsets[b], end = job.offsets[b + 1];
+    float *acc = job.out + b * job.outStride;
+    Ops::fill(acc, kMax ? -std::numeric_limits<float>::infinity() : 0.0f, dim);
+    int64_t count = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      if (distance > 0 && i + distance < idsEnd)
+        prefetchRow(table, ids[i + distance], rows, rowBytes);
+      const int64_t id = ids[i];
+      if (hasPadding && id == padding)
+        continue;
+      ++count;
+      if (check && static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+        if (job.stopAtInvalid) {
+          result.firstInvalidPos = i;
+          result.firstInvalidId = id;
+          return result;
+        }
+        ++result.invalidIds;
+        if (kMax)
+          Ops::maxZero(acc, dim);
+        continue;
+      }
+      const uint8_t *row = table + id * rowBytes;
+      if (kMax)
+        Ops::maxRow(acc, row, dim);
+      else
+        Ops::addRow(acc, row, weights ? weights[i] : 1.0f, dim);
+    }
+    if (count == 0) {
+      if (kMax)
+        Ops::fill(acc, 0.0f, dim);
+    } else if (!kMax && job.pooling == Pooling::kMean && count > 1) {
+      Ops::divide(acc, static_cast<float>(count), dim);
+    }
+  }
+  return result;
+}
+
+template <class Ops, typename IndexT>
+EMBER_POOL_TARGET PoolResult gatherRowsLoop(const PoolJob &job) {
+  PoolResult result;
+  const IndexT *ids = static_cast<const IndexT *>(job.ids);
+  const uint8_t *table = job.table.data;
+  const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes;
+  const int64_t dim = job.table.dim;
+  const int64_t distance = prefetchDistance(rowBytes);
+  const int64_t n = job.numBags;
+  for (int64_t i = 0; i < std::min(n, distance); ++i)
+    prefetchRow(table, ids[i], rows, rowBytes);
+  for (int64_t i = 0; i < n; ++i) {
+    if (distance > 0 && i + distance < n)
+      prefetchRow(table, ids[i + distance], rows, rowBytes);
+    const int64_t id = ids[i];
+    float *out = job.out + i * job.outStride;
+    if (job.checkBounds &&
+        static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+      if (job.stopAtInvalid) {
+        result.firstInvalidPos = i;
+        result.firstInvalidId = id;
+        return result;
+      }
+      ++result.invalidIds;
+      Ops::fill(out, 0.0f, dim);
+      continue;
+    }
+    Ops::storeRow(out, table + id * rowBytes, dim);
+  }
+  return result;
+}
+
+template <template <TableFormat> class RowOps, TableFormat F>
+PoolResult poolBagsFor(const PoolJob &job) {
+  bool isMax = job.pooling == Pooling::kMax;
+  if (job.idsAre64)
+    return isMax ? poolBagsLoop<RowOps<F>, int64_t, true>(job)
+                 : poolBagsLoop<RowOps<F>, int64_t, false>(job);
+  return isMax ? poolBagsLoop<RowOps<F>, int32_t, true>(job)
+               : poolBagsLoop<RowOps<F>, int32_t, false>(job);
+}
+
+template <template <TableFormat> class RowOps, TableFormat F>
+PoolResult gatherRowsFor(const PoolJob &job) {
+  return job.idsAre64 ? gatherRowsLoop<RowOps<F>, int64_t>(job)
+                      : gatherRowsLoop<RowOps<F>, int32_t>(job);
+}
+
+template <template <TableFormat> class RowOps>
+PoolResult dispatchPoolBags(const PoolJob &job) {
+  switch (job.table.format) {
+  case TableFormat::kFloat32:
+    return poolBagsFor<RowOps, TableFormat::kFloat32>(job);
+  case TableFormat::kFloat16:
+    return poolBagsFor<RowOps, TableFormat::kFloat16>(job);
+  case TableFormat::kBFloat16:
+    return poolBagsFor<RowOps, TableFormat::kBFloat16>(job);
+  case TableFormat::kInt8RowWise:
+    return poolBagsFor<RowOps, TableFormat::kInt8RowWise>(job);
+  case TableFormat::kInt4RowWise:
+    return poolBagsFor<RowOps, TableFormat::kInt4RowWise>(job);
+  }
+  return PoolResult();
+}
+
+template <template <TableFormat> class RowOps>
+PoolResult dispatchGatherRows(const PoolJob &job) {
+  switch (job.table.format) {
+  case TableFormat::kFloat32:
+    return gatherRowsFor<RowOps, TableFormat::kFloat32>(job);
+  case TableFormat::kFloat16:
+    return gatherRowsFor<RowOps, TableFormat::kFloat16>(job);
+  case TableFormat::kBFloat16:
+    return gatherRowsFor<RowOps, TableFormat::kBFloat16>(job);
+  case TableFormat::kInt8RowWise:
+    return gatherRowsFor<RowOps, TableFormat::kInt8RowWise>(job);
+  case TableFormat::kInt4RowWise:
+    return gatherRowsFor<RowOps, TableFormat::kInt4RowWise>(job);
+  }
+  return PoolResult();
+}
+
+} // namespace

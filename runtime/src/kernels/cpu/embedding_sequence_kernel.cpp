@@ -1,0 +1,111 @@
+//===- embedding_sequence_kernel.cpp - embedding_sequence -----------------===//
+//
+// Unpooled lookup: one output row per id.
+// inputs: 0 table, 1 indices [N]; attrs: format, dim, feature_names (optional)
+// output: [N, dim] float32
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_kernel_defs.h"
+#include "kernels/cpu/embedding_lookup_outcome.h"
+#include "kernels/cpu/embedding_pool.h"
+#include "kernels/cpu/embedding_table.h"
+#include "kernels/cpu/jagged_attrs.h"
+#include "kernels/cpu/jagged_index.h"
+#include "kernels/kernel_context.h"
+#include "threading/thread_pool.h"
+
+namespace ember::embedding {
+
+namespace {
+
+struct SequenceAttrs {
+  std::string format;
+  int64_t dim = -1;
+  std::string featureName;
+};
+
+Result<SequenceAttrs> readAttrs(const Attributes &attrs) {
+  SequenceAttrs a;
+  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
+  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
+  EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_sequence"));
+  EMBER_ASSIGN_OR_RETURN(auto names,
+                         jagged::optionalStrings(attrs, "feature_names"));
+  if (names.size() > 1)
+    return invalidArgument(
+        "attribute 'feature_names' of embedding_sequence has " +
+        std::to_string(names.size()) + " names, expected 1");
+  if (!names.empty())
+    a.featureName = names[0];
+  return a;
+}
+
+Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
+  return readAttrs(attrs).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto attrsOr = readAttrs(ctx.attrs());
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  const SequenceAttrs &a = *attrsOr;
+  const Tensor &indices = ctx.input(1);
+  EMBER_RETURN_IF_ERROR(
+      jagged::checkIndexVector(indices, "input 1 (indices)", where));
+  EMBER_ASSIGN_OR_RETURN(
+      TableView table,
+      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
+  const int64_t n = indices.numel();
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, {n, table.dim}));
+  const BoundsCheckMode mode = ctx.boundsCheck();
+  const size_t idBytes = dtypeSize(indices.dtype());
+  float *outData = out->data<float>();
+  LookupOutcome outcome;
+  ctx.threadPool().parallelFor(
+      0, n, lookupGrain(n, n, table.dim), [&](int64_t begin, int64_t end) {
+        PoolJob job;
+        job.table = table;
+        job.ids = indices.data<uint8_t>() + begin * idBytes;
+        job.idsAre64 = indices.dtype() == DType::kInt64;
+        job.numBags = end - begin;
+        job.out = outData + begin * table.dim;
+        job.outStride = table.dim;
+        job.checkBounds = mode != BoundsCheckMode::kIgnore;
+        job.stopAtInvalid = mode == BoundsCheckMode::kFatal;
+        PoolResult r = gatherRows(job);
+        if (r.firstInvalidPos >= 0)
+          r.firstInvalidPos += begin;
+        outcome.merge(r, 0);
+      });
+  if (outcome.stopped()) {
+    std::string feature = a.featureName.empty()
+                              ? std::string("the indices")
+                              : "feature '" + a.featureName + "'";
+    return jagged::errorAt(StatusCode::kOutOfRange, where,
+                           "id " + std::to_string(outcome.firstId()) +
+                               " at position " +
+                               std::to_string(outcome.firstPos()) + " of " +
+                               feature + " is out of range for a table of " +
+                               std::to_string(table.rows) + " rows");
+  }
+  if (outcome.invalidIds() > 0)
+    ctx.reportInvalidIds(outcome.invalidIds());
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef embeddingSequenceKernelDef() {
+  KernelDef def;
+  def.name = "embedding_sequence";
+  def.run = run;
+  def.validate = validate;
+  def.minInputs = def.maxInputs = 2;
+  def.minOutputs = def.maxOutputs = 1;
+  def.summary = "unpooled lookup: one float32 row per id";
+  return def;
+}
+
+} // namespace ember::embedding

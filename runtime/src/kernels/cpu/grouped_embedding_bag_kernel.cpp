@@ -1,0 +1,282 @@
+//===- grouped_embedding_bag_kernel.cpp - grouped_embedding_bag -----------===//
+//
+// The table-batched lookup (FBGEMM's TBE idea): every feature of a KJT is
+// looked up in its table in one parallel pass, each pooled row written
+// straight into its columns of the [B, output_width] output.
+//
+// inputs: 0 values [N], 1 lengths [F*B] (key-major), 2 optional weights [N],
+//         3 .. 3+T-1 the T tables
+// attrs:  feature_tables (F), pooling (F strings), table_formats (T strings),
+//         table_dims (T), output_offsets (F), output_width,
+//         feature_names (optional, F strings)
+// output: [B, output_width] float32; columns no feature covers are zero.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_kernel_defs.h"
+#include "kernels/cpu/embedding_lookup_outcome.h"
+#include "kernels/cpu/embedding_pool.h"
+#include "kernels/cpu/embedding_table.h"
+#include "kernels/cpu/jagged_attrs.h"
+#include "kernels/cpu/jagged_index.h"
+#include "kernels/kernel_context.h"
+#include "threading/thread_pool.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace ember::embedding {
+
+namespace {
+
+constexpr int kFirstTable = 3;
+constexpr int kMaxTables = 65536;
+
+struct GroupedAttrs {
+  std::vector<int64_t> featureTables;
+  std::vector<Pooling> pooling;
+  std::vector<std::string> tableFormats;
+  std::vector<int64_t> tableDims;
+  std::vector<int64_t> outputOffsets;
+  int64_t outputWidth = 0;
+  std::vector<std::string> featureNames;
+
+  int64_t numFeatures() const {
+    return static_cast<int64_t>(featureTables.size());
+  }
+  std::string featureLabel(int64_t f) const {
+    std::string s = "feature " + std::to_string(f);
+    if (!featureNames.empty())
+      s += " '" + featureNames[f] + "'";
+    return s;
+  }
+};
+
+Result<GroupedAttrs> readAttrs(const Attributes &attrs, int numTables) {
+  GroupedAttrs a;
+  EMBER_ASSIGN_OR_RETURN(a.featureTables, attrs.getInts("feature_tables"));
+  EMBER_ASSIGN_OR_RETURN(auto pooling, attrs.getStrings("pooling"));
+  EMBER_ASSIGN_OR_RETURN(a.tableFormats, attrs.getStrings("table_formats"));
+  EMBER_ASSIGN_OR_RETURN(a.tableDims, attrs.getInts("table_dims"));
+  EMBER_ASSIGN_OR_RETURN(a.outputOffsets, attrs.getInts("output_offsets"));
+  EMBER_ASSIGN_OR_RETURN(a.outputWidth, attrs.getInt("output_width"));
+  EMBER_ASSIGN_OR_RETURN(a.featureNames,
+                         jagged::optionalStrings(attrs, "feature_names"));
+  const size_t F = a.featureTables.size();
+  if (F == 0)
+    return invalidArgument(
+        "attribute 'feature_tables' is empty: a grouped lookup "
+        "needs at least one feature");
+  auto sizeError = [&](const char *name, size_t got, size_t want,
+                       const char *of) {
+    return invalidArgument("attribute '" + std::string(name) + "' has " +
+                           std::to_string(got) + " entries, expected " +
+                           std::to_string(want) + " (" + of + ")");
+  };
+  if (pooling.size() != F)
+    return sizeError("pooling", pooling.size(), F, "one per feature");
+  if (a.outputOffsets.size() != F)
+    return sizeError("output_offsets", a.outputOffsets.size(), F,
+                     "one per feature");
+  if (!a.featureNames.empty() && a.featureNames.size() != F)
+    return sizeError("feature_names", a.featureNames.size(), F,
+                     "one per feature");
+  if (a.tableFormats.size() != static_cast<size_t>(numTables))
+    return sizeError("table_formats", a.tableFormats.size(), numTables,
+                     "one per table input");
+  if (a.tableDims.size() != static_cast<size_t>(numTables))
+    return sizeError("table_dims", a.tableDims.size(), numTables,
+                     "one per table input");
+  if (a.outputWidth < 0)
+    return invalidArgument("attribute 'output_width' is negative");
+  for (int t = 0; t < numTables; ++t) {
+    if (a.tableDims[t] <= 0)
+      return invalidArgument("table_dims[" + std::to_string(t) +
+                             "] must be positive");
+    EMBER_RETURN_IF_ERROR(checkTableAttrs(a.tableFormats[t], a.tableDims[t],
+                                          "table " + std::to_string(t)));
+  }
+  std::vector<std::pair<int64_t, int64_t>> ranges; // [begin, end) per feature
+  for (size_t f = 0; f < F; ++f) {
+    auto mode = parsePooling(pooling[f]);
+    if (!mode)
+      return invalidArgument("pooling of " + a.featureLabel(f) +
+                             " must be sum, mean or max, got '" + pooling[f] +
+                             "'");
+    a.pooling.push_back(*mode);
+    int64_t t = a.featureTables[f];
+    if (t < 0 || t >= numTables)
+      return invalidArgument("feature_tables: " + a.featureLabel(f) +
+                             " uses table " + std::to_string(t) +
+                             " but there are " + std::to_string(numTables) +
+                             " table inputs");
+    int64_t begin = a.outputOffsets[f], end = begin + a.tableDims[t];
+    if (begin < 0 || end > a.outputWidth)
+      return invalidArgument("output columns [" + std::to_string(begin) + ", " +
+                             std::to_string(end) + ") of " + a.featureLabel(f) +
+                             " are outside output_width " +
+                             std::to_string(a.outputWidth));
+    ranges.emplace_back(begin, end);
+  }
+  for (size_t f = 0; f < F; ++f)
+    for (size_t g = f + 1; g < F; ++g)
+      if (ranges[f].first < ranges[g].second &&
+          ranges[g].first < ranges[f].second)
+        return invalidArgument("output columns of " + a.featureLabel(f) +
+                               " and " + a.featureLabel(g) + " overlap");
+  return a;
+}
+
+Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
+  return readAttrs(attrs, numInputs - kFirstTable).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  const int numTables = ctx.numInputs() - kFirstTable;
+  auto attrsOr = readAttrs(ctx.attrs(), numTables);
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  const GroupedAttrs &a = *attrsOr;
+  const Tensor &values = ctx.input(0);
+  const Tensor &lengths = ctx.input(1);
+  const Tensor &weights = ctx.input(2);
+  EMBER_RETURN_IF_ERROR(
+      jagged::checkIndexVector(values, "input 0 (values)", where));
+  EMBER_RETURN_IF_ERROR(
+      jagged::checkIndexVector(lengths, "input 1 (lengths)", where));
+  EMBER_RETURN_IF_ERROR(jagged::checkWeights(weights, values.numel(),
+                                             "input 2 (weights)", where));
+  const int64_t F = a.numFeatures();
+  if (lengths.numel() % F != 0)
+    return jagged::errorAt(StatusCode::kInvalidArgument, where,
+                           "lengths has " + std::to_string(lengths.numel()) +
+                               " entries, not a multiple of the " +
+                               std::to_string(F) + " features");
+  const int64_t B = lengths.numel() / F;
+  if (weights.defined())
+    for (int64_t f = 0; f < F; ++f)
+      if (a.pooling[f] != Pooling::kSum)
+        return jagged::errorAt(
+            StatusCode::kInvalidArgument, where,
+            "weights are only supported with sum pooling, but " +
+                a.featureLabel(f) + " uses '" +
+                std::string(poolingName(a.pooling[f])) + "'");
+  std::vector<TableView> tables;
+  for (int t = 0; t < numTables; ++t) {
+    EMBER_ASSIGN_OR_RETURN(
+        TableView view,
+        makeTableView(ctx.input(kFirstTable + t), a.tableFormats[t],
+                      a.tableDims[t],
+                      "input " + std::to_string(kFirstTable + t) + " (table " +
+                          std::to_string(t) + ")",
+                      where));
+    tables.push_back(view);
+  }
+
+  EMBER_ASSIGN_OR_RETURN(void *scratch,
+                         ctx.scratch((lengths.numel() + 1) * sizeof(int64_t)));
+  int64_t *offsets = static_cast<int64_t *>(scratch);
+  EMBER_RETURN_IF_ERROR(
+      jagged::lengthsToOffsets(lengths, offsets, "lengths", where));
+  if (offsets[lengths.numel()] != values.numel())
+    return jagged::errorAt(
+        StatusCode::kInvalidArgument, where,
+        "lengths sum to " + std::to_string(offsets[lengths.numel()]) +
+            " but there are " + std::to_string(values.numel()) + " values");
+
+  const int64_t W = a.outputWidth;
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, DType::kFloat32, {B, W}));
+  float *outData = out->data<float>();
+  if (B == 0)
+    return Status::ok();
+
+  // Zero the columns no feature writes.
+  std::vector<char> covered(W, 0);
+  for (int64_t f = 0; f < F; ++f) {
+    int64_t begin = a.outputOffsets[f];
+    std::fill(covered.begin() + begin,
+              covered.begin() + begin + tables[a.featureTables[f]].dim, 1);
+  }
+  std::vector<std::pair<int64_t, int64_t>> gaps;
+  for (int64_t c = 0; c < W;) {
+    if (covered[c]) {
+      ++c;
+      continue;
+    }
+    int64_t e = c;
+    while (e < W && !covered[e])
+      ++e;
+    gaps.emplace_back(c, e);
+    c = e;
+  }
+  for (int64_t b = 0; b < B && !gaps.empty(); ++b)
+    for (auto [begin, end] : gaps)
+      std::memset(outData + b * W + begin, 0, (end - begin) * sizeof(float));
+
+  const BoundsCheckMode mode = ctx.boundsCheck();
+  const int64_t numBags = F * B;
+  int64_t maxDim = 1;
+  for (auto &t : tables)
+    maxDim = std::max(maxDim, t.dim);
+  LookupOutcome outcome;
+  // Bags in key-major order: a chunk is a contiguous run of values, split
+  // into one job per feature it touches.
+  ctx.threadPool().parallelFor(
+      0, numBags, lookupGrain(numBags, values.numel(), maxDim),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t f = begin / B; f * B < end; ++f) {
+          int64_t first = std::max(begin, f * B),
+                  last = std::min(end, (f + 1) * B);
+          const TableView &table = tables[a.featureTables[f]];
+          PoolJob job;
+          job.table = table;
+          job.ids = values.data();
+          job.idsAre64 = values.dtype() == DType::kInt64;
+          job.weights = weights.defined() ? weights.data<float>() : nullptr;
+          job.offsets = offsets + first;
+          job.numBags = last - first;
+          job.out = outData + (first - f * B) * W + a.outputOffsets[f];
+          job.outStride = W;
+          job.pooling = a.pooling[f];
+          job.checkBounds = mode != BoundsCheckMode::kIgnore;
+          job.stopAtInvalid = mode == BoundsCheckMode::kFatal;
+          outcome.merge(poolBags(job), f);
+        }
+      });
+  if (outcome.stopped()) {
+    int64_t f = outcome.firstTag(), pos = outcome.firstPos();
+    int64_t bag =
+        std::upper_bound(offsets, offsets + numBags + 1, pos) - offsets - 1;
+    int64_t t = a.featureTables[f];
+    return jagged::errorAt(
+        StatusCode::kOutOfRange, where,
+        "id " + std::to_string(outcome.firstId()) + " of " + a.featureLabel(f) +
+            " at position " + std::to_string(pos) + " of the values (sample " +
+            std::to_string(bag - f * B) + ") is out of range for table " +
+            std::to_string(t) + " of " + std::to_string(tables[t].rows) +
+            " rows");
+  }
+  if (outcome.invalidIds() > 0)
+    ctx.reportInvalidIds(outcome.invalidIds());
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef groupedEmbeddingBagKernelDef() {
+  KernelDef def;
+  def.name = "grouped_embedding_bag";
+  def.run = run;
+  def.validate = validate;
+  def.minInputs = kFirstTable + 1;
+  def.maxInputs = kFirstTable + kMaxTables;
+  def.minOutputs = def.maxOutputs = 1;
+  def.summary = "table-batched pooled lookup of every feature of a KJT into "
+                "one [B, output_width] output";
+  return def;
+}
+
+} // namespace ember::embedding

@@ -1,0 +1,219 @@
+//===- jagged_padding_kernels.cpp - jagged_to_padded, padded_to_jagged ----===//
+//
+// jagged_to_padded: values [N, D...], offsets [B+1]; attrs max_length,
+//   padding_value (default 0) -> [B, max_length, D...]. Rows longer than
+//   max_length are truncated, shorter ones padded.
+// padded_to_jagged: padded [B, L, D...], offsets [B+1] -> values
+//   [offsets[B], D...]; a row longer than L is an error.
+// Element types: float32, float64, float16, bfloat16, int8, uint8, int32,
+// int64, bool (the padding value is converted to the element type).
+// Offsets (int32/int64) must start at 0 and be non-decreasing.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/jagged_attrs.h"
+#include "kernels/cpu/jagged_index.h"
+#include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/kernel_context.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace ember::jagged {
+
+namespace {
+
+/// The bytes of `value` as one element of `dtype`.
+std::vector<uint8_t> paddingBytes(double value, DType dtype) {
+  std::vector<uint8_t> bytes(dtypeSize(dtype));
+  auto put = [&](auto v) { std::memcpy(bytes.data(), &v, sizeof v); };
+  switch (dtype) {
+  case DType::kFloat32:
+    put(static_cast<float>(value));
+    break;
+  case DType::kFloat64:
+    put(value);
+    break;
+  case DType::kFloat16:
+    put(floatToHalf(static_cast<float>(value)));
+    break;
+  case DType::kBFloat16:
+    put(floatToBFloat16(static_cast<float>(value)));
+    break;
+  case DType::kInt8:
+    put(static_cast<int8_t>(value));
+    break;
+  case DType::kUInt8:
+    put(static_cast<uint8_t>(value));
+    break;
+  case DType::kInt32:
+    put(static_cast<int32_t>(value));
+    break;
+  case DType::kInt64:
+    put(static_cast<int64_t>(value));
+    break;
+  case DType::kBool:
+    put(static_cast<uint8_t>(value != 0.0));
+    break;
+  }
+  return bytes;
+}
+
+/// Reads offsets [B+1] into int64, checking offsets[0] = 0 and
+/// non-decreasing; `limit` (>= 0) bounds the last one.
+Status readOffsets(const Tensor &offsets, int64_t limit,
+                   std::vector<int64_t> &out, const std::string &where) {
+  EMBER_RETURN_IF_ERROR(checkIndexVector(offsets, "input 1 (offsets)", where));
+  if (offsets.numel() < 1)
+    return errorAt(StatusCode::kInvalidArgument, where,
+                   "offsets must have B + 1 >= 1 entries, got none");
+  out.resize(offsets.numel());
+  for (int64_t i = 0; i < offsets.numel(); ++i) {
+    out[i] = indexAt(offsets, i);
+    if (i == 0 && out[0] != 0)
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     "offsets[0] must be 0, got " + std::to_string(out[0]));
+    if (i > 0 && out[i] < out[i - 1])
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     "offsets decrease at row " + std::to_string(i - 1) + ": " +
+                         std::to_string(out[i - 1]) + " > " +
+                         std::to_string(out[i]));
+    if (limit >= 0 && out[i] > limit)
+      return errorAt(StatusCode::kOutOfRange, where,
+                     "offsets[" + std::to_string(i) +
+                         "] = " + std::to_string(out[i]) + " is past the " +
+                         std::to_string(limit) + " values");
+  }
+  return Status::ok();
+}
+
+Result<int64_t> readMaxLength(const Attributes &attrs) {
+  EMBER_ASSIGN_OR_RETURN(int64_t maxLength, attrs.getInt("max_length"));
+  if (maxLength < 0)
+    return invalidArgument("attribute 'max_length' must be >= 0, got " +
+                           std::to_string(maxLength));
+  return maxLength;
+}
+
+Status validateToPadded(const Attributes &attrs, int, int) {
+  EMBER_RETURN_IF_ERROR(readMaxLength(attrs).status());
+  return optionalFloat(attrs, "padding_value", 0.0).status();
+}
+
+Status runToPadded(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto maxLengthOr = readMaxLength(ctx.attrs());
+  if (!maxLengthOr.isOk())
+    return maxLengthOr.status().withContext(where);
+  auto padOr = optionalFloat(ctx.attrs(), "padding_value", 0.0);
+  if (!padOr.isOk())
+    return padOr.status().withContext(where);
+  const int64_t L = *maxLengthOr;
+  const Tensor &values = ctx.input(0);
+  if (!values.defined() || values.rank() < 1)
+    return errorAt(StatusCode::kInvalidArgument, where,
+                   "input 0 (values) must be at least 1-D [N, D...]");
+  if (values.rank() + 1 > Shape::kMaxRank)
+    return errorAt(StatusCode::kInvalidArgument, where,
+                   "input 0 (values) " + values.describe() +
+                       " has too many dims");
+  std::vector<int64_t> offsets;
+  EMBER_RETURN_IF_ERROR(
+      readOffsets(ctx.input(1), values.dim(0), offsets, where));
+  const int64_t B = static_cast<int64_t>(offsets.size()) - 1;
+  std::vector<int64_t> dims = {B, L};
+  for (int i = 1; i < values.rank(); ++i)
+    dims.push_back(values.dim(i));
+  EMBER_ASSIGN_OR_RETURN(Shape shape,
+                         Shape::fromDims(dims.data(), dims.size()));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, values.dtype(), shape));
+  size_t rowBytes = dtypeSize(values.dtype());
+  for (int i = 1; i < values.rank(); ++i)
+    rowBytes *= values.dim(i);
+  const std::vector<uint8_t> pad = paddingBytes(*padOr, values.dtype());
+  const size_t elem = pad.size();
+  const uint8_t *src = values.data<uint8_t>();
+  uint8_t *dst = out->data<uint8_t>();
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t len = std::min(L, offsets[b + 1] - offsets[b]);
+    uint8_t *row = dst + b * L * rowBytes;
+    if (len > 0)
+      std::memcpy(row, src + offsets[b] * rowBytes, len * rowBytes);
+    uint8_t *fill = row + len * rowBytes, *fillEnd = row + L * rowBytes;
+    for (; fill < fillEnd; fill += elem)
+      std::memcpy(fill, pad.data(), elem);
+  }
+  return Status::ok();
+}
+
+Status runToJagged(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  const Tensor &padded = ctx.input(0);
+  if (!padded.defined() || padded.rank() < 2)
+    return errorAt(
+        StatusCode::kInvalidArgument, where,
+        "input 0 (padded) must be at least 2-D [B, L, D...], got " +
+            (padded.defined() ? padded.describe() : std::string("none")));
+  std::vector<int64_t> offsets;
+  EMBER_RETURN_IF_ERROR(readOffsets(ctx.input(1), -1, offsets, where));
+  const int64_t B = padded.dim(0), L = padded.dim(1);
+  if (static_cast<int64_t>(offsets.size()) != B + 1)
+    return errorAt(StatusCode::kInvalidArgument, where,
+                   "offsets has " + std::to_string(offsets.size()) +
+                       " entries but padded has " + std::to_string(B) +
+                       " rows (expected B + 1)");
+  size_t rowBytes = dtypeSize(padded.dtype());
+  std::vector<int64_t> dims = {offsets[B]};
+  for (int i = 2; i < padded.rank(); ++i) {
+    dims.push_back(padded.dim(i));
+    rowBytes *= padded.dim(i);
+  }
+  for (int64_t b = 0; b < B; ++b)
+    if (offsets[b + 1] - offsets[b] > L)
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     "row " + std::to_string(b) + " has length " +
+                         std::to_string(offsets[b + 1] - offsets[b]) +
+                         ", longer than the padded length " +
+                         std::to_string(L));
+  EMBER_ASSIGN_OR_RETURN(Shape shape,
+                         Shape::fromDims(dims.data(), dims.size()));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, padded.dtype(), shape));
+  const uint8_t *src = padded.data<uint8_t>();
+  uint8_t *dst = out->data<uint8_t>();
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t len = offsets[b + 1] - offsets[b];
+    if (len > 0)
+      std::memcpy(dst + offsets[b] * rowBytes, src + b * L * rowBytes,
+                  len * rowBytes);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef jaggedToPaddedKernelDef() {
+  KernelDef def;
+  def.name = "jagged_to_padded";
+  def.run = runToPadded;
+  def.validate = validateToPadded;
+  def.minInputs = def.maxInputs = 2;
+  def.minOutputs = def.maxOutputs = 1;
+  def.summary =
+      "jagged values [N, D...] + offsets [B+1] -> padded [B, max_length, D...]";
+  return def;
+}
+
+KernelDef paddedToJaggedKernelDef() {
+  KernelDef def;
+  def.name = "padded_to_jagged";
+  def.run = runToJagged;
+  def.minInputs = def.maxInputs = 2;
+  def.minOutputs = def.maxOutputs = 1;
+  def.summary =
+      "padded [B, L, D...] + offsets [B+1] -> jagged values [N, D...]";
+  return def;
+}
+
+} // namespace ember::jagged

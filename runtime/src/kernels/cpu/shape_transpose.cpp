@@ -1,0 +1,81 @@
+//===- shape_transpose.cpp - transpose ------------------------------------===//
+//
+// out.dim(k) = x.dim(perm[k]) for attr `perm` (default: the dims reversed),
+// any dtype, copied through stridedCopy.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/shape_strided_copy.h"
+#include "kernels/kernel_registry.h"
+
+namespace ember::cpu {
+namespace {
+
+Status validateTranspose(const Attributes &attrs, int, int) {
+  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *perm,
+                         findInts(attrs, "perm"));
+  if (!perm)
+    return Status::ok();
+  std::vector<bool> seen(perm->size(), false);
+  for (int64_t p : *perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm->size()) || seen[p])
+      return invalidArgument("attribute 'perm' is not a permutation of 0.." +
+                             std::to_string(perm->size() - 1));
+    seen[p] = true;
+  }
+  return Status::ok();
+}
+
+Status transposeKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *perm,
+                         findInts(ctx.attrs(), "perm"));
+  int rank = x.rank();
+  int64_t p[Shape::kMaxRank];
+  if (perm) {
+    bool seen[Shape::kMaxRank] = {};
+    bool ok = static_cast<int>(perm->size()) == rank;
+    for (int k = 0; ok && k < rank; ++k) {
+      p[k] = (*perm)[k];
+      ok = p[k] >= 0 && p[k] < rank && !seen[p[k]];
+      if (ok)
+        seen[p[k]] = true;
+    }
+    if (!ok)
+      return kernelError(
+          ctx, "transpose: attribute 'perm' is not a permutation of the " +
+                   std::to_string(rank) + " dims of " + x.describe());
+  } else {
+    for (int k = 0; k < rank; ++k)
+      p[k] = rank - 1 - k;
+  }
+  int64_t inStrides[Shape::kMaxRank], strides[Shape::kMaxRank],
+      dims[Shape::kMaxRank];
+  contiguousStrides(x.shape(), inStrides);
+  for (int k = 0; k < rank; ++k) {
+    dims[k] = x.dim(static_cast<int>(p[k]));
+    strides[k] = inStrides[p[k]];
+  }
+  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, rank));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, x.dtype(), outShape));
+  stridedCopy(ctx, x.data(), 0, strides, out->data(), outShape,
+              dtypeSize(x.dtype()));
+  return Status::ok();
+}
+
+} // namespace
+
+Status registerTransposeKernels(KernelRegistry &registry) {
+  KernelDef def;
+  def.name = "transpose";
+  def.run = transposeKernel;
+  def.validate = validateTranspose;
+  def.minInputs = def.maxInputs = 1;
+  def.summary = "permutes dims by attr perm (default reversed), any dtype";
+  return registry.add(std::move(def));
+}
+
+} // namespace ember::cpu

@@ -1,0 +1,121 @@
+//===- softmax_kernels.cpp - softmax along one axis -----------------------===//
+//
+// softmax(x)[.., i, ..] = exp(x_i - max) / sum_j exp(x_j - max) along `axis`
+// (default -1), ONNX opset 13 / torch semantics. Subtracting the max keeps it
+// finite for any finite input. float32 out.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/dense_registration.h"
+#include "kernels/kernel_registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ember::cpu {
+namespace {
+
+Status validateSoftmax(const Attributes &attrs, int, int) {
+  return validateIntAttr(attrs, "axis");
+}
+
+/// Softmax of one contiguous row of n elements.
+void softmaxRow(const float *x, float *y, int64_t n) {
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i)
+    mx = std::max(mx, x[i]);
+  if (mx == -std::numeric_limits<float>::infinity())
+    mx = 0.f; // an all -inf row gives NaN like torch; keep exp() finite here
+  float sum = 0.f;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = std::exp(x[i] - mx);
+    sum += y[i];
+  }
+  float inv = 1.f / sum;
+  for (int64_t i = 0; i < n; ++i)
+    y[i] *= inv;
+}
+
+/// Softmax over the middle dim of an [len, inner] block for lanes
+/// [l0, l1) of `inner` (strided rows).
+void softmaxLanes(const float *x, float *y, int64_t len, int64_t inner,
+                  int64_t l0, int64_t l1) {
+  constexpr int kLanes = 64;
+  float mx[kLanes], sum[kLanes];
+  for (int64_t base = l0; base < l1; base += kLanes) {
+    int64_t w = std::min<int64_t>(kLanes, l1 - base);
+    for (int64_t j = 0; j < w; ++j) {
+      mx[j] = -std::numeric_limits<float>::infinity();
+      sum[j] = 0.f;
+    }
+    for (int64_t i = 0; i < len; ++i)
+      for (int64_t j = 0; j < w; ++j)
+        mx[j] = std::max(mx[j], x[i * inner + base + j]);
+    for (int64_t j = 0; j < w; ++j)
+      if (mx[j] == -std::numeric_limits<float>::infinity())
+        mx[j] = 0.f;
+    for (int64_t i = 0; i < len; ++i)
+      for (int64_t j = 0; j < w; ++j) {
+        float e = std::exp(x[i * inner + base + j] - mx[j]);
+        y[i * inner + base + j] = e;
+        sum[j] += e;
+      }
+    for (int64_t j = 0; j < w; ++j)
+      sum[j] = 1.f / sum[j];
+    for (int64_t i = 0; i < len; ++i)
+      for (int64_t j = 0; j < w; ++j)
+        y[i * inner + base + j] *= sum[j];
+  }
+}
+
+Status softmaxKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateSoftmax(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  if (x.rank() < 1)
+    return kernelError(ctx,
+                       "softmax: x must have rank >= 1, got " + x.describe());
+  EMBER_ASSIGN_OR_RETURN(
+      int axis,
+      normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
+  EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "softmax: x"));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+  float *o = out->data<float>();
+  int64_t outer = 1, inner = 1, len = x.dim(axis);
+  for (int i = 0; i < axis; ++i)
+    outer *= x.dim(i);
+  for (int i = axis + 1; i < x.rank(); ++i)
+    inner *= x.dim(i);
+  if (x.numel() == 0)
+    return Status::ok();
+  if (inner == 1) {
+    parallelFor(ctx, outer, grainFor(len * 8), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r)
+        softmaxRow(in + r * len, o + r * len, len);
+    });
+  } else {
+    parallelFor(ctx, outer, grainFor(len * inner * 8),
+                [&](int64_t b, int64_t e) {
+                  for (int64_t r = b; r < e; ++r)
+                    softmaxLanes(in + r * len * inner, o + r * len * inner, len,
+                                 inner, 0, inner);
+                });
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status registerSoftmaxKernels(KernelRegistry &registry) {
+  KernelDef def;
+  def.name = "softmax";
+  def.run = softmaxKernel;
+  def.validate = validateSoftmax;
+  def.minInputs = def.maxInputs = 1;
+  def.summary = "numerically stable softmax along attr axis (default -1)";
+  return registry.add(std::move(def));
+}
+
+} // namespace ember::cpu

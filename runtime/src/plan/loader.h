@@ -1,0 +1,33 @@
+//===- loader.h - Loading and validating plans ------------------*- C++ -*-===//
+//
+// Turns a plan file (+ its weights files) into a validated Program. Every
+// field is checked; a corrupt, truncated or mismatched plan or weights file
+// is a Status (kDataLoss, kInvalidArgument, kNotFound, kFailedPrecondition)
+// whose message names the file and the offending field, never a crash.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_PLAN_LOADER_H
+#define EMBER_PLAN_LOADER_H
+
+#include "ember/status.h"
+#include "plan/program.h"
+
+#include <memory>
+#include <string>
+
+namespace ember {
+
+class KernelRegistry;
+
+struct LoadOptions {
+  int rank = 0;
+  bool verifyChecksums = true;
+};
+
+Result<std::shared_ptr<const Program>>
+loadProgram(const std::string &planPath, const LoadOptions &options,
+            const KernelRegistry &kernels);
+
+} // namespace ember
+
+#endif // EMBER_PLAN_LOADER_H

@@ -1,0 +1,103 @@
+//===- program.h - A loaded, validated rank program -------------*- C++ -*-===//
+//
+// What the loader turns a plan into and the executor runs: plain C++ data,
+// no protobuf types. Everything here was validated at load time (slot
+// indices, SSA order, kernels and their attributes, constants), so the
+// executor only checks what depends on run-time inputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_PLAN_PROGRAM_H
+#define EMBER_PLAN_PROGRAM_H
+
+#include "ember/dtype.h"
+#include "ember/session.h"
+#include "ember/tensor.h"
+#include "kernels/attributes.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ember {
+
+struct KernelDef;
+
+/// One dimension of a slot: a fixed size, or factor * symbol.
+struct DimSpec {
+  int64_t size = 0;
+  int symbol = -1; // index into Program::symbols, or -1 for a fixed size
+  int64_t factor = 1;
+  bool isSymbolic() const { return symbol >= 0; }
+};
+
+struct SlotInfo {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  int rank = 0;
+  std::array<DimSpec, Shape::kMaxRank> dims{};
+  enum class Kind {
+    kUndefined,
+    kInput,
+    kConstant,
+    kInstruction
+  } kind = Kind::kUndefined;
+  int definedBy = -1; // instruction index for kInstruction
+  bool isOutput = false;
+};
+
+struct InstructionInfo {
+  const KernelDef *kernel = nullptr;
+  std::string kernelName;
+  std::string name;        // source location from the plan
+  std::vector<int> inputs; // slot indices; -1 = absent optional input
+  std::vector<int> outputs;
+  Attributes attrs;
+  int stream = 0;
+  std::vector<int> releaseAfter; // slots whose last use is this instruction
+  std::string location;          // "instruction 3 'linear' (bottom_mlp.0)"
+};
+
+struct DenseInputBinding {
+  std::string name;
+  int slot = -1;
+};
+
+struct KjtInputBinding {
+  std::string name;
+  std::vector<std::string> keys;
+  int valuesSlot = -1, lengthsSlot = -1, weightsSlot = -1;
+  int batchSymbol = -1; // the symbol bound to the batch size
+};
+
+struct OutputBinding {
+  std::string name;
+  int slot = -1;
+};
+
+/// Keeps a read-only mmap of a weights file alive.
+class MappedFile;
+
+struct Program {
+  int rank = 0;
+  std::vector<std::string> symbols;
+  std::vector<SlotInfo> slots;
+  std::vector<InstructionInfo> instructions;
+  std::vector<DenseInputBinding> inputs;
+  std::vector<KjtInputBinding> kjtInputs;
+  std::vector<OutputBinding> outputs;
+  /// One per slot; defined for constant slots (views of mapped files).
+  std::vector<Tensor> constants;
+  std::vector<std::shared_ptr<MappedFile>> files;
+  ModelSignature signature;
+
+  /// "slot 4 'dense'".
+  std::string describeSlot(int slot) const;
+  /// "[B, 13]" with symbol names.
+  std::string describeDims(const SlotInfo &slot) const;
+};
+
+} // namespace ember
+
+#endif // EMBER_PLAN_PROGRAM_H

@@ -1,0 +1,136 @@
+//===- dense_registry_test.cpp - Registration and plan-load validation ----===//
+//
+// Every dense/shape kernel is registered with a summary, and its validate
+// hook rejects malformed attributes at plan load (before any run).
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/attributes.h"
+#include "kernels/kernel_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace ember;
+
+namespace {
+
+const char *const kKernels[] = {"linear",
+                                "matmul",
+                                "batch_matmul",
+                                "add",
+                                "sub",
+                                "mul",
+                                "div",
+                                "max",
+                                "min",
+                                "pow",
+                                "relu",
+                                "sigmoid",
+                                "tanh",
+                                "neg",
+                                "exp",
+                                "log",
+                                "sqrt",
+                                "abs",
+                                "identity",
+                                "equal",
+                                "less",
+                                "greater",
+                                "where",
+                                "softmax",
+                                "layer_norm",
+                                "reduce_sum",
+                                "reduce_mean",
+                                "reduce_max",
+                                "dot_interaction",
+                                "dcn_cross",
+                                "concat",
+                                "reshape",
+                                "flatten",
+                                "transpose",
+                                "slice",
+                                "gather",
+                                "gather_elements",
+                                "cast",
+                                "unsqueeze",
+                                "squeeze",
+                                "expand",
+                                "scatter_nd",
+                                "constant_of_shape",
+                                "shape",
+                                "range"};
+
+TEST(DenseRegistry, EveryKernelIsRegisteredWithASummary) {
+  for (const char *name : kKernels) {
+    const KernelDef *def = cpuKernels().find(name);
+    ASSERT_NE(def, nullptr) << name;
+    EXPECT_FALSE(def->summary.empty()) << name;
+    EXPECT_LE(def->minInputs, def->maxInputs) << name;
+  }
+}
+
+struct BadAttrs {
+  const char *kernel;
+  int numInputs;
+  Attributes attrs;
+  const char *expect; // substring of the message
+};
+
+TEST(DenseRegistry, ValidateRejectsMalformedAttributesAtLoad) {
+  std::vector<BadAttrs> cases;
+  auto add = [&](const char *k, int n, Attributes a, const char *e) {
+    cases.push_back({k, n, std::move(a), e});
+  };
+  add("linear", 2, Attributes().set("activation", std::string("swish")),
+      "activation");
+  add("linear", 2, Attributes().set("activation", int64_t{1}), "activation");
+  add("linear", 2, Attributes().set("transpose_weight", int64_t{3}),
+      "transpose_weight");
+  add("batch_matmul", 2, Attributes().set("transpose_b", 1.5), "transpose_b");
+  add("softmax", 1, Attributes().set("axis", std::string("x")), "axis");
+  add("layer_norm", 1, Attributes().set("epsilon", -1.0), "epsilon");
+  add("reduce_sum", 1, Attributes().set("axes", int64_t{0}), "axes");
+  add("dot_interaction", 2, Attributes(), "num_features");
+  add("dot_interaction", 2,
+      Attributes()
+          .set("num_features", int64_t{2})
+          .set("pair_order", std::string("x")),
+      "pair_order");
+  add("dcn_cross", 3, Attributes().set("low_rank", int64_t{1}), "low_rank");
+  add("dcn_cross", 5, Attributes(), "optional bias");
+  add("concat", 2, Attributes(), "axis");
+  add("reshape", 1, Attributes(), "shape");
+  add("reshape", 1, Attributes().set("shape", std::vector<int64_t>{-1, -1}),
+      "-1");
+  add("transpose", 1, Attributes().set("perm", std::vector<int64_t>{0, 2}),
+      "perm");
+  add("slice", 1, Attributes().set("starts", std::vector<int64_t>{0}), "ends");
+  add("slice", 1,
+      Attributes()
+          .set("starts", std::vector<int64_t>{0})
+          .set("ends", std::vector<int64_t>{1})
+          .set("steps", std::vector<int64_t>{0}),
+      "steps");
+  add("gather", 2, Attributes().set("axis", 0.5), "axis");
+  add("cast", 1, Attributes().set("to", std::string("int4")), "int4");
+  add("unsqueeze", 1, Attributes(), "axes");
+  add("expand", 1, Attributes().set("shape", std::vector<int64_t>{-2}),
+      "negative");
+  add("scatter_nd", 3, Attributes().set("reduction", std::string("mul")),
+      "reduction");
+  add("constant_of_shape", 1, Attributes().set("dtype", std::string("f32")),
+      "f32");
+  for (const BadAttrs &c : cases) {
+    const KernelDef *def = cpuKernels().find(c.kernel);
+    ASSERT_NE(def, nullptr) << c.kernel;
+    ASSERT_NE(def->validate, nullptr) << c.kernel;
+    Status s = def->validate(c.attrs, c.numInputs, 1);
+    ASSERT_FALSE(s.isOk()) << c.kernel << " accepted " << c.expect;
+    EXPECT_NE(s.message().find(c.expect), std::string::npos)
+        << c.kernel << ": " << s.message();
+  }
+}
+
+} // namespace

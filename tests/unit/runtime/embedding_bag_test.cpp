@@ -1,0 +1,409 @@
+//===- embedding_bag_test.cpp - embedding_bag against a naive reference ---===//
+#include "embedding_test_support.h"
+#include "kernels/cpu/embedding_pool.h"
+#include "support/test_kernel_context.h"
+
+#include <gtest/gtest.h>
+
+using namespace ember;
+using namespace ember::testing;
+using embedding::Pooling;
+using embedding::RowIsa;
+
+namespace {
+
+struct BagCase {
+  std::vector<int64_t> ids;
+  std::vector<int64_t> lengths; // per bag
+  std::vector<float> weights;   // empty: none
+  Pooling pooling = Pooling::kSum;
+  int64_t paddingIdx = -1;
+  bool includeLastOffset = true;
+  DType indexType = DType::kInt64;
+};
+
+const char *poolingStr(Pooling p) {
+  return p == Pooling::kSum ? "sum" : p == Pooling::kMean ? "mean" : "max";
+}
+
+/// Runs embedding_bag on `c`; the context is left for inspection.
+Status runBag(const TestTable &table, const BagCase &c,
+              TestKernelContext &ctx) {
+  std::vector<int64_t> offsets = offsetsOf(c.lengths);
+  if (!c.includeLastOffset)
+    offsets.pop_back();
+  ctx.addInput(table.tensor)
+      .addInput(indexTensor(c.ids, c.indexType))
+      .addInput(indexTensor(offsets, c.indexType));
+  if (!c.weights.empty())
+    ctx.addInput(floatTensor(c.weights));
+  ctx.setNumOutputs(1);
+  ctx.attrs().set("pooling", std::string(poolingStr(c.pooling)));
+  ctx.attrs().set("include_last_offset", int64_t{c.includeLastOffset ? 1 : 0});
+  if (c.paddingIdx >= 0)
+    ctx.attrs().set("padding_idx", c.paddingIdx);
+  if (table.format == TableFormat::kInt8RowWise ||
+      table.format == TableFormat::kInt4RowWise) {
+    ctx.attrs().set("format", table.formatName());
+    ctx.attrs().set("dim", table.dim);
+  }
+  return runKernel("embedding_bag", ctx);
+}
+
+void expectMatchesReference(const TestTable &table, const BagCase &c,
+                            const Tensor &out, const std::string &what) {
+  std::vector<int64_t> offsets = offsetsOf(c.lengths);
+  const int64_t B = static_cast<int64_t>(c.lengths.size());
+  ASSERT_EQ(out.dtype(), DType::kFloat32);
+  ASSERT_EQ(out.shape(), Shape({B, table.dim})) << what;
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<float> want = referenceBag(
+        table, c.ids.data() + offsets[b],
+        c.weights.empty() ? nullptr : c.weights.data() + offsets[b],
+        c.lengths[b], c.pooling, c.paddingIdx);
+    expectRowNear(out.data<float>() + b * table.dim, want.data(), table.dim,
+                  c.lengths[b], what + " bag " + std::to_string(b));
+  }
+}
+
+TEST(EmbeddingBag, MatchesReferenceForEveryFormatPoolingAndOption) {
+  std::mt19937 gen(1234);
+  int runs = 0;
+  for (RowIsa isa : supportedRowIsas()) {
+    RowIsaGuard guard(isa);
+    for (TableFormat format : allFormats()) {
+      for (int64_t dim : {1, 7, 16, 37, 64, 150}) {
+        TestTable table = makeTable(50, dim, format, 7 + dim);
+        for (Pooling pooling : {Pooling::kSum, Pooling::kMean, Pooling::kMax}) {
+          for (DType indexType : {DType::kInt32, DType::kInt64}) {
+            for (bool includeLast : {true, false}) {
+              for (int variant = 0; variant < 3; ++variant) {
+                BagCase c;
+                c.pooling = pooling;
+                c.indexType = indexType;
+                c.includeLastOffset = includeLast;
+                c.lengths = randomLengths(13, 9, gen);
+                c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+                if (variant == 1 && pooling == Pooling::kSum)
+                  c.weights = randomWeights(c.ids.size(), gen);
+                if (variant == 2) {
+                  c.paddingIdx = 3;
+                  for (size_t i = 0; i < c.ids.size(); i += 3)
+                    c.ids[i] = 3;
+                }
+                std::string what = std::string(embedding::rowIsaName(isa)) +
+                                   " " + table.formatName() + " dim " +
+                                   std::to_string(dim) + " " +
+                                   poolingStr(pooling) + " " +
+                                   std::string(dtypeName(indexType)) +
+                                   " last=" + std::to_string(includeLast) +
+                                   " variant " + std::to_string(variant);
+                TestKernelContext ctx;
+                Status s = runBag(table, c, ctx);
+                ASSERT_TRUE(s.isOk()) << what << ": " << s.toString();
+                expectMatchesReference(table, c, ctx.output(0), what);
+                ++runs;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(runs, 900);
+}
+
+TEST(EmbeddingBag, EveryRowIsaAgreesWithPortableOnLongRows) {
+  std::vector<RowIsa> isas = supportedRowIsas();
+  if (isas.size() < 2)
+    GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512: only the portable "
+                    "routines run";
+  std::mt19937 gen(99);
+  for (TableFormat format : allFormats()) {
+    TestTable table =
+        makeTable(200, 261, format, 5); // 3 AVX-512 blocks, masked tail
+    BagCase c;
+    c.lengths = randomLengths(20, 30, gen);
+    c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+    c.weights = randomWeights(c.ids.size(), gen);
+    std::vector<std::vector<float>> results(isas.size());
+    size_t k = 0;
+    for (RowIsa isa : isas) {
+      RowIsaGuard guard(isa);
+      TestKernelContext ctx;
+      ASSERT_TRUE(runBag(table, c, ctx).isOk());
+      const Tensor &out = ctx.output(0);
+      results[k].resize(out.numel());
+      std::memcpy(results[k++].data(), out.data(), out.nbytes());
+      expectMatchesReference(table, c, out, table.formatName());
+    }
+    for (size_t j = 1; j < isas.size(); ++j)
+      for (size_t i = 0; i < results[0].size(); ++i)
+        ASSERT_NEAR(results[0][i], results[j][i],
+                    1e-4f * std::max(1.0f, std::fabs(results[0][i])))
+            << table.formatName() << " " << embedding::rowIsaName(isas[j])
+            << " element " << i;
+  }
+}
+
+TEST(EmbeddingBag, EdgeCases) {
+  std::mt19937 gen(7);
+  TestTable table = makeTable(1000, 16, TableFormat::kFloat32, 3);
+  for (Pooling pooling : {Pooling::kSum, Pooling::kMean, Pooling::kMax}) {
+    for (bool includeLast : {true, false}) {
+      std::vector<BagCase> cases(6);
+      cases[0].lengths = std::vector<int64_t>{0, 3, 0, 0, 2, 0}; // empty bags
+      cases[1].lengths.clear();                         // no bags at all, N = 0
+      cases[2].lengths = std::vector<int64_t>{5};       // batch 1
+      cases[3].lengths = std::vector<int64_t>{0, 0, 0}; // all empty, N = 0
+      cases[4].lengths = std::vector<int64_t>{10000, 1}; // a very long bag
+      cases[5].lengths = std::vector<int64_t>{2, 2};     // the largest valid id
+      for (size_t i = 0; i < cases.size(); ++i) {
+        BagCase &c = cases[i];
+        if (c.lengths.empty() && includeLast == false)
+          continue; // zero bags without include_last_offset: offsets = []
+        c.pooling = pooling;
+        c.includeLastOffset = includeLast;
+        c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+        if (i == 5)
+          c.ids = std::vector<int64_t>{999, 0, 999, 999};
+        TestKernelContext ctx;
+        Status s = runBag(table, c, ctx);
+        ASSERT_TRUE(s.isOk()) << "case " << i << ": " << s.toString();
+        expectMatchesReference(table, c, ctx.output(0),
+                               "case " + std::to_string(i) + " " +
+                                   poolingStr(pooling));
+      }
+    }
+  }
+}
+
+TEST(EmbeddingBag, ZeroBagsWithoutIncludeLastOffset) {
+  TestTable table = makeTable(10, 4, TableFormat::kFloat32, 3);
+  TestKernelContext ctx;
+  ctx.addInput(table.tensor)
+      .addInput(indexTensor({}, DType::kInt64))
+      .addInput(indexTensor({}, DType::kInt64))
+      .setNumOutputs(1);
+  ctx.attrs()
+      .set("pooling", std::string("sum"))
+      .set("include_last_offset", int64_t{0});
+  ASSERT_TRUE(runKernel("embedding_bag", ctx).isOk());
+  EXPECT_EQ(ctx.output(0).shape(), Shape({0, 4}));
+  // Ids but no bags (PyTorch: offsets = [] gives a [0, dim] result).
+  TestKernelContext ctx2;
+  ctx2.addInput(table.tensor)
+      .addInput(indexTensor({1, 2}, DType::kInt64))
+      .addInput(indexTensor({}, DType::kInt64))
+      .setNumOutputs(1);
+  ctx2.attrs()
+      .set("pooling", std::string("mean"))
+      .set("include_last_offset", int64_t{0});
+  ASSERT_TRUE(runKernel("embedding_bag", ctx2).isOk());
+  EXPECT_EQ(ctx2.output(0).shape(), Shape({0, 4}));
+}
+
+TEST(EmbeddingBag, OffsetsWithoutLastEndAtN) {
+  // include_last_offset = 0: offsets [0, 2] over 5 ids -> bags [0,2), [2,5).
+  TestTable table = makeTable(10, 3, TableFormat::kFloat32, 11);
+  BagCase c;
+  c.lengths = std::vector<int64_t>{2, 3};
+  c.ids = std::vector<int64_t>{1, 2, 3, 4, 5};
+  c.includeLastOffset = false;
+  TestKernelContext ctx;
+  ASSERT_TRUE(runBag(table, c, ctx).isOk());
+  expectMatchesReference(table, c, ctx.output(0), "PyTorch offsets");
+}
+
+TEST(EmbeddingBag, ThreadCountDoesNotChangeResults) {
+  std::mt19937 gen(21);
+  for (TableFormat format :
+       {TableFormat::kFloat32, TableFormat::kInt8RowWise}) {
+    TestTable table = makeTable(5000, 64, format, 8);
+    for (Pooling pooling : {Pooling::kSum, Pooling::kMean, Pooling::kMax}) {
+      BagCase c;
+      c.pooling = pooling;
+      c.lengths = randomLengths(3000, 40, gen);
+      c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+      TestKernelContext one(1), four(4);
+      ASSERT_TRUE(runBag(table, c, one).isOk());
+      ASSERT_TRUE(runBag(table, c, four).isOk());
+      const Tensor &a = one.output(0), &b = four.output(0);
+      ASSERT_EQ(a.shape(), b.shape());
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.nbytes()), 0)
+          << table.formatName() << " " << poolingStr(pooling);
+      expectMatchesReference(table, c, b, "4 threads");
+    }
+  }
+}
+
+TEST(EmbeddingBag, BoundsCheckFatalNamesTheFeatureAndPosition) {
+  TestTable table = makeTable(100, 8, TableFormat::kFloat32, 2);
+  for (int64_t bad : {100, -1, 1000000}) {
+    for (int threads : {1, 4}) {
+      BagCase c;
+      c.lengths = std::vector<int64_t>{3, 2, 4};
+      c.ids = std::vector<int64_t>{1, 2, 3, 4, 5, 6, bad, 8, 9};
+      TestKernelContext ctx(threads, BoundsCheckMode::kFatal);
+      ctx.attrs().set("feature_names", std::vector<std::string>{"user_id"});
+      Status s = runBag(table, c, ctx);
+      ASSERT_FALSE(s.isOk());
+      EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+      const std::string &m = s.message();
+      EXPECT_NE(m.find("test kernel"), std::string::npos) << m;
+      EXPECT_NE(m.find("'user_id'"), std::string::npos) << m;
+      EXPECT_NE(m.find("id " + std::to_string(bad)), std::string::npos) << m;
+      EXPECT_NE(m.find("position 6"), std::string::npos) << m;
+      EXPECT_NE(m.find("bag 2"), std::string::npos) << m;
+      EXPECT_NE(m.find("100 rows"), std::string::npos) << m;
+    }
+  }
+}
+
+TEST(EmbeddingBag, BoundsCheckFatalReportsTheFirstInvalidIdWithAnyThreadCount) {
+  TestTable table = makeTable(10, 4, TableFormat::kFloat32, 2);
+  std::mt19937 gen(5);
+  BagCase c;
+  c.lengths = randomLengths(4000, 6, gen);
+  c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+  int64_t first = static_cast<int64_t>(c.ids.size()) / 3;
+  c.ids[first] = 77;
+  c.ids[c.ids.size() - 2] = 55;
+  for (int threads : {1, 2, 4}) {
+    TestKernelContext ctx(threads, BoundsCheckMode::kFatal);
+    Status s = runBag(table, c, ctx);
+    ASSERT_FALSE(s.isOk());
+    EXPECT_NE(s.message().find("id 77 at position " + std::to_string(first)),
+              std::string::npos)
+        << s.message();
+  }
+}
+
+TEST(EmbeddingBag, BoundsCheckWarningZeroesAndCounts) {
+  for (TableFormat format : allFormats()) {
+    TestTable table = makeTable(20, 12, format, 4);
+    for (Pooling pooling : {Pooling::kSum, Pooling::kMean, Pooling::kMax}) {
+      BagCase c;
+      c.pooling = pooling;
+      c.lengths = std::vector<int64_t>{3, 2, 1, 0};
+      c.ids = std::vector<int64_t>{1, 20, 2, -5, 3, 99};
+      TestKernelContext ctx(2, BoundsCheckMode::kWarning);
+      ASSERT_TRUE(runBag(table, c, ctx).isOk());
+      EXPECT_EQ(ctx.invalidIds(), 3);
+      expectMatchesReference(table, c, ctx.output(0),
+                             table.formatName() + " " + poolingStr(pooling));
+    }
+  }
+}
+
+TEST(EmbeddingBag, BoundsCheckIgnoreRunsValidIds) {
+  TestTable table = makeTable(30, 8, TableFormat::kFloat16, 4);
+  BagCase c;
+  c.lengths = std::vector<int64_t>{3, 3};
+  c.ids = std::vector<int64_t>{0, 29, 5, 6, 7, 29};
+  TestKernelContext ctx(1, BoundsCheckMode::kIgnore);
+  ASSERT_TRUE(runBag(table, c, ctx).isOk());
+  EXPECT_EQ(ctx.invalidIds(), 0);
+  expectMatchesReference(table, c, ctx.output(0), "ignore");
+}
+
+/// Sets up a valid float32 call, lets `mutate` break it, expects an error
+/// whose message contains `expect`.
+void expectError(const std::string &expect,
+                 const std::function<void(TestKernelContext &)> &mutate,
+                 std::vector<Tensor> inputs = {}) {
+  TestTable table = makeTable(10, 4, TableFormat::kFloat32, 1);
+  TestKernelContext ctx;
+  if (inputs.empty())
+    inputs = {table.tensor, indexTensor({1, 2, 3}, DType::kInt64),
+              indexTensor({0, 1, 3}, DType::kInt64)};
+  for (auto &t : inputs)
+    ctx.addInput(t);
+  ctx.setNumOutputs(1);
+  ctx.attrs().set("pooling", std::string("sum"));
+  mutate(ctx);
+  Status s = runKernel("embedding_bag", ctx);
+  ASSERT_FALSE(s.isOk()) << "expected an error containing '" << expect << "'";
+  EXPECT_NE(s.message().find(expect), std::string::npos) << s.toString();
+}
+
+TEST(EmbeddingBag, MalformedInputsAreClearErrors) {
+  TestTable f32 = makeTable(10, 4, TableFormat::kFloat32, 1);
+  TestTable q8 = makeTable(10, 4, TableFormat::kInt8RowWise, 1);
+  Tensor ids = indexTensor({1, 2, 3}, DType::kInt64);
+  auto none = [](TestKernelContext &) {};
+  expectError("offsets decrease at bag 1", none,
+              {f32.tensor, ids, indexTensor({0, 2, 1, 3}, DType::kInt64)});
+  expectError("past the 3 indices", none,
+              {f32.tensor, ids, indexTensor({0, 1, 4}, DType::kInt64)});
+  expectError("offsets[0] must be 0", none,
+              {f32.tensor, ids, indexTensor({1, 3}, DType::kInt64)});
+  expectError("offsets is empty", none,
+              {f32.tensor, ids, indexTensor({}, DType::kInt64)});
+  expectError(
+      "input 1 (indices) must be int32 or int64", none,
+      {f32.tensor, floatTensor({1, 2, 3}), indexTensor({0, 3}, DType::kInt64)});
+  expectError("input 2 (offsets) must be 1-D", none,
+              {f32.tensor, ids, *Tensor::zeros(DType::kInt64, {2, 2})});
+  expectError("must be float32, float16, bfloat16 or uint8", none,
+              {*Tensor::zeros(DType::kInt32, {10, 4}), ids,
+               indexTensor({0, 3}, DType::kInt64)});
+  expectError("must be 2-D", none,
+              {*Tensor::zeros(DType::kFloat32, {40}), ids,
+               indexTensor({0, 3}, DType::kInt64)});
+  expectError("uint8 table needs format", none,
+              {q8.tensor, ids, indexTensor({0, 3}, DType::kInt64)});
+  expectError("row of dim 5 has 13 bytes",
+              [](TestKernelContext &c) {
+                c.attrs()
+                    .set("format", std::string("int8_rowwise"))
+                    .set("dim", int64_t{5});
+              },
+              {q8.tensor, ids, indexTensor({0, 3}, DType::kInt64)});
+  expectError("needs the attribute 'dim'", [](TestKernelContext &c) {
+    c.attrs().set("format", std::string("int4_rowwise"));
+  });
+  expectError("unknown table format 'int3'", [](TestKernelContext &c) {
+    c.attrs().set("format", std::string("int3"));
+  });
+  expectError("but its format is 'float16'", [](TestKernelContext &c) {
+    c.attrs().set("format", std::string("float16"));
+  });
+  expectError("has 4 columns but dim is 8",
+              [](TestKernelContext &c) { c.attrs().set("dim", int64_t{8}); });
+  expectError("'pooling' must be sum, mean or max", [](TestKernelContext &c) {
+    c.attrs().set("pooling", std::string("avg"));
+  });
+  expectError("attribute 'pooling' must be a string", [](TestKernelContext &c) {
+    c.attrs().set("pooling", int64_t{1});
+  });
+  expectError("'include_last_offset' must be 0 or 1", [](TestKernelContext &c) {
+    c.attrs().set("include_last_offset", int64_t{2});
+  });
+  expectError(
+      "padding_idx 10 is past the table's 10 rows",
+      [](TestKernelContext &c) { c.attrs().set("padding_idx", int64_t{10}); });
+  expectError("'padding_idx' must be -1", [](TestKernelContext &c) {
+    c.attrs().set("padding_idx", int64_t{-3});
+  });
+  expectError("only supported with pooling 'sum'",
+              [](TestKernelContext &c) {
+                c.attrs().set("pooling", std::string("mean"));
+              },
+              {f32.tensor, ids, indexTensor({0, 3}, DType::kInt64),
+               floatTensor({1, 1, 1})});
+  expectError("per_sample_weights) must be float32[3]", none,
+              {f32.tensor, ids, indexTensor({0, 3}, DType::kInt64),
+               floatTensor({1, 1})});
+  // Missing pooling: caught by validate as at plan load.
+  TestKernelContext ctx;
+  ctx.addInput(f32.tensor)
+      .addInput(ids)
+      .addInput(indexTensor({0, 3}, DType::kInt64));
+  ctx.setNumOutputs(1);
+  Status s = runKernel("embedding_bag", ctx);
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.message().find("missing attribute 'pooling'"), std::string::npos);
+}
+
+} // namespace

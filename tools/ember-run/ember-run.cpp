@@ -1,0 +1,258 @@
+//===- ember-run.cpp - Run an Ember plan on NumPy inputs
+//-------------------===//
+//
+// ember-run PLAN [--input NAME=FILE.npy ...] [--inputs FILE.npz]
+//           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]
+//           [--bounds-check fatal|warning|ignore] [--report-json FILE]
+//
+// Exit status: 0 success, 1 runtime error, 2 usage error. Outputs are written
+// only when every run succeeded, each through a temporary file, and either
+// all of them appear or none.
+//
+//===----------------------------------------------------------------------===//
+#include "ember/session.h"
+#include "io/npy.h"
+#include "kernels/kernel_registry.h"
+#include "latency.h"
+#include "options.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+using namespace ember;
+using namespace ember::tools;
+
+namespace {
+
+constexpr int kExitRuntime = 1;
+constexpr int kExitUsage = 2;
+
+/// Arrays read from the input files, by name.
+using NamedArrays = std::map<std::string, Tensor>;
+
+Status readInputs(const RunOptions &o, NamedArrays &arrays) {
+  auto add = [&](const std::string &name, Tensor t,
+                 const std::string &from) -> Status {
+    if (!arrays.emplace(name, std::move(t)).second)
+      return invalidArgument("input array '" + name +
+                             "' is given twice (again in " + from + ")");
+    return Status::ok();
+  };
+  for (const std::string &npz : o.npzFiles) {
+    EMBER_ASSIGN_OR_RETURN(auto entries, npy::readNpz(npz));
+    for (auto &e : entries)
+      EMBER_RETURN_IF_ERROR(add(e.first, std::move(e.second), "'" + npz + "'"));
+  }
+  for (const auto &[name, file] : o.inputFiles) {
+    EMBER_ASSIGN_OR_RETURN(Tensor t, npy::readNpy(file));
+    EMBER_RETURN_IF_ERROR(add(name, std::move(t), "'" + file + "'"));
+  }
+  return Status::ok();
+}
+
+/// Groups NAME.values / NAME.lengths / NAME.offsets / NAME.weights into the
+/// plan's KJT inputs; every other array is a dense input of its name.
+Status buildRunInputs(const ModelSignature &sig, NamedArrays &arrays,
+                      RunInputs &in) {
+  for (const KjtInfo &kjt : sig.kjtInputs) {
+    auto take = [&](const char *part) {
+      auto it = arrays.find(kjt.name + "." + part);
+      if (it == arrays.end())
+        return Tensor();
+      Tensor t = it->second;
+      arrays.erase(it);
+      return t;
+    };
+    Tensor values = take("values"), lengths = take("lengths"),
+           offsets = take("offsets"), weights = take("weights");
+    std::string where = "KJT input '" + kjt.name + "'";
+    if (!values.defined() && !lengths.defined() && !offsets.defined())
+      continue; // reported as a missing input by the session
+    if (!values.defined())
+      return invalidArgument(where + " needs the array '" + kjt.name +
+                             ".values'");
+    if (lengths.defined() == offsets.defined())
+      return invalidArgument(where + " needs exactly one of '" + kjt.name +
+                             ".lengths' and '" + kjt.name + ".offsets'");
+    auto made =
+        lengths.defined()
+            ? KeyedJaggedTensor::fromLengths(kjt.keys, values, lengths, weights)
+            : KeyedJaggedTensor::fromOffsets(kjt.keys, values, offsets,
+                                             weights);
+    if (!made)
+      return made.status().withContext(where);
+    in.set(kjt.name, std::move(*made));
+  }
+  for (auto &[name, tensor] : arrays)
+    in.set(name, tensor);
+  return Status::ok();
+}
+
+std::string outputFileName(const std::string &name) {
+  std::string safe = name;
+  for (char &c : safe)
+    if (c == '/' || c == '\\' || c == '\0')
+      c = '_';
+  if (safe.empty() || safe == "." || safe == "..")
+    safe = "_" + safe;
+  return safe + ".npy";
+}
+
+/// All outputs or none: every file is written to a temporary name first.
+Status writeOutputs(const std::string &dir, const RunOutputs &out) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return invalidArgument("cannot create the output directory '" + dir +
+                           "': " + ec.message());
+  std::vector<std::pair<std::string, std::string>> staged; // temp -> final
+  auto cleanup = [&] {
+    for (auto &s : staged)
+      std::remove(s.first.c_str());
+  };
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::string final = dir + "/" + outputFileName(out.name(i));
+    std::string temp = final + ".partial." + std::to_string(::getpid());
+    auto bytes = npy::encodeNpy(out.tensor(i));
+    Status s =
+        bytes.isOk() ? npy::writeFileAtomic(temp, *bytes) : bytes.status();
+    if (!s.isOk()) {
+      cleanup();
+      return s.withContext("output '" + out.name(i) + "'");
+    }
+    staged.emplace_back(temp, final);
+  }
+  for (size_t i = 0; i < staged.size(); ++i)
+    if (std::rename(staged[i].first.c_str(), staged[i].second.c_str()) != 0) {
+      for (size_t j = 0; j < i; ++j)
+        std::remove(staged[j].second.c_str());
+      for (size_t j = i; j < staged.size(); ++j)
+        std::remove(staged[j].first.c_str());
+      return invalidArgument("cannot write '" + staged[i].second + "'");
+    }
+  return Status::ok();
+}
+
+int64_t batchSizeOf(const RunOutputs &out) {
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out.tensor(i).rank() > 0)
+      return out.tensor(i).dim(0);
+  return 1;
+}
+
+Status writeReport(const RunOptions &o, const LatencyStats &s, int64_t batch,
+                   const RunOutputs &out, const SessionStats &stats) {
+  char buf[512];
+  std::string json = "{\n  \"plan\": " + jsonString(o.planPath) + ",\n";
+  std::snprintf(
+      buf, sizeof(buf),
+      "  \"repeat\": %d,\n  \"warmup\": %d,\n  \"threads\": %d,\n"
+      "  \"bounds_check\": \"%s\",\n  \"batch_size\": %lld,\n"
+      "  \"latency_ms\": {\"min\": %.6f, \"median\": %.6f, \"p90\": %.6f, "
+      "\"p99\": %.6f, \"mean\": %.6f, \"max\": %.6f},\n"
+      "  \"throughput_samples_per_s\": %.3f,\n  \"invalid_ids\": %lld,\n"
+      "  \"arena_bytes\": %lld,\n",
+      o.repeat, o.warmup, o.threads,
+      std::string(boundsCheckModeName(o.boundsCheck)).c_str(),
+      static_cast<long long>(batch), s.minMs, s.medianMs, s.p90Ms, s.p99Ms,
+      s.meanMs, s.maxMs, s.samplesPerSecond,
+      static_cast<long long>(out.invalidIds()),
+      static_cast<long long>(stats.arenaBytes));
+  json += buf;
+  json += "  \"outputs\": {";
+  for (size_t i = 0; i < out.size(); ++i)
+    json += std::string(i ? ", " : "") + jsonString(out.name(i)) + ": " +
+            jsonString(out.tensor(i).describe());
+  json += "}\n}\n";
+  return npy::writeFileAtomic(o.reportJson, json);
+}
+
+int fail(const Status &s) {
+  std::fprintf(stderr, "ember-run: error: %s\n", s.toString().c_str());
+  return kExitRuntime;
+}
+
+int run(const RunOptions &o) {
+  SessionOptions sessionOptions;
+  sessionOptions.threads = o.threads;
+  sessionOptions.boundsCheck = o.boundsCheck;
+  auto session = Session::load(o.planPath, sessionOptions);
+  if (!session)
+    return fail(session.status());
+  NamedArrays arrays;
+  Status s = readInputs(o, arrays);
+  if (!s.isOk())
+    return fail(s);
+  RunInputs inputs;
+  s = buildRunInputs((*session)->signature(), arrays, inputs);
+  if (!s.isOk())
+    return fail(s);
+
+  RunOutputs out;
+  for (int i = 0; i < o.warmup; ++i)
+    if (!(s = (*session)->run(inputs, &out)).isOk())
+      return fail(s);
+  std::vector<double> latencies;
+  latencies.reserve(o.repeat);
+  for (int i = 0; i < o.repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    s = (*session)->run(inputs, &out);
+    auto end = std::chrono::steady_clock::now();
+    if (!s.isOk())
+      return fail(s);
+    latencies.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  int64_t batch = batchSizeOf(out);
+  LatencyStats stats = computeLatencyStats(latencies, batch);
+
+  for (size_t i = 0; i < out.size(); ++i)
+    std::printf("output %s: %s\n", out.name(i).c_str(),
+                out.tensor(i).describe().c_str());
+  if (out.invalidIds() > 0)
+    std::printf("invalid ids (zeroed, --bounds-check warning): %lld\n",
+                static_cast<long long>(out.invalidIds()));
+  std::printf(
+      "latency over %d run(s), batch %lld: min %.3f ms, median %.3f ms, "
+      "p90 %.3f ms, p99 %.3f ms; throughput %.1f samples/s\n",
+      o.repeat, static_cast<long long>(batch), stats.minMs, stats.medianMs,
+      stats.p90Ms, stats.p99Ms, stats.samplesPerSecond);
+
+  if (!o.outputDir.empty() && !(s = writeOutputs(o.outputDir, out)).isOk())
+    return fail(s);
+  if (!o.reportJson.empty() &&
+      !(s = writeReport(o, stats, batch, out, (*session)->stats())).isOk())
+    return fail(s);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    auto options = parseRunOptions(argc, argv);
+    if (!options) {
+      std::fprintf(stderr, "ember-run: %s\n\n%s",
+                   options.status().message().c_str(), usageText());
+      return kExitUsage;
+    }
+    if (options->help) {
+      std::printf("%s", usageText());
+      return 0;
+    }
+    if (options->listKernels) {
+      for (const std::string &name : cpuKernels().names()) {
+        const KernelDef *def = cpuKernels().find(name);
+        std::printf("%-24s %s\n", name.c_str(), def->summary.c_str());
+      }
+      return 0;
+    }
+    return run(*options);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "ember-run: internal error: %s\n", e.what());
+    return kExitRuntime;
+  }
+}

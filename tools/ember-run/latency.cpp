@@ -1,0 +1,67 @@
+//===- latency.cpp - Latency statistics and the JSON report
+//----------------===//
+#include "latency.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ember::tools {
+
+LatencyStats computeLatencyStats(std::vector<double> ms, int64_t batchSize) {
+  LatencyStats s;
+  if (ms.empty())
+    return s;
+  std::sort(ms.begin(), ms.end());
+  auto rank = [&](double p) {
+    size_t k =
+        static_cast<size_t>(std::ceil(p * static_cast<double>(ms.size())));
+    return ms[std::min(ms.size() - 1, k == 0 ? 0 : k - 1)];
+  };
+  double total = 0;
+  for (double v : ms)
+    total += v;
+  s.runs = static_cast<int64_t>(ms.size());
+  s.minMs = ms.front();
+  s.maxMs = ms.back();
+  s.medianMs = rank(0.5);
+  s.p90Ms = rank(0.9);
+  s.p99Ms = rank(0.99);
+  s.meanMs = total / static_cast<double>(ms.size());
+  s.samplesPerSecond = total > 0 ? static_cast<double>(batchSize) *
+                                       static_cast<double>(ms.size()) /
+                                       (total / 1000.0)
+                                 : 0;
+  return s;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  return out + "\"";
+}
+
+} // namespace ember::tools

@@ -1,0 +1,26 @@
+//===- latency.h - Latency statistics and the JSON report -------*- C++ -*-===//
+#ifndef EMBER_TOOLS_EMBER_RUN_LATENCY_H
+#define EMBER_TOOLS_EMBER_RUN_LATENCY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ember::tools {
+
+struct LatencyStats {
+  int64_t runs = 0;
+  double minMs = 0, medianMs = 0, p90Ms = 0, p99Ms = 0, meanMs = 0, maxMs = 0;
+  double samplesPerSecond = 0; // batch * runs / total time
+};
+
+/// Nearest-rank percentiles over per-run latencies in milliseconds.
+LatencyStats computeLatencyStats(std::vector<double> latenciesMs,
+                                 int64_t batchSize);
+
+/// Escapes a string for a JSON string literal (quotes included).
+std::string jsonString(const std::string &s);
+
+} // namespace ember::tools
+
+#endif // EMBER_TOOLS_EMBER_RUN_LATENCY_H

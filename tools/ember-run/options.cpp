@@ -1,0 +1,117 @@
+//===- options.cpp - ember-run's command line
+//------------------------------===//
+#include "options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace ember::tools {
+
+const char *usageText() {
+  return R"(usage: ember-run PLAN [options]
+       ember-run --list-kernels
+
+Runs an Ember plan (PLAN.plan, or PLAN.plan.txt in text format) on inputs
+read from NumPy files and writes its outputs as NAME.npy files.
+
+  --input NAME=FILE.npy    a dense input; KJT inputs come as NAME.values,
+                           NAME.lengths (or NAME.offsets) and NAME.weights
+  --inputs FILE.npz        every array of an .npz (np.savez or
+                           np.savez_compressed), named as above
+  --output-dir DIR         write each output to DIR/NAME.npy
+  --repeat N               run N times and report latency (default 1)
+  --warmup K               untimed runs before those (default 0)
+  --threads T              kernel threads (default 1; 0 = one per core)
+  --bounds-check MODE      fatal (default), warning or ignore
+  --report-json FILE       write the latency report as JSON
+  --list-kernels           list the CPU kernels of this build and exit
+  --help                   this text
+
+Exit status: 0 success, 1 runtime error (bad plan, files or inputs), 2 usage.
+)";
+}
+
+namespace {
+Result<int> parseCount(const std::string &flag, const char *text, int minimum) {
+  errno = 0;
+  char *end = nullptr;
+  long v = std::strtol(text, &end, 10);
+  if (errno || !end || *end || end == text || v < minimum || v > 100000000)
+    return invalidArgument(flag + " needs an integer >= " +
+                           std::to_string(minimum) + ", not '" + text + "'");
+  return static_cast<int>(v);
+}
+} // namespace
+
+Result<RunOptions> parseRunOptions(int argc, char **argv) {
+  RunOptions o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool hasInlineValue = false;
+    // --flag=value (for --input=NAME=FILE the value is NAME=FILE).
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      size_t eq = arg.find('=');
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      hasInlineValue = true;
+    }
+    auto next = [&]() -> Result<std::string> {
+      if (hasInlineValue)
+        return value;
+      if (i + 1 >= argc)
+        return invalidArgument(arg + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (arg == "--help" || arg == "-h") {
+      o.help = true;
+    } else if (arg == "--list-kernels") {
+      o.listKernels = true;
+    } else if (arg == "--input") {
+      EMBER_ASSIGN_OR_RETURN(std::string spec, next());
+      size_t eq = spec.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+        return invalidArgument("--input needs NAME=FILE.npy, not '" + spec +
+                               "'");
+      o.inputFiles.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
+    } else if (arg == "--inputs") {
+      EMBER_ASSIGN_OR_RETURN(std::string f, next());
+      o.npzFiles.push_back(f);
+    } else if (arg == "--output-dir") {
+      EMBER_ASSIGN_OR_RETURN(o.outputDir, next());
+    } else if (arg == "--report-json") {
+      EMBER_ASSIGN_OR_RETURN(o.reportJson, next());
+    } else if (arg == "--repeat") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      EMBER_ASSIGN_OR_RETURN(o.repeat, parseCount(arg, v.c_str(), 1));
+    } else if (arg == "--warmup") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      EMBER_ASSIGN_OR_RETURN(o.warmup, parseCount(arg, v.c_str(), 0));
+    } else if (arg == "--threads") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      EMBER_ASSIGN_OR_RETURN(o.threads, parseCount(arg, v.c_str(), 0));
+      if (o.threads > 1024)
+        return invalidArgument("--threads " + v + " is too many");
+    } else if (arg == "--bounds-check") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      auto mode = parseBoundsCheckMode(v);
+      if (!mode)
+        return invalidArgument(
+            "--bounds-check must be fatal, warning or ignore, not '" + v + "'");
+      o.boundsCheck = *mode;
+    } else if (arg.rfind("-", 0) == 0 && arg != "-") {
+      return invalidArgument("unknown option '" + arg + "'");
+    } else if (o.planPath.empty()) {
+      o.planPath = arg;
+    } else {
+      return invalidArgument("more than one plan given ('" + o.planPath +
+                             "' and '" + arg + "')");
+    }
+  }
+  if (!o.help && !o.listKernels && o.planPath.empty())
+    return invalidArgument("no plan given");
+  return o;
+}
+
+} // namespace ember::tools

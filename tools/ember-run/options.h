@@ -1,0 +1,34 @@
+//===- options.h - ember-run's command line ---------------------*- C++ -*-===//
+#ifndef EMBER_TOOLS_EMBER_RUN_OPTIONS_H
+#define EMBER_TOOLS_EMBER_RUN_OPTIONS_H
+
+#include "ember/bounds_check.h"
+#include "ember/status.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ember::tools {
+
+struct RunOptions {
+  std::string planPath;
+  std::vector<std::pair<std::string, std::string>> inputFiles; // NAME=FILE.npy
+  std::vector<std::string> npzFiles;
+  std::string outputDir;
+  int repeat = 1;
+  int warmup = 0;
+  int threads = 1;
+  std::string reportJson;
+  BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
+  bool listKernels = false;
+  bool help = false;
+};
+
+/// Parses argv; an error is a usage error (exit code 2).
+Result<RunOptions> parseRunOptions(int argc, char **argv);
+const char *usageText();
+
+} // namespace ember::tools
+
+#endif // EMBER_TOOLS_EMBER_RUN_OPTIONS_H
