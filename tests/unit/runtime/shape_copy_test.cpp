@@ -244,6 +244,14 @@ TEST(Expand, BroadcastsLikeNumpy) {
                           c.attrs().set("shape", std::vector<int64_t>{2, 2});
                         }),
               {"test kernel", "[3, 1]", "[2, 2]", "not broadcastable"});
+  // A result too large to allocate is an error with the location, not a
+  // crash.
+  Status huge = runStatus("expand", [&](TestKernelContext &c) {
+    c.addInput(x);
+    c.attrs().set("shape", std::vector<int64_t>{int64_t{1} << 40, 3, 1 << 20});
+  });
+  EXPECT_EQ(huge.code(), StatusCode::kResourceExhausted);
+  expectError(huge, {"test kernel", "too large"});
 }
 
 } // namespace

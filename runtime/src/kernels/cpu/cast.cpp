@@ -130,7 +130,7 @@ Status castKernel(KernelContext &ctx) {
   DType to = *parseDType(*ctx.attrs().getString("to"));
   if (to == x.dtype())
     return ctx.setOutput(0, x); // no conversion: alias
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, ctx.allocateOutput(0, to, x.shape()));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, to, x.shape()));
   const void *in = x.data();
   void *o = out->data();
   DType from = x.dtype();

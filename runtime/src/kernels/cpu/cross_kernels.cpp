@@ -82,7 +82,7 @@ Status crossKernel(KernelContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(pb, floatInput(ctx, *bias, "dcn_cross: bias"));
   }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, x0.shape()));
+                         allocateOutput(ctx, DType::kFloat32, x0.shape()));
   float *o = out->data<float>();
   if (b == 0 || d == 0)
     return Status::ok();

@@ -37,6 +37,16 @@ inline Status atLocation(const KernelContext &ctx, Status s) {
   return s.withContext(ctx.location());
 }
 
+/// ctx.allocateOutput(0, ...) with the location added to a failure (e.g. a
+/// result too large to allocate).
+inline Result<Tensor *> allocateOutput(KernelContext &ctx, DType dtype,
+                                       const Shape &shape) {
+  Result<Tensor *> out = ctx.allocateOutput(0, dtype, shape);
+  if (!out.isOk())
+    return out.status().withContext(ctx.location());
+  return out;
+}
+
 /// Fails unless `t` has dtype `dtype`.
 Status requireDType(const KernelContext &ctx, const Tensor &t, const char *name,
                     DType dtype);

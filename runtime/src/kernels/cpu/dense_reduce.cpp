@@ -135,7 +135,7 @@ template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, outShape));
+                         allocateOutput(ctx, DType::kFloat32, outShape));
   float *o = out->data<float>();
   int64_t outCount = outShape.numel();
   if (outCount == 0)

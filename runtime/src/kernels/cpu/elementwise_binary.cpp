@@ -85,8 +85,7 @@ const char *opName(BinaryOp op) {
 template <BinaryOp Op, typename T>
 Status runTyped(KernelContext &ctx, const T *a, const Shape &aShape, const T *b,
                 const Shape &bShape, const Shape &outShape, DType outDType) {
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, outDType, outShape));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, outDType, outShape));
   broadcastBinary(ctx, a, aShape, b, bShape, out->data<T>(), outShape,
                   BinaryFn<Op, T>());
   return Status::ok();

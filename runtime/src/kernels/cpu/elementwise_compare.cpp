@@ -32,7 +32,7 @@ template <CompareOp Op, typename T>
 Status runTyped(KernelContext &ctx, const T *a, const Shape &aShape, const T *b,
                 const Shape &bShape, const Shape &outShape) {
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kBool, outShape));
+                         allocateOutput(ctx, DType::kBool, outShape));
   broadcastBinary(ctx, a, aShape, b, bShape, out->data<uint8_t>(), outShape,
                   CompareFn<Op>());
   return Status::ok();
@@ -113,7 +113,7 @@ Status whereKernel(KernelContext &ctx) {
   if (!outShape.isOk())
     return kernelError(ctx, "where: " + outShape.status().message());
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, a.dtype(), *outShape));
+                         allocateOutput(ctx, a.dtype(), *outShape));
   if (out->numel() == 0)
     return Status::ok();
   BroadcastLayout layout = makeBroadcastLayout(*outShape, shapes, 3);

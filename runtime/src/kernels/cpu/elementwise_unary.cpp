@@ -43,7 +43,7 @@ template <UnaryOp Op> Status unaryKernel(KernelContext &ctx) {
   const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+                         allocateOutput(ctx, DType::kFloat32, x.shape()));
   float *o = out->data<float>();
   parallelFor(ctx, x.numel(), kElementwiseSpan, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i)

@@ -1,5 +1,7 @@
 //===- embedding_pool_avx2.cpp - AVX2 + FMA + F16C row routines -----------===//
 //
+// Pooling with the bag's accumulator in ymm registers (64 columns per pass,
+// then a scalar tail), and the row routines gatherRows uses.
 // Compiled for the baseline ISA like every other file; only the functions
 // marked EMBER_POOL_TARGET use AVX2/FMA/F16C, and embedding_pool.cpp calls
 // them only after checking the CPU supports those extensions.
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <immintrin.h>
+#include <limits>
 
 #if defined(__x86_64__) || defined(__i386__)
 #define EMBER_HAVE_AVX2_ROUTINES 1
@@ -172,6 +175,216 @@ template <TableFormat F> struct RowOps {
   }
 };
 
+// Register-blocked pooling: a bag is reduced 64 columns (8 ymm registers) at
+// a time with the accumulators in registers, then the last dim % 8 columns
+// in scalar code. The per-vector loops are fully unrolled (#pragma GCC
+// unroll) so that the compiler keeps acc[] in registers.
+constexpr int kLanes = 8;
+constexpr int kMaxVecs = 8;
+
+/// Pools bag [begin, end) into columns [c0, c0 + 8 * NV) of `out`. `first`
+/// marks the bag's first pass, which prefetches, counts invalid ids and stops
+/// at the first one in kFatal (returning false).
+template <TableFormat F, typename IndexT, bool kMax, int NV>
+EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
+                                 int64_t c0, bool first, int64_t distance,
+                                 int64_t idsEnd, float *out,
+                                 PoolResult &result) {
+  const IndexT *ids = static_cast<const IndexT *>(job.ids);
+  const uint8_t *table = job.table.data;
+  const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes;
+  const int64_t dim = job.table.dim;
+  const bool hasPadding = job.paddingIdx >= 0;
+  const bool prefetch = first && distance > 0;
+  __m256 acc[NV];
+  const __m256 init =
+      kMax ? _mm256_set1_ps(-std::numeric_limits<float>::infinity())
+           : _mm256_setzero_ps();
+#pragma GCC unroll 8
+  for (int k = 0; k < NV; ++k)
+    acc[k] = init;
+  int64_t count = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    if (prefetch && i + distance < idsEnd)
+      prefetchRow(table, ids[i + distance], rows, rowBytes);
+    const int64_t id = ids[i];
+    if (hasPadding && id == job.paddingIdx)
+      continue;
+    ++count;
+    if (job.checkBounds &&
+        static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+      if (job.stopAtInvalid) {
+        result.firstInvalidPos = i;
+        result.firstInvalidId = id;
+        return false;
+      }
+      if (first)
+        ++result.invalidIds;
+      if (kMax)
+#pragma GCC unroll 8
+        for (int k = 0; k < NV; ++k)
+          acc[k] = _mm256_max_ps(acc[k], _mm256_setzero_ps());
+      continue;
+    }
+    const uint8_t *row = table + id * rowBytes;
+    float s = 1.0f, b = 0.0f;
+    if constexpr (isQuantized(F)) {
+      const uint8_t *sb = row + codeBytes(F, dim);
+      s = loadFloat(sb);
+      b = loadFloat(sb + 4);
+    }
+    if constexpr (kMax) {
+      const __m256 vs = _mm256_set1_ps(s), vb = _mm256_set1_ps(b);
+#pragma GCC unroll 8
+      for (int k = 0; k < NV; ++k) {
+        __m256 v = Load8<F>::at(row, c0 + k * kLanes);
+        if constexpr (isQuantized(F))
+          v = _mm256_fmadd_ps(v, vs, vb);
+        acc[k] = _mm256_max_ps(acc[k], v);
+      }
+    } else {
+      const float w = job.weights ? job.weights[i] : 1.0f;
+      const __m256 vws = _mm256_set1_ps(w * s);
+      if constexpr (isQuantized(F)) {
+        const __m256 vwb = _mm256_set1_ps(w * b);
+#pragma GCC unroll 8
+        for (int k = 0; k < NV; ++k)
+          acc[k] = _mm256_add_ps(
+              acc[k],
+              _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws, vwb));
+      } else {
+#pragma GCC unroll 8
+        for (int k = 0; k < NV; ++k)
+          acc[k] =
+              _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws, acc[k]);
+      }
+    }
+  }
+  if (count == 0) {
+#pragma GCC unroll 8
+    for (int k = 0; k < NV; ++k)
+      acc[k] = _mm256_setzero_ps();
+  } else if (!kMax && job.pooling == Pooling::kMean && count > 1) {
+    const __m256 c = _mm256_set1_ps(static_cast<float>(count));
+#pragma GCC unroll 8
+    for (int k = 0; k < NV; ++k)
+      acc[k] = _mm256_div_ps(acc[k], c);
+  }
+#pragma GCC unroll 8
+  for (int k = 0; k < NV; ++k)
+    _mm256_storeu_ps(out + c0 + k * kLanes, acc[k]);
+  return true;
+}
+
+/// The last columns [c0, dim) (fewer than 8) of bag [begin, end), scalar;
+/// same contract as poolBlock.
+template <TableFormat F, typename IndexT, bool kMax>
+EMBER_POOL_TARGET bool
+poolTail(const PoolJob &job, int64_t begin, int64_t end, int64_t c0, bool first,
+         int64_t distance, int64_t idsEnd, float *out, PoolResult &result) {
+  const IndexT *ids = static_cast<const IndexT *>(job.ids);
+  const uint8_t *table = job.table.data;
+  const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes;
+  const int64_t dim = job.table.dim, width = dim - c0;
+  const bool prefetch = first && distance > 0;
+  float acc[kLanes];
+  std::fill(acc, acc + width,
+            kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+  int64_t count = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    if (prefetch && i + distance < idsEnd)
+      prefetchRow(table, ids[i + distance], rows, rowBytes);
+    const int64_t id = ids[i];
+    if (job.paddingIdx >= 0 && id == job.paddingIdx)
+      continue;
+    ++count;
+    if (job.checkBounds &&
+        static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+      if (job.stopAtInvalid) {
+        result.firstInvalidPos = i;
+        result.firstInvalidId = id;
+        return false;
+      }
+      if (first)
+        ++result.invalidIds;
+      if (kMax)
+        for (int64_t t = 0; t < width; ++t)
+          acc[t] = std::max(acc[t], 0.0f);
+      continue;
+    }
+    const uint8_t *row = table + id * rowBytes;
+    float s = 1.0f, b = 0.0f;
+    if constexpr (isQuantized(F)) {
+      const uint8_t *sb = row + codeBytes(F, dim);
+      s = loadFloat(sb);
+      b = loadFloat(sb + 4);
+    }
+    const float w = (!kMax && job.weights) ? job.weights[i] : 1.0f;
+    for (int64_t t = 0; t < width; ++t) {
+      float v = Decode<F>::at(row, c0 + t);
+      if constexpr (isQuantized(F))
+        v = s * v + b;
+      acc[t] = kMax ? std::max(acc[t], v) : acc[t] + w * v;
+    }
+  }
+  for (int64_t t = 0; t < width; ++t) {
+    float v = acc[t];
+    if (count == 0)
+      v = 0.0f;
+    else if (!kMax && job.pooling == Pooling::kMean && count > 1)
+      v /= static_cast<float>(count);
+    out[c0 + t] = v;
+  }
+  return true;
+}
+
+template <TableFormat F, typename IndexT, bool kMax>
+EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
+  using BlockFn = bool (*)(const PoolJob &, int64_t, int64_t, int64_t, bool,
+                           int64_t, int64_t, float *, PoolResult &);
+  static constexpr BlockFn kBlocks[kMaxVecs] = {
+      poolBlock<F, IndexT, kMax, 1>, poolBlock<F, IndexT, kMax, 2>,
+      poolBlock<F, IndexT, kMax, 3>, poolBlock<F, IndexT, kMax, 4>,
+      poolBlock<F, IndexT, kMax, 5>, poolBlock<F, IndexT, kMax, 6>,
+      poolBlock<F, IndexT, kMax, 7>, poolBlock<F, IndexT, kMax, 8>};
+  PoolResult result;
+  if (job.numBags <= 0)
+    return result;
+  const int64_t dim = job.table.dim, dimVec = dim / kLanes * kLanes;
+  const int64_t distance = prefetchDistance(job.table.rowBytes);
+  const int64_t idsEnd = job.offsets[job.numBags];
+  const IndexT *ids = static_cast<const IndexT *>(job.ids);
+  for (int64_t i = job.offsets[0];
+       i < std::min(idsEnd, job.offsets[0] + distance); ++i)
+    prefetchRow(job.table.data, ids[i], job.table.rows, job.table.rowBytes);
+  for (int64_t bag = 0; bag < job.numBags; ++bag) {
+    const int64_t begin = job.offsets[bag], end = job.offsets[bag + 1];
+    float *out = job.out + bag * job.outStride;
+    bool first = true;
+    for (int64_t c0 = 0; c0 < dimVec; c0 += kMaxVecs * kLanes) {
+      const int64_t vecs = std::min<int64_t>(kMaxVecs, (dimVec - c0) / kLanes);
+      if (!kBlocks[vecs - 1](job, begin, end, c0, first, distance, idsEnd, out,
+                             result))
+        return result;
+      first = false;
+    }
+    if (dimVec < dim &&
+        !poolTail<F, IndexT, kMax>(job, begin, end, dimVec, first, distance,
+                                   idsEnd, out, result))
+      return result;
+  }
+  return result;
+}
+
+template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {
+  bool isMax = job.pooling == Pooling::kMax;
+  if (job.idsAre64)
+    return isMax ? poolBagsBlocked<F, int64_t, true>(job)
+                 : poolBagsBlocked<F, int64_t, false>(job);
+  return isMax ? poolBagsBlocked<F, int32_t, true>(job)
+               : poolBagsBlocked<F, int32_t, false>(job);
+}
+
 } // namespace
 #endif // x86
 
@@ -179,7 +392,19 @@ namespace ember::embedding::detail {
 
 #ifdef EMBER_HAVE_AVX2_ROUTINES
 PoolResult poolBagsAvx2(const PoolJob &job) {
-  return dispatchPoolBags<RowOps>(job);
+  switch (job.table.format) {
+  case TableFormat::kFloat32:
+    return poolBagsBlockedFor<TableFormat::kFloat32>(job);
+  case TableFormat::kFloat16:
+    return poolBagsBlockedFor<TableFormat::kFloat16>(job);
+  case TableFormat::kBFloat16:
+    return poolBagsBlockedFor<TableFormat::kBFloat16>(job);
+  case TableFormat::kInt8RowWise:
+    return poolBagsBlockedFor<TableFormat::kInt8RowWise>(job);
+  case TableFormat::kInt4RowWise:
+    return poolBagsBlockedFor<TableFormat::kInt4RowWise>(job);
+  }
+  return PoolResult();
 }
 PoolResult gatherRowsAvx2(const PoolJob &job) {
   return dispatchGatherRows<RowOps>(job);

@@ -67,7 +67,7 @@ Status linearKernel(KernelContext &ctx) {
   Shape outShape = x.shape();
   outShape[x.rank() - 1] = n;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, outShape));
+                         allocateOutput(ctx, DType::kFloat32, outShape));
   GemmArgs g;
   g.m = 1; // every dim of x but the last
   for (int i = 0; i + 1 < x.rank(); ++i)
@@ -184,7 +184,7 @@ Status matmulKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(const float *pa, floatInput(ctx, a, "matmul: a"));
   EMBER_ASSIGN_OR_RETURN(const float *pb, floatInput(ctx, b, "matmul: b"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, outShape));
+                         allocateOutput(ctx, DType::kFloat32, outShape));
   BroadcastLayout layout = makeBroadcastLayout(*batch, batchShapes, 2);
   return batchedGemm(ctx, layout, batch->numel(), pa, pb, out->data<float>(), m,
                      n, k, /*transB=*/false);
@@ -214,8 +214,8 @@ Status batchMatmulKernel(KernelContext &ctx) {
                          floatInput(ctx, a, "batch_matmul: a"));
   EMBER_ASSIGN_OR_RETURN(const float *pb,
                          floatInput(ctx, b, "batch_matmul: b"));
-  EMBER_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, {batches, m, n}));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         allocateOutput(ctx, DType::kFloat32, {batches, m, n}));
   Shape batchShapes[2] = {Shape{batches}, Shape{batches}};
   BroadcastLayout layout = makeBroadcastLayout(Shape{batches}, batchShapes, 2);
   return batchedGemm(ctx, layout, batches, pa, pb, out->data<float>(), m, n, k,

@@ -134,7 +134,7 @@ Status dotInteractionKernel(KernelContext &ctx) {
                          floatInput(ctx, sparse, "dot_interaction: sparse"));
   int64_t width = d + pairs;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, {b, width}));
+                         allocateOutput(ctx, DType::kFloat32, {b, width}));
   float *o = out->data<float>();
   InteractionJob job{pd, ps, o, n, d, width, self, torchrecOrder};
   bool avx2 = cpuHasAvx2Fma();

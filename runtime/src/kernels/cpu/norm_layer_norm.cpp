@@ -75,7 +75,7 @@ Status layerNormKernel(KernelContext &ctx) {
   }
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "layer_norm: x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+                         allocateOutput(ctx, DType::kFloat32, x.shape()));
   float *o = out->data<float>();
   if (d == 0)
     return Status::ok();

@@ -46,7 +46,7 @@ Status concatKernel(KernelContext &ctx) {
     outShape[axis] += t.dim(axis);
   }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, first.dtype(), outShape));
+                         allocateOutput(ctx, first.dtype(), outShape));
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < axis; ++k)
     outer *= outShape[k];

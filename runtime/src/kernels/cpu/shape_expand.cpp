@@ -64,7 +64,7 @@ Status expandKernel(KernelContext &ctx) {
     strides[i] = (j < 0 || x.dim(j) == 1) ? 0 : inStrides[j];
   }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, x.dtype(), *outShape));
+                         allocateOutput(ctx, x.dtype(), *outShape));
   stridedCopy(ctx, x.data(), 0, strides, out->data(), *outShape,
               dtypeSize(x.dtype()));
   return Status::ok();

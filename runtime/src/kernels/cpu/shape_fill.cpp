@@ -54,7 +54,7 @@ template <typename T> Status rangeTyped(KernelContext &ctx) {
     n = steps > 0 ? static_cast<int64_t>(steps) : 0;
   }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, ctx.input(0).dtype(), {n}));
+                         allocateOutput(ctx, ctx.input(0).dtype(), {n}));
   T *o = out->data<T>();
   for (int64_t i = 0; i < n; ++i)
     o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
@@ -116,7 +116,7 @@ Status constantOfShapeKernel(KernelContext &ctx) {
     return kernelError(ctx, "constant_of_shape: " + shape.status().message());
   DType dt = *parseDType(ctx.attrs().getString("dtype", "float32"));
   double value = ctx.attrs().getFloat("value", 0.0);
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, ctx.allocateOutput(0, dt, *shape));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, dt, *shape));
   unsigned char one[8];
   convertElements(&value, DType::kFloat64, one, dt, 0, 1);
   size_t es = dtypeSize(dt);

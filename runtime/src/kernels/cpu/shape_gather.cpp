@@ -79,7 +79,7 @@ Status gatherKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(checkIndices(ctx, indices, axisDim, "gather", axis));
   EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, outRank));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, data.dtype(), outShape));
+                         allocateOutput(ctx, data.dtype(), outShape));
   int64_t outer = 1, inner = 1, n = indices.numel();
   for (int i = 0; i < axis; ++i)
     outer *= data.dim(i);
@@ -127,7 +127,7 @@ Status gatherElementsKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(
       checkIndices(ctx, indices, axisDim, "gather_elements", axis));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, data.dtype(), indices.shape()));
+                         allocateOutput(ctx, data.dtype(), indices.shape()));
   int64_t total = indices.numel();
   if (total == 0)
     return Status::ok();

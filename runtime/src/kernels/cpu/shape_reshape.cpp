@@ -235,8 +235,7 @@ Status shapeKernel(KernelContext &ctx) {
   int64_t start = clampIndex(ctx.attrs().getInt("start", 0));
   int64_t end = clampIndex(ctx.attrs().getInt("end", r));
   int64_t n = std::max<int64_t>(0, end - start);
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kInt64, {n}));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, DType::kInt64, {n}));
   for (int64_t i = 0; i < n; ++i)
     out->data<int64_t>()[i] = x.dim(static_cast<int>(start + i));
   return Status::ok();

@@ -79,7 +79,7 @@ Status scatterNdKernel(KernelContext &ctx) {
                      " of size " + std::to_string(dim));
     }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, data.dtype(), data.shape()));
+                         allocateOutput(ctx, data.dtype(), data.shape()));
   if (data.nbytes())
     std::memcpy(out->data(), data.data(), data.nbytes());
   size_t es = dtypeSize(data.dtype());

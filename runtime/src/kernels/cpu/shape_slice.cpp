@@ -104,7 +104,7 @@ Status sliceKernel(KernelContext &ctx) {
   }
   EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, rank));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, x.dtype(), outShape));
+                         allocateOutput(ctx, x.dtype(), outShape));
   stridedCopy(ctx, x.data(), base, strides, out->data(), outShape,
               dtypeSize(x.dtype()));
   return Status::ok();

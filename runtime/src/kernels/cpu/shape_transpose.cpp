@@ -17,17 +17,23 @@ Status validateTranspose(const Attributes &attrs, int, int) {
                          findInts(attrs, "perm"));
   if (!perm)
     return Status::ok();
-  std::vector<bool> seen(perm->size(), false);
-  for (int64_t p : *perm) {
-    if (p < 0 || p >= static_cast<int64_t>(perm->size()) || seen[p])
-      return invalidArgument("attribute 'perm' is not a permutation of 0.." +
-                             std::to_string(perm->size() - 1));
-    seen[p] = true;
+  int64_t n = static_cast<int64_t>(perm->size());
+  bool seen[Shape::kMaxRank] = {};
+  bool ok = n <= Shape::kMaxRank;
+  for (int64_t i = 0; ok && i < n; ++i) {
+    int64_t p = (*perm)[i];
+    ok = p >= 0 && p < n && !seen[p];
+    if (ok)
+      seen[p] = true;
   }
+  if (!ok)
+    return invalidArgument("attribute 'perm' is not a permutation of 0.." +
+                           std::to_string(n - 1));
   return Status::ok();
 }
 
 Status transposeKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateTranspose(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *perm,
@@ -60,7 +66,7 @@ Status transposeKernel(KernelContext &ctx) {
   }
   EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, rank));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, x.dtype(), outShape));
+                         allocateOutput(ctx, x.dtype(), outShape));
   stridedCopy(ctx, x.data(), 0, strides, out->data(), outShape,
               dtypeSize(x.dtype()));
   return Status::ok();

@@ -81,7 +81,7 @@ Status softmaxKernel(KernelContext &ctx) {
       normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "softmax: x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+                         allocateOutput(ctx, DType::kFloat32, x.shape()));
   float *o = out->data<float>();
   int64_t outer = 1, inner = 1, len = x.dim(axis);
   for (int i = 0; i < axis; ++i)
