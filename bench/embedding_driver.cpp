@@ -5,14 +5,16 @@
 //
 //   ember_embedding_driver --table T.bin --rows R --dim D --dtype float32
 //       --indices I.bin --offsets O.bin --pooling sum --threads 2
-//       --iters 20 [--out out.bin] [--hugepages 1]
+//       --iters 20 [--out out.bin] [--hugepages 1] [--flush-mib 64]
 //
 // indices and offsets are int64 (offsets has B + 1 entries). Prints the best
 // and median time of --iters runs (after one warm-up) and writes the pooled
 // output of the last run to --out. Exits non-zero with a message on any
 // error. --hugepages 1 puts the table in transparent huge pages (see
 // bench_table_memory.h); by default it is in ordinary 4 KiB pages, as
-// PyTorch's tables are.
+// PyTorch's tables are. --flush-mib N reads an N MiB buffer before every
+// timed run (not timed), so rows of the previous run are not in the caches
+// (the script passes 64, twice this machine's L3).
 //
 //===----------------------------------------------------------------------===//
 #include "bench_kernel_context.h"
@@ -110,8 +112,18 @@ int main(int argc, char **argv) {
   Status s = ctx.run("embedding_bag"); // warm-up
   if (!s.isOk())
     return fail(s.toString());
+  const int64_t flushMib =
+      args.count("flush-mib") ? std::atoll(args["flush-mib"].c_str()) : 0;
+  if (flushMib < 0)
+    return fail("--flush-mib must be >= 0");
+  std::vector<uint64_t> flush(static_cast<size_t>(flushMib) << 17, 1);
+  volatile uint64_t sink = 0;
   std::vector<double> times;
   for (int i = 0; i < iters; ++i) {
+    uint64_t sum = 0;
+    for (uint64_t v : flush)
+      sum += v;
+    sink = sink + sum;
     auto start = std::chrono::steady_clock::now();
     s = ctx.run("embedding_bag");
     auto end = std::chrono::steady_clock::now();

@@ -8,9 +8,11 @@ Run with /usr/bin/python3 (torch 1.13 CPU, numpy):
 It writes one float32 table, int64 ids and offsets (fixed seed) to a
 temporary directory, times torch.nn.functional.embedding_bag on them with
 torch.set_num_threads(1) and (2), runs bench/embedding_driver.cpp's
-ember_embedding_driver on the very same files with 1 and 2 threads, checks
-that both produce the same pooled output, measures the machine's
-streaming-read bandwidth with bench_stream_read, and prints per thread count:
+ember_embedding_driver on the very same files with 1 and 2 threads (both
+read a 64 MiB buffer before every timed run, so rows never come from the
+previous run's caches), checks that both produce the same pooled output,
+measures the machine's streaming-read bandwidth with bench_stream_read next
+to each measurement, and prints per thread count:
 PyTorch and Ember times, the speed-up, Ember's useful bandwidth (rows read +
 output written) and its share of the streaming-read bandwidth.
 
@@ -53,11 +55,16 @@ def tool(build, name):
     return path
 
 
+FLUSH_MIB = 64  # read before every timed run: twice this machine's 32 MiB L3
+
+
 def time_torch(weight, ids, offsets, mode, threads, iters):
     torch.set_num_threads(threads)
     out = F.embedding_bag(ids, weight, offsets, mode=mode, include_last_offset=True)
+    flush = np.ones(FLUSH_MIB << 17, dtype=np.uint64)
     times = []
     for _ in range(iters):
+        flush.sum()  # evicts the previous run's rows (not timed)
         start = time.perf_counter()
         out = F.embedding_bag(ids, weight, offsets, mode=mode, include_last_offset=True)
         times.append(time.perf_counter() - start)
@@ -69,7 +76,8 @@ def run_ember(driver, files, args, threads, hugepages):
     cmd = [driver, "--table", files["table"], "--rows", str(args.rows), "--dim", str(args.dim),
            "--dtype", "float32", "--indices", files["ids"], "--offsets", files["offsets"],
            "--pooling", args.mode, "--threads", str(threads), "--iters", str(args.iters),
-           "--out", files["out"], "--hugepages", "1" if hugepages else "0"]
+           "--out", files["out"], "--hugepages", "1" if hugepages else "0",
+           "--flush-mib", str(FLUSH_MIB)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"embedding_vs_pytorch: {' '.join(cmd)} failed:\n{r.stderr}")
@@ -80,13 +88,16 @@ def run_ember(driver, files, args, threads, hugepages):
     return float(m.group(1)), float(m.group(2)), out
 
 
-def stream_read(build, threads):
+def stream_read(build, threads, passes):
+    """Streaming-read bandwidth (GB/s) with exactly `threads` threads."""
     r = subprocess.run([tool(build, "bench_stream_read"), "--mib", "1024", "--threads",
-                        str(max(threads)), "--passes", "5"], capture_output=True, text=True)
+                        str(threads), "--passes", str(passes)], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"embedding_vs_pytorch: bench_stream_read failed:\n{r.stderr}")
-    return {int(t): float(g) for t, g in
-            re.findall(r"threads=(\d+) mib=\d+ best_gbps=([0-9.]+)", r.stdout)}
+    found = dict(re.findall(r"threads=(\d+) mib=\d+ best_gbps=([0-9.]+)", r.stdout))
+    if str(threads) not in found:
+        sys.exit(f"embedding_vs_pytorch: unexpected bench_stream_read output: {r.stdout}")
+    return float(found[str(threads)])
 
 
 def main():
@@ -107,7 +118,6 @@ def main():
         offsets.tofile(files["offsets"])
         weight = torch.from_numpy(table)
         tids, toffsets = torch.from_numpy(ids), torch.from_numpy(offsets)
-        bandwidth = stream_read(args.build, threads)
 
         print(f"embedding_bag mode={args.mode} rows={args.rows} dim={args.dim} "
               f"batch={args.batch} L={args.pooling_factor} float32, torch {torch.__version__}")
@@ -116,6 +126,8 @@ def main():
         ok = True
         for t in threads:
             t_best, _, t_out = time_torch(weight, tids, toffsets, args.mode, t, args.iters)
+            # Measured next to the lookups: the machine may be shared.
+            bw = stream_read(args.build, t, 3)
             variants = [False] + ([True] if args.hugepages else [])
             for huge in variants:
                 e_best, _, e_out = run_ember(driver, files, args, t, huge)
@@ -124,7 +136,6 @@ def main():
                     print(f"MISMATCH with {t} threads: max abs difference {worst}")
                     ok = False
                 gbps = useful_bytes / e_best / 1e9
-                bw = bandwidth.get(t, float("nan"))
                 print(f"{t:>7} {t_best * 1e3:>9.2f} {e_best * 1e3:>9.2f} "
                       f"{t_best / e_best:>7.2f}x {gbps:>10.2f} {bw:>11.2f} "
                       f"{100 * gbps / bw:>7.1f}%  {'huge pages' if huge else '4 KiB pages'}")

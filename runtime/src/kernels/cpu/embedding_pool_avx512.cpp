@@ -91,7 +91,7 @@ inline __mmask16 laneMask(int64_t count) {
                          : static_cast<__mmask16>((1u << count) - 1);
 }
 
-/// Row routines for gatherRows and the generic parts of the loop header.
+/// The row routines gatherRowsLoop (embedding_pool_loop.h) uses.
 template <TableFormat F> struct RowOps {
   static void scaleBias(const uint8_t *row, int64_t dim, float &s, float &b) {
     if constexpr (isQuantized(F)) {
@@ -107,50 +107,6 @@ template <TableFormat F> struct RowOps {
     __m512 vv = _mm512_set1_ps(v);
     for (int64_t d = 0; d < dim; d += kLanes)
       _mm512_mask_storeu_ps(acc + d, laneMask(dim - d), vv);
-  }
-  EMBER_POOL_TARGET static void divide(float *acc, float c, int64_t dim) {
-    __m512 vc = _mm512_set1_ps(c);
-    for (int64_t d = 0; d < dim; d += kLanes) {
-      __mmask16 m = laneMask(dim - d);
-      _mm512_mask_storeu_ps(
-          acc + d, m, _mm512_div_ps(_mm512_maskz_loadu_ps(m, acc + d), vc));
-    }
-  }
-  EMBER_POOL_TARGET static void maxZero(float *acc, int64_t dim) {
-    for (int64_t d = 0; d < dim; d += kLanes) {
-      __mmask16 m = laneMask(dim - d);
-      _mm512_mask_storeu_ps(acc + d, m,
-                            _mm512_max_ps(_mm512_maskz_loadu_ps(m, acc + d),
-                                          _mm512_setzero_ps()));
-    }
-  }
-  EMBER_POOL_TARGET static void addRow(float *acc, const uint8_t *row, float w,
-                                       int64_t dim) {
-    float s, b;
-    scaleBias(row, dim, s, b);
-    __m512 vws = _mm512_set1_ps(w * s), vwb = _mm512_set1_ps(w * b);
-    for (int64_t d = 0; d < dim; d += kLanes) {
-      __mmask16 m = laneMask(dim - d);
-      __m512 v = Load16<F>::at(row, d, m);
-      __m512 a = _mm512_maskz_loadu_ps(m, acc + d);
-      a = isQuantized(F) ? _mm512_add_ps(a, _mm512_fmadd_ps(v, vws, vwb))
-                         : _mm512_fmadd_ps(v, vws, a);
-      _mm512_mask_storeu_ps(acc + d, m, a);
-    }
-  }
-  EMBER_POOL_TARGET static void maxRow(float *acc, const uint8_t *row,
-                                       int64_t dim) {
-    float s, b;
-    scaleBias(row, dim, s, b);
-    __m512 vs = _mm512_set1_ps(s), vb = _mm512_set1_ps(b);
-    for (int64_t d = 0; d < dim; d += kLanes) {
-      __mmask16 m = laneMask(dim - d);
-      __m512 v = Load16<F>::at(row, d, m);
-      if constexpr (isQuantized(F))
-        v = _mm512_fmadd_ps(v, vs, vb);
-      _mm512_mask_storeu_ps(
-          acc + d, m, _mm512_max_ps(_mm512_maskz_loadu_ps(m, acc + d), v));
-    }
   }
   EMBER_POOL_TARGET static void storeRow(float *out, const uint8_t *row,
                                          int64_t dim) {

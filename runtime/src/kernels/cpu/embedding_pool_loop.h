@@ -1,15 +1,19 @@
 //===- embedding_pool_loop.h - The lookup loops, per ISA -------*- C++ -*-===//
 //
 // Included once by each ISA translation unit (embedding_pool_portable.cpp,
-// embedding_pool_avx2.cpp) after it has defined EMBER_POOL_TARGET (the
-// function attribute of that ISA, empty for portable code) and its row
-// routines `template <TableFormat F> struct RowOps` with static members:
+// embedding_pool_avx2.cpp, embedding_pool_avx512.cpp) after it has defined
+// EMBER_POOL_TARGET (the function attribute of that ISA, empty for portable
+// code) and its row routines `template <TableFormat F> struct RowOps` with
+// static members:
 //   fill(acc, value, dim)          acc[d] = value
+//   storeRow(out, row, dim)        out[d] = row[d]
+// and, for poolBagsLoop (used by the portable TU; the AVX2 and AVX-512 TUs
+// have register-blocked pooling loops of their own):
 //   addRow(acc, row, w, dim)       acc[d] += w * row[d]
 //   maxRow(acc, row, dim)          acc[d] = max(acc[d], row[d])
-//   storeRow(out, row, dim)        out[d] = row[d]
 //   divide(acc, c, dim)            acc[d] /= c
 //   maxZero(acc, dim)              acc[d] = max(acc[d], 0)
+// The prefetch helpers here are shared by all of them.
 // Everything here is a template instantiated with those internal types, so
 // each ISA gets its own code and nothing compiled for AVX2 leaks into the
 // portable path. No include guard on purpose: one inclusion per TU.
