@@ -1,5 +1,4 @@
-//===- serving_threads.cpp - Serving an Ember plan from C++ threads
-//--------===//
+//===- serving_threads.cpp - Serving an Ember plan from C++ threads -------===//
 //
 //   ember-serving-threads PLAN DENSE.npy VALUES.npy LENGTHS.npy [THREADS]
 //   [REQUESTS]

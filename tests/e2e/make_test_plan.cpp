@@ -1,5 +1,4 @@
-//===- make_test_plan.cpp - Plans and inputs for ember-run's tests
-//---------===//
+//===- make_test_plan.cpp - Plans and inputs for ember-run's tests --------===//
 //
 //   ember-make-test-plan DIR [BATCH]
 //     creates DIR if needed and writes the test DLRM (support/dlrm_model.h) as

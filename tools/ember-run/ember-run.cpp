@@ -1,5 +1,4 @@
-//===- ember-run.cpp - Run an Ember plan on NumPy inputs
-//-------------------===//
+//===- ember-run.cpp - Run an Ember plan on NumPy inputs ------------------===//
 //
 // ember-run PLAN [--input NAME=FILE.npy ...] [--inputs FILE.npz]
 //           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]

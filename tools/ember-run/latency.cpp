@@ -1,5 +1,4 @@
-//===- latency.cpp - Latency statistics and the JSON report
-//----------------===//
+//===- latency.cpp - Latency statistics and the JSON report ---------------===//
 #include "latency.h"
 
 #include <algorithm>

@@ -1,5 +1,4 @@
-//===- options.cpp - ember-run's command line
-//------------------------------===//
+//===- options.cpp - ember-run's command line -----------------------------===//
 #include "options.h"
 
 #include <cerrno>

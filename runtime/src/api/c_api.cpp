@@ -1,5 +1,4 @@
-//===- c_api.cpp - The Ember runtime's C API
-//-------------------------------===//
+//===- c_api.cpp - The Ember runtime's C API ------------------------------===//
 //
 // Every entry point catches every exception (std::bad_alloc included) and
 // turns it into a status; NULL handles are errors.

@@ -1,5 +1,4 @@
-//===- kjt.cpp - Keyed jagged tensors
-//--------------------------------------===//
+//===- kjt.cpp - Keyed jagged tensors -------------------------------------===//
 #include "ember/kjt.h"
 
 namespace ember {

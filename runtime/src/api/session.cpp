@@ -1,5 +1,4 @@
-//===- session.cpp - Loading and running Ember plans
-//-----------------------===//
+//===- session.cpp - Loading and running Ember plans ----------------------===//
 #include "ember/session.h"
 
 #include "executor/executor.h"

@@ -1,5 +1,4 @@
-//===- arena.cpp - Per-run memory of the executor
-//--------------------------===//
+//===- arena.cpp - Per-run memory of the executor -------------------------===//
 #include "executor/arena.h"
 
 #include <cstdlib>

@@ -1,5 +1,4 @@
-//===- executor.cpp - Running a program's instructions
-//---------------------===//
+//===- executor.cpp - Running a program's instructions --------------------===//
 #include "executor/executor.h"
 
 #include "kernels/kernel_context.h"

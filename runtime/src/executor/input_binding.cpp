@@ -1,5 +1,4 @@
-//===- input_binding.cpp - Checking and binding run inputs
-//-----------------===//
+//===- input_binding.cpp - Checking and binding run inputs ----------------===//
 #include "executor/input_binding.h"
 
 namespace ember {

@@ -1,5 +1,4 @@
-//===- run_context.cpp - The state of one run
-//------------------------------===//
+//===- run_context.cpp - The state of one run -----------------------------===//
 #include "executor/run_context.h"
 
 namespace ember {

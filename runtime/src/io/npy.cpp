@@ -1,5 +1,4 @@
-//===- npy.cpp - NumPy .npy files
-//------------------------------------------===//
+//===- npy.cpp - NumPy .npy files -----------------------------------------===//
 #include "io/npy.h"
 
 #include "io/read_file.h"

@@ -1,5 +1,4 @@
-//===- npz.cpp - NumPy .npz files (zip archives of .npy)
-//-------------------===//
+//===- npz.cpp - NumPy .npz files (zip archives of .npy) ------------------===//
 #include "io/npy.h"
 #include "io/read_file.h"
 

@@ -1,5 +1,4 @@
-//===- read_file.cpp - Reading whole input files
-//---------------------------===//
+//===- read_file.cpp - Reading whole input files --------------------------===//
 #include "io/read_file.h"
 
 #include <cerrno>

@@ -1,5 +1,4 @@
-//===- loader.cpp - Loading and validating plans
-//---------------------------===//
+//===- loader.cpp - Loading and validating plans --------------------------===//
 #include "plan/loader.h"
 
 #include "kernels/kernel_registry.h"

@@ -1,5 +1,4 @@
-//===- mapped_file.cpp - Read-only memory-mapped files
-//---------------------===//
+//===- mapped_file.cpp - Read-only memory-mapped files --------------------===//
 #include "plan/mapped_file.h"
 
 #include <cerrno>

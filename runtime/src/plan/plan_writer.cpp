@@ -1,5 +1,4 @@
-//===- plan_writer.cpp - Writing plans and weight files
-//--------------------===//
+//===- plan_writer.cpp - Writing plans and weight files -------------------===//
 #include "plan/plan_writer.h"
 #include "plan/plan_format.h"
 

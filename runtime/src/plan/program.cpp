@@ -1,5 +1,4 @@
-//===- program.cpp - A loaded, validated rank program
-//----------------------===//
+//===- program.cpp - A loaded, validated rank program ---------------------===//
 #include "plan/program.h"
 
 namespace ember {

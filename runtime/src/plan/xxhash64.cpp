@@ -1,5 +1,4 @@
-//===- xxhash64.cpp - XXH64 checksum
-//---------------------------------------===//
+//===- xxhash64.cpp - XXH64 checksum --------------------------------------===//
 #include "plan/xxhash64.h"
 
 #include <cstring>

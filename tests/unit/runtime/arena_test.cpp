@@ -1,5 +1,4 @@
-//===- arena_test.cpp - The executor's run arena
-//---------------------------===//
+//===- arena_test.cpp - The executor's run arena --------------------------===//
 #include "executor/arena.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,4 @@
-//===- c_api_test.cpp - The C API on the test DLRM
-//--------------------------===//
+//===- c_api_test.cpp - The C API on the test DLRM ------------------------===//
 #include "ember/c_api.h"
 #include "support/dlrm_model.h"
 #include "support/temp_dir.h"

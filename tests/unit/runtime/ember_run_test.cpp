@@ -1,5 +1,4 @@
-//===- ember_run_test.cpp - ember-run's options and latency statistics
-//-----===//
+//===- ember_run_test.cpp - ember-run's options and latency statistics ----===//
 //
 // The command line of ember-run and its statistics; the binary itself is
 // exercised end to end by tests/e2e/ember_run_test.sh.

@@ -1,5 +1,4 @@
-//===- executor_test.cpp - The executor with test-only kernels
-//-------------===//
+//===- executor_test.cpp - The executor with test-only kernels ------------===//
 //
 // Plans over a local KernelRegistry of small test kernels: slot liveness and
 // arena reuse, aliasing outputs, scratch, kernel errors with locations,

@@ -1,5 +1,4 @@
-//===- jagged_test.cpp - lengths_to_offsets, jagged_to_padded, padded_to_jagged
-//===//
+//===- jagged_test.cpp - lengths_to_offsets, jagged_to_padded, padded_to_jagged ===//
 #include "embedding_test_support.h"
 #include "support/test_kernel_context.h"
 

@@ -1,5 +1,4 @@
-//===- loader_test.cpp - Plan loading and validation
-//-----------------------===//
+//===- loader_test.cpp - Plan loading and validation ----------------------===//
 //
 // Every way a plan or its weights can be corrupt, truncated or inconsistent
 // gives a clear error (code + message naming the file and the field).

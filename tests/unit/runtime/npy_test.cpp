@@ -1,5 +1,4 @@
-//===- npy_test.cpp - .npy / .npz reading and writing
-//----------------------===//
+//===- npy_test.cpp - .npy / .npz reading and writing ---------------------===//
 #include "io/npy.h"
 #include "support/expect_status.h"
 #include "support/temp_dir.h"

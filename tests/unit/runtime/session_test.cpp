@@ -1,5 +1,4 @@
-//===- session_test.cpp - ember::Session on a small DLRM
-//-------------------===//
+//===- session_test.cpp - ember::Session on a small DLRM ------------------===//
 //
 // The DLRM plan built by the test helper runs through Session and is checked
 // against a plain-loop reference: dynamic batch sizes, concurrent runs from

@@ -1,5 +1,4 @@
-//===- elementwise_unary.cpp - relu sigmoid tanh neg exp log sqrt abs identity
-//===//
+//===- elementwise_unary.cpp - relu sigmoid tanh neg exp log sqrt abs identity ===//
 //
 // Float unary math over float32 (float16/bfloat16 inputs are converted, the
 // result is float32). `identity` works for every dtype and aliases its input.

@@ -1,5 +1,4 @@
-//===- dlrm_model.cpp - A small DLRM plan and its reference
-//----------------===//
+//===- dlrm_model.cpp - A small DLRM plan and its reference ---------------===//
 #include "support/dlrm_model.h"
 
 #include "support/plan_builder.h"

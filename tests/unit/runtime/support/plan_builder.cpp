@@ -1,5 +1,4 @@
-//===- plan_builder.cpp - Building plans in tests
-//--------------------------===//
+//===- plan_builder.cpp - Building plans in tests -------------------------===//
 #include "support/plan_builder.h"
 
 #include "plan/plan_writer.h"
