@@ -1,0 +1,64 @@
+"""Command line: python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]...
+
+FACTORY() returns either a model or a (model, example_inputs) pair; with --inputs, FN()
+returns the example inputs (a tuple of forward's positional arguments, or one tensor).
+"""
+
+import argparse
+import importlib
+import os
+import sys
+from typing import Any, Callable, List, Optional
+
+
+def _load(spec: str) -> Callable[..., Any]:
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"'{spec}' is not of the form module:function")
+    sys.path.insert(0, os.getcwd())
+    module = importlib.import_module(module_name)
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ValueError(f"'{spec}' is not callable")
+    return obj
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m ember", description="Ember PyTorch frontend")
+    sub = parser.add_subparsers(dest="command", required=True)
+    exp = sub.add_parser("export", help="trace a model and write it as ONNX for ember-compile")
+    exp.add_argument("factory", help="module:function returning a model or (model, example_inputs)")
+    exp.add_argument("output", help="ONNX file to write (written only on success)")
+    exp.add_argument("--inputs", help="module:function returning the example inputs")
+    exp.add_argument("--leaf", action="append", default=[], help="module path or class name to keep as a leaf")
+    args = parser.parse_args(argv)
+
+    import torch
+
+    from .errors import TraceError
+    from .export import export
+
+    try:
+        made = _load(args.factory)()
+        if isinstance(made, tuple) and len(made) == 2 and isinstance(made[0], torch.nn.Module):
+            model, example_inputs = made
+        else:
+            model, example_inputs = made, None
+        if args.inputs:
+            example_inputs = _load(args.inputs)()
+        if not isinstance(model, torch.nn.Module):
+            raise ValueError(f"{args.factory} returned {type(model).__name__}, not an nn.Module")
+        if example_inputs is None:
+            raise ValueError("no example inputs: return (model, inputs) from the factory or pass --inputs")
+        export(model, example_inputs, args.output, leaf_modules=args.leaf or None)
+    except (TraceError, ValueError, ImportError, AttributeError) as e:
+        print(f"ember export: error: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,553 @@
+"""ember.export: trace a model and write an ONNX file that ember-compile accepts.
+
+Standard ONNX ops (opset 17) where they are exact; the ``ember`` domain (version 1) for
+EmbeddingBag and KJT construction. Shapes are the example inputs' shapes (static).
+In-place ops and slice writes are functionalized here when the mutated tensor is not a
+view (a write through a view is refused with an error naming the node).
+"""
+
+import operator
+import os
+import tempfile
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+import torch.fx
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .errors import TraceError
+from .kjt import make_kjt
+from .recursive import trace
+from .tracer import LeafSpec
+
+OPSET = 17
+EMBER_DOMAIN = "ember"
+
+
+class ExportError(TraceError):
+    """The traced graph holds something the exporter cannot express in ONNX."""
+
+
+def _onnx():
+    try:
+        import onnx  # noqa: F401
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError as e:  # pragma: no cover - onnx is a dependency of export only
+        raise ExportError("ember.export needs the 'onnx' package") from e
+    return onnx, TensorProto, helper, numpy_helper
+
+
+_DTYPES = {
+    torch.float32: "FLOAT", torch.float64: "DOUBLE", torch.float16: "FLOAT16",
+    torch.bfloat16: "BFLOAT16", torch.int64: "INT64", torch.int32: "INT32",
+    torch.int16: "INT16", torch.int8: "INT8", torch.uint8: "UINT8", torch.bool: "BOOL",
+}
+
+_BINARY = {
+    operator.add: "Add", operator.iadd: "Add", torch.add: "Add", "add": "Add", "add_": "Add",
+    operator.sub: "Sub", operator.isub: "Sub", torch.sub: "Sub", "sub": "Sub", "sub_": "Sub",
+    operator.mul: "Mul", operator.imul: "Mul", torch.mul: "Mul", "mul": "Mul", "mul_": "Mul",
+    operator.truediv: "Div", operator.itruediv: "Div", torch.div: "Div", "div": "Div", "div_": "Div",
+    operator.matmul: "MatMul", torch.matmul: "MatMul", torch.mm: "MatMul", torch.bmm: "MatMul",
+    "matmul": "MatMul", "mm": "MatMul", "bmm": "MatMul",
+}
+_INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
+            "add_", "sub_", "mul_", "div_", "relu_", "sigmoid_", "tanh_"}
+_UNARY = {
+    torch.relu: "Relu", F.relu: "Relu", "relu": "Relu", "relu_": "Relu",
+    torch.sigmoid: "Sigmoid", "sigmoid": "Sigmoid", "sigmoid_": "Sigmoid",
+    torch.tanh: "Tanh", "tanh": "Tanh", "tanh_": "Tanh", torch.exp: "Exp", "exp": "Exp",
+    operator.neg: "Neg", torch.neg: "Neg", "neg": "Neg",
+}
+_FILLED_LIKE = {"new_zeros", "new_ones", "new_full", "zeros_like", "ones_like",
+                torch.zeros_like, torch.ones_like}
+_IDENTITY = {"contiguous", "clone", "detach", torch.clone}
+_VIEW_PRODUCERS = {"view", "reshape", "flatten", "transpose", "permute", "t", "squeeze",
+                   "unsqueeze", "split", operator.getitem, torch.flatten, torch.transpose,
+                   torch.split, torch.squeeze, torch.unsqueeze, torch.reshape}
+
+
+class _Tensor:
+    def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None):
+        self.name = name
+        self.value = value
+        self.view_of = view_of
+
+
+class _Converter:
+    def __init__(self, gm: torch.fx.GraphModule):
+        self.onnx, self.TP, self.helper, self.numpy_helper = _onnx()
+        self.gm = gm
+        self.nodes: List[Any] = []
+        self.initializers: List[Any] = []
+        self.init_names: Dict[int, str] = {}
+        self.inputs: List[Any] = []
+        self.outputs: List[Any] = []
+        self.env: Dict[torch.fx.Node, Any] = {}
+        self.counter = 0
+        self.uses_ember = False
+
+    # ---------------------------------------------------------------- helpers
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}__{self.counter}"
+
+    def error(self, node: torch.fx.Node, what: str) -> ExportError:
+        return ExportError(f"cannot export node '{node.name}' ({node.op} {_target_name(node)}): {what}")
+
+    def elem_type(self, t: torch.Tensor, node: Optional[torch.fx.Node] = None) -> int:
+        name = _DTYPES.get(t.dtype)
+        if name is None:
+            raise ExportError(f"dtype {t.dtype} has no ONNX element type"
+                              + (f" (node '{node.name}')" if node is not None else ""))
+        return getattr(self.TP, name)
+
+    def const(self, array: Any, name_hint: str = "const", dtype: Optional[torch.dtype] = None) -> str:
+        t = array if isinstance(array, torch.Tensor) else torch.tensor(array, dtype=dtype)
+        if dtype is not None:
+            t = t.to(dtype)
+        key = id(array) if isinstance(array, nn.Parameter) else None
+        if key is not None and key in self.init_names:
+            return self.init_names[key]
+        name = self.fresh(name_hint) if key is None else name_hint
+        arr = t.detach().cpu()
+        if arr.dtype == torch.bfloat16:
+            raise ExportError(f"bfloat16 constant '{name_hint}' is not supported yet")
+        self.initializers.append(self.numpy_helper.from_array(arr.numpy(), name))
+        if key is not None:
+            self.init_names[key] = name
+        return name
+
+    def emit(self, op: str, inputs: Sequence[str], node: torch.fx.Node, n_out: int = 1,
+             domain: str = "", **attrs) -> List[str]:
+        outs = [self.fresh(node.name) for _ in range(n_out)]
+        self.nodes.append(self.helper.make_node(op, list(inputs), outs, name=self.fresh(node.name),
+                                                domain=domain, **attrs))
+        if domain == EMBER_DOMAIN:
+            self.uses_ember = True
+        return outs
+
+    def tensor(self, arg: Any, node: torch.fx.Node, like: Optional[torch.Tensor] = None) -> str:
+        """ONNX value name for an fx argument (tensor node or Python scalar)."""
+        if isinstance(arg, torch.fx.Node):
+            rep = self.env[arg]
+            if isinstance(rep, _Tensor):
+                return rep.name
+            if isinstance(rep, tuple) and rep[0] == "const":
+                return self.const(rep[1], "c", like.dtype if like is not None and not isinstance(rep[1], torch.Tensor) else None)
+            raise self.error(node, f"argument '{arg.name}' is not a tensor")
+        if isinstance(arg, (int, float, bool)):
+            return self.const(arg, "scalar", like.dtype if like is not None else None)
+        raise self.error(node, f"unsupported argument {arg!r}")
+
+    def concrete(self, arg: Any, node: torch.fx.Node) -> Any:
+        """Python value of a static argument (ints, lists of ints...)."""
+        if isinstance(arg, torch.fx.Node):
+            rep = self.env[arg]
+            if isinstance(rep, tuple) and rep[0] == "const":
+                return rep[1]
+            raise self.error(node, f"argument '{arg.name}' must be known at export time")
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(self.concrete(a, node) for a in arg)
+        return arg
+
+    # ---------------------------------------------------------------- driver
+    def convert(self, graph_name: str):
+        for node in self.gm.graph.nodes:
+            value = node.meta.get("ember_value")
+            if node.op == "placeholder":
+                if not isinstance(value, torch.Tensor):
+                    raise self.error(node, "graph inputs must be tensors (flattened lists / KJTs are)")
+                self.inputs.append(self.helper.make_tensor_value_info(
+                    node.target, self.elem_type(value, node), list(value.shape)))
+                self.env[node] = _Tensor(node.target, value)
+            elif node.op == "output":
+                self.convert_output(node)
+            elif node.meta.get("ember_static") and not _is_mutation(node):
+                if isinstance(value, torch.Tensor):
+                    snapshot = node.meta["ember_const"]
+                    self.env[node] = _Tensor(self.const(snapshot, node.name), snapshot)
+                else:
+                    self.env[node] = ("const", value)
+            elif node.op == "get_attr":
+                if not isinstance(value, torch.Tensor):
+                    raise self.error(node, "attribute is not a tensor")
+                self.env[node] = _Tensor(self.const(value, node.target), value)
+            elif node.op == "call_module":
+                self.convert_module(node, self.gm.get_submodule(node.target), value)
+            else:
+                self.convert_op(node, value)
+        graph = self.helper.make_graph(self.nodes, graph_name, self.inputs, self.outputs,
+                                       self.initializers)
+        opsets = [self.helper.make_opsetid("", OPSET)]
+        if self.uses_ember:
+            opsets.append(self.helper.make_opsetid(EMBER_DOMAIN, 1))
+        model = self.helper.make_model(graph, opset_imports=opsets, producer_name="ember")
+        model.ir_version = min(model.ir_version, 8)
+        return model
+
+    def convert_output(self, node: torch.fx.Node) -> None:
+        leaves = []
+
+        def walk(a):
+            if isinstance(a, (list, tuple)):
+                for x in a:
+                    walk(x)
+            elif isinstance(a, dict):
+                for x in a.values():
+                    walk(x)
+            else:
+                leaves.append(a)
+
+        walk(node.args[0])
+        for i, leaf in enumerate(leaves):
+            rep = self.env.get(leaf) if isinstance(leaf, torch.fx.Node) else None
+            if not isinstance(rep, _Tensor):
+                raise self.error(node, f"output {i} is not a tensor")
+            name = f"output_{i}"
+            self.nodes.append(self.helper.make_node("Identity", [rep.name], [name], name=name))
+            self.outputs.append(self.helper.make_tensor_value_info(
+                name, self.elem_type(rep.value), list(rep.value.shape)))
+
+    # ---------------------------------------------------------------- modules
+    def convert_module(self, node: torch.fx.Node, mod: nn.Module, value: Any) -> None:
+        args = list(node.args)
+        kw = dict(node.kwargs)
+        x = args[0] if args else kw.get("input")
+        if isinstance(mod, nn.Linear):
+            xv = self.env[x].value
+            w = self.const(mod.weight, f"{node.target}.weight")
+            ins = [self.tensor(x, node), w]
+            if xv.dim() == 2:
+                if mod.bias is not None:
+                    ins.append(self.const(mod.bias, f"{node.target}.bias"))
+                out = self.emit("Gemm", ins, node, transB=1)[0]
+            else:
+                wt = self.emit("Transpose", [w], node, perm=[1, 0])[0]
+                out = self.emit("MatMul", [ins[0], wt], node)[0]
+                if mod.bias is not None:
+                    out = self.emit("Add", [out, self.const(mod.bias, f"{node.target}.bias")], node)[0]
+            self.env[node] = _Tensor(out, value)
+        elif isinstance(mod, (nn.ReLU, nn.Sigmoid, nn.Tanh)):
+            op = {nn.ReLU: "Relu", nn.Sigmoid: "Sigmoid", nn.Tanh: "Tanh"}[type(mod)]
+            self.env[node] = _Tensor(self.emit(op, [self.tensor(x, node)], node)[0], value)
+        elif isinstance(mod, (nn.Identity, nn.Dropout)):
+            if isinstance(mod, nn.Dropout) and mod.training:
+                raise self.error(node, "Dropout in training mode (call model.eval())")
+            self.env[node] = self.env[x]
+        elif isinstance(mod, nn.LayerNorm):
+            ins = [self.tensor(x, node), self.const(mod.weight, f"{node.target}.weight"),
+                   self.const(mod.bias, f"{node.target}.bias")]
+            out = self.emit("LayerNormalization", ins, node, axis=-len(mod.normalized_shape),
+                            epsilon=float(mod.eps))[0]
+            self.env[node] = _Tensor(out, value)
+        elif isinstance(mod, nn.Embedding):
+            if mod.max_norm is not None:
+                raise self.error(node, "nn.Embedding with max_norm is not supported")
+            w = self.const(mod.weight, f"{node.target}.weight")
+            self.env[node] = _Tensor(self.emit("Gather", [w, self.tensor(x, node)], node, axis=0)[0], value)
+        elif isinstance(mod, nn.EmbeddingBag):
+            self.convert_embedding_bag(node, mod, args, kw, value)
+        else:
+            raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
+
+    def convert_embedding_bag(self, node, mod: nn.EmbeddingBag, args, kw, value) -> None:
+        if mod.max_norm is not None:
+            raise self.error(node, "nn.EmbeddingBag with max_norm is not supported")
+        names = ["input", "offsets", "per_sample_weights"]
+        bound = dict(zip(names, args))
+        bound.update(kw)
+        ids = bound["input"]
+        ids_value = self.env[ids].value
+        offsets = bound.get("offsets")
+        ids_name = self.tensor(ids, node)
+        if ids_value.dim() == 2:  # fixed-length bags: flatten ids, offsets 0, L, 2L, ...
+            b, length = ids_value.shape
+            ids_name = self.emit("Reshape", [ids_name, self.const([-1], "shape", torch.int64)], node)[0]
+            offsets_name = self.const(list(range(0, b * length, length)) or [0], "offsets", torch.int64)
+            if b == 0:
+                raise self.error(node, "2-D input with batch 0")
+        elif offsets is None:
+            raise self.error(node, "1-D input needs offsets")
+        else:
+            offsets_name = self.tensor(offsets, node)
+        ins = [self.const(mod.weight, f"{node.target}.weight"), ids_name, offsets_name]
+        psw = bound.get("per_sample_weights")
+        if psw is not None:
+            ins.append(self.tensor(psw, node))
+        attrs = {"mode": mod.mode, "include_last_offset": int(bool(mod.include_last_offset))}
+        if mod.padding_idx is not None:
+            attrs["padding_idx"] = int(mod.padding_idx)
+        out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
+        self.env[node] = _Tensor(out, value)
+
+    # ---------------------------------------------------------------- ops
+    def convert_op(self, node: torch.fx.Node, value: Any) -> None:
+        target = node.target
+        args, kw = list(node.args), dict(node.kwargs)
+        if target in _BINARY and node.op in ("call_function", "call_method"):
+            like = value if isinstance(value, torch.Tensor) else None
+            if target == "add" or target == "add_" or target is torch.add:
+                if kw.get("alpha", 1) != 1:
+                    raise self.error(node, "alpha != 1 is not supported")
+            a, b = args[0], args[1] if len(args) > 1 else kw.get("other")
+            out = self.emit(_BINARY[target], [self.tensor(a, node, like), self.tensor(b, node, like)], node)[0]
+            self.bind(node, out, value, mutated=args[0] if target in _INPLACE else None)
+        elif target in _UNARY:
+            out = self.emit(_UNARY[target], [self.tensor(args[0], node)], node)[0]
+            self.bind(node, out, value, mutated=args[0] if target in _INPLACE else None)
+        elif target in _FILLED_LIKE:
+            # Contents do not depend on the input's data, only on its (static) shape.
+            fill = {"new_zeros": 0, "zeros_like": 0, torch.zeros_like: 0, "new_ones": 1,
+                    "ones_like": 1, torch.ones_like: 1}.get(target)
+            if fill is None:
+                fill = self.concrete(args[2] if len(args) > 2 else kw["fill_value"], node)
+            filled = torch.full(tuple(value.shape), fill, dtype=value.dtype)
+            self.env[node] = _Tensor(self.const(filled, node.name), value)
+        elif target in _IDENTITY:
+            # clone is a copy; contiguous/detach alias their input (a later write shows in both).
+            copy = target in ("clone", torch.clone)
+            self.env[node] = _Tensor(self.tensor(args[0], node), value,
+                                     view_of=None if copy else self.base_of(args[0]))
+        elif target is torch.cat or target is torch.concat:
+            tensors = args[0]
+            dim = args[1] if len(args) > 1 else kw.get("dim", 0)
+            if isinstance(tensors, torch.fx.Node):
+                rep = self.env[tensors]
+                names = [t.name for t in rep[1]] if isinstance(rep, tuple) and rep[0] == "list" else None
+                if names is None:
+                    raise self.error(node, "cat of a non-list value")
+            else:
+                names = [self.tensor(t, node) for t in tensors]
+            out = self.emit("Concat", names, node, axis=int(self.concrete(dim, node)))[0]
+            self.env[node] = _Tensor(out, value)
+        elif target in ("view", "reshape", "flatten", torch.flatten, torch.reshape):
+            shape = self.const(list(value.shape), "shape", torch.int64)
+            out = self.emit("Reshape", [self.tensor(args[0], node), shape], node)[0]
+            self.env[node] = _Tensor(out, value, view_of=self.base_of(args[0]))
+        elif target in ("transpose", torch.transpose, "permute", "t"):
+            rank = self.env[args[0]].value.dim()
+            if target == "permute":
+                dims = args[1:] if not isinstance(args[1], (list, tuple)) else args[1]
+                perm = [int(d) % rank for d in self.concrete(list(dims), node)]
+            elif target == "t":
+                perm = list(range(rank))[::-1]
+            else:
+                d0, d1 = (int(self.concrete(d, node)) % rank for d in args[1:3])
+                perm = list(range(rank))
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+            out = self.emit("Transpose", [self.tensor(args[0], node)], node, perm=perm)[0]
+            self.env[node] = _Tensor(out, value, view_of=self.base_of(args[0]))
+        elif target in ("unsqueeze", torch.unsqueeze, "squeeze", torch.squeeze):
+            rank = self.env[args[0]].value.dim()
+            dim = args[1] if len(args) > 1 else kw.get("dim")
+            op = "Unsqueeze" if target in ("unsqueeze", torch.unsqueeze) else "Squeeze"
+            ins = [self.tensor(args[0], node)]
+            if dim is not None:
+                d = int(self.concrete(dim, node))
+                d = d % (rank + 1) if op == "Unsqueeze" else d % rank
+                ins.append(self.const([d], "axes", torch.int64))
+            out = self.emit(op, ins, node)[0]
+            self.env[node] = _Tensor(out, value, view_of=self.base_of(args[0]))
+        elif target in ("sum", torch.sum, "mean", torch.mean):
+            self.convert_reduce(node, args, kw, value)
+        elif target in ("cumsum", torch.cumsum):
+            dim = int(self.concrete(args[1] if len(args) > 1 else kw["dim"], node))
+            out = self.emit("CumSum", [self.tensor(args[0], node), self.const(dim, "axis", torch.int64)], node)[0]
+            self.env[node] = _Tensor(out, value)
+        elif target in ("split", torch.split):
+            self.convert_split(node, args, kw, value)
+        elif target == "tolist":
+            src = self.env[args[0]]
+            if not isinstance(src, _Tensor) or src.value.dim() != 1:
+                raise self.error(node, "tolist() of a non 1-D tensor")
+            self.env[node] = ("sizes", src)
+        elif target in ("to", "float", "long", "int", "double", "half", "bool", "type_as"):
+            if not isinstance(value, torch.Tensor):
+                raise self.error(node, "conversion to a non-tensor")
+            out = self.emit("Cast", [self.tensor(args[0], node)], node, to=self.elem_type(value, node))[0]
+            self.env[node] = _Tensor(out, value)
+        elif target is operator.getitem:
+            self.convert_getitem(node, args, value)
+        elif target is operator.setitem:
+            self.convert_setitem(node, args)
+        elif target is make_kjt:
+            ins = [self.tensor(a, node) for a in args[1:]]
+            out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]),
+                            weighted=int(len(ins) == 3))[0]
+            self.env[node] = ("kjt", out)
+        else:
+            raise self.error(node, "operation not supported by the exporter")
+
+    def bind(self, node, out: str, value, mutated: Optional[torch.fx.Node]) -> None:
+        rep = _Tensor(out, value)
+        self.env[node] = rep
+        if mutated is not None:
+            self.rebind(node, mutated, rep)
+
+    def rebind(self, node: torch.fx.Node, mutated: torch.fx.Node, rep: _Tensor) -> None:
+        """An in-place write: every later use of the mutated tensor sees the new value."""
+        old = self.env[mutated]
+        if not isinstance(old, _Tensor):
+            raise self.error(node, "in-place write on a non-tensor")
+        if old.view_of is not None:
+            raise self.error(node, "in-place write through a view is not exported yet")
+        for other, r in list(self.env.items()):
+            if isinstance(r, _Tensor) and r.view_of is old and any(
+                    u for u in other.users if _after(u, node)):
+                raise self.error(node, f"'{other.name}' views the mutated tensor and is used after the write")
+        for key, r in list(self.env.items()):
+            if r is old:
+                self.env[key] = rep
+
+    def base_of(self, arg: torch.fx.Node) -> _Tensor:
+        rep = self.env[arg]
+        return rep.view_of or rep
+
+    def convert_reduce(self, node, args, kw, value) -> None:
+        dim = args[1] if len(args) > 1 else kw.get("dim")
+        keepdim = int(bool(args[2] if len(args) > 2 else kw.get("keepdim", False)))
+        x = self.tensor(args[0], node)
+        rank = self.env[args[0]].value.dim()
+        dims = list(range(rank)) if dim is None else self.concrete(dim, node)
+        dims = [int(d) % rank for d in (dims if isinstance(dims, (list, tuple)) else [dims])]
+        if kw.get("dtype") is not None:
+            raise self.error(node, "dtype= is not supported")
+        if node.target in ("sum", torch.sum):
+            out = self.emit("ReduceSum", [x, self.const(dims, "axes", torch.int64)], node, keepdims=keepdim)[0]
+        else:
+            out = self.emit("ReduceMean", [x], node, axes=dims, keepdims=keepdim)[0]
+        self.env[node] = _Tensor(out, value)
+
+    def convert_split(self, node, args, kw, value) -> None:
+        src = self.env[args[0]]
+        sizes_arg = args[1] if len(args) > 1 else kw.get("split_size_or_sections", kw.get("split_size"))
+        dim = int(self.concrete(args[2] if len(args) > 2 else kw.get("dim", 0), node))
+        parts = list(value)
+        if isinstance(sizes_arg, torch.fx.Node) and isinstance(self.env[sizes_arg], tuple) \
+                and self.env[sizes_arg][0] == "sizes":
+            sizes = self.env[sizes_arg][1].name
+            if self.env[sizes_arg][1].value.dtype != torch.int64:
+                sizes = self.emit("Cast", [sizes], node, to=self.TP.INT64)[0]
+        else:
+            sizes = self.const([p.shape[dim] for p in parts], "split", torch.int64)
+        outs = self.emit("Split", [src.name, sizes], node, n_out=len(parts), axis=dim)
+        self.env[node] = ("list", [_Tensor(o, p, view_of=self.base_of(args[0])) for o, p in zip(outs, parts)])
+
+    def convert_getitem(self, node, args, value) -> None:
+        base, index = args
+        rep = self.env[base]
+        if isinstance(rep, tuple) and rep[0] == "list":
+            self.env[node] = rep[1][int(self.concrete(index, node))]
+            return
+        if not isinstance(rep, _Tensor):
+            raise self.error(node, "indexing a non-tensor value")
+        index = index if isinstance(index, tuple) else (index,)
+        shape = list(rep.value.shape)
+        name, axis = rep.name, 0
+        starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
+        out_axis = 0
+        for item in index:
+            item = self.concrete(item, node)
+            if item is None:
+                unsqueeze.append(out_axis)
+                out_axis += 1
+                continue
+            if item is Ellipsis:
+                remaining = sum(1 for i in index if i is not None and i is not Ellipsis)
+                skip = len(shape) - axis - (remaining - 1 if remaining else 0)
+                axis += skip
+                out_axis += skip
+                continue
+            if isinstance(item, slice):
+                start, stop, step = item.indices(shape[axis])
+                if step <= 0:
+                    raise self.error(node, "slices with step <= 0")
+                starts.append(start), ends.append(stop), axes.append(axis), steps.append(step)
+                axis += 1
+                out_axis += 1
+            elif isinstance(item, int):
+                i = item % shape[axis] if shape[axis] else item
+                starts.append(i), ends.append(i + 1), axes.append(axis), steps.append(1)
+                squeeze.append(axis)
+                axis += 1
+            else:
+                raise self.error(node, f"index {item!r} (only ints, slices, None and ...)")
+        if axes:
+            name = self.emit("Slice", [name, self.const(starts, "starts", torch.int64),
+                                       self.const(ends, "ends", torch.int64),
+                                       self.const(axes, "axes", torch.int64),
+                                       self.const(steps, "steps", torch.int64)], node)[0]
+        if squeeze:
+            name = self.emit("Squeeze", [name, self.const(squeeze, "axes", torch.int64)], node)[0]
+        if unsqueeze:
+            name = self.emit("Unsqueeze", [name, self.const(unsqueeze, "axes", torch.int64)], node)[0]
+        self.env[node] = _Tensor(name, value, view_of=self.base_of(base))
+
+    def convert_setitem(self, node, args) -> None:
+        base, index, update = args
+        rep = self.env[base]
+        if not isinstance(rep, _Tensor):
+            raise self.error(node, "item assignment into a non-tensor")
+        value = rep.value  # after the write (the example value was mutated in place)
+        box = torch.arange(value.numel()).reshape(value.shape)[self.concrete(index, node)]
+        coords = np.stack(np.unravel_index(box.reshape(-1).numpy(), tuple(value.shape)), axis=-1)
+        indices = self.const(torch.from_numpy(coords.astype(np.int64)).reshape(*box.shape, value.dim()),
+                             "indices", torch.int64)
+        upd = self.tensor(update, node, like=value)
+        upd = self.emit("Expand", [upd, self.const(list(box.shape), "shape", torch.int64)], node)[0]
+        if isinstance(update, torch.fx.Node) and self.env[update].value.dtype != value.dtype:
+            upd = self.emit("Cast", [upd], node, to=self.elem_type(value, node))[0]
+        out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
+        self.env[node] = None
+        self.rebind(node, base, _Tensor(out, value))
+
+
+def _after(user: torch.fx.Node, node: torch.fx.Node) -> bool:
+    n = node.next
+    while n.op != "root":
+        if n is user:
+            return True
+        n = n.next
+    return False
+
+
+def _is_mutation(node: torch.fx.Node) -> bool:
+    return node.target is operator.setitem or node.target in _INPLACE
+
+
+def _target_name(node: torch.fx.Node) -> str:
+    t = node.target
+    return t if isinstance(t, str) else getattr(t, "__name__", str(t))
+
+
+def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
+            concrete_args: Optional[Dict[str, Any]] = None):
+    """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure)."""
+    graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
+    graphs.raise_if_failed()
+    onnx_model = _Converter(graphs[""]).convert(type(model).__name__)
+    onnx, *_ = _onnx()
+    onnx.checker.check_model(onnx_model, full_check=True)
+    return onnx_model
+
+
+def export(model: nn.Module, example_inputs: Any, path: str,
+           leaf_modules: Optional[Sequence[LeafSpec]] = None,
+           concrete_args: Optional[Dict[str, Any]] = None) -> None:
+    """Write ``model`` traced on ``example_inputs`` as ONNX to ``path``. Inputs are forward's
+    arguments in order with lists / tuples / KJTs flattened; outputs likewise. Raises
+    TraceError (naming every failed module) or ExportError and writes nothing on failure."""
+    onnx_model = to_onnx(model, example_inputs, leaf_modules, concrete_args)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ember-export-", suffix=".onnx", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(onnx_model.SerializeToString())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
