@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ember/EmberDialect.h"
+#include "passes/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,11 +19,13 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::ember::registerEmberPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::ember::EmberDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect, mlir::tensor::TensorDialect,
-                  mlir::tosa::TosaDialect, mlir::scf::SCFDialect>();
+                  mlir::tosa::TosaDialect, mlir::scf::SCFDialect,
+                  mlir::affine::AffineDialect>();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "Ember optimizer driver\n", registry));

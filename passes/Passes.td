@@ -1,0 +1,167 @@
+//===- Passes.td - Ember compiler passes -----------------------*- tablegen -*-===//
+//
+// Every Ember pass is declared here; docs/passes.md is generated from these
+// declarations (mlir-tblgen -gen-pass-doc) plus passes/PassesOverview.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMBER_PASSES_TD
+#define EMBER_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def EmberFunctionalize : Pass<"ember-functionalize"> {
+  let summary = "Removes ember.mut buffers, views and writes (value semantics)";
+  let description = [{
+    Rewrites the mutation model of the frontends (`ember.mut.from_tensor`,
+    `ember.mut.slice`, `ember.mut.copy`, `ember.mut.to_tensor`) into pure
+    value semantics. Each buffer made by `mut.from_tensor` is replaced by the
+    chain of tensor values it holds, walking its block in program order:
+
+    * `mut.from_tensor %t`: the buffer's value is `%t`.
+    * `mut.slice`: a view; it only records the slice relative to its parent.
+    * `mut.copy %v into %m`: when `%m` is the buffer, its value becomes
+      `%v`; when `%m` is a view `s_1(...(s_k(buffer)))`, the slices
+      `s_1 .. s_{k-1}` of the current value are extracted and `%v` is
+      inserted back through them (`tensor.insert_slice` chain), giving the
+      buffer's new value.
+    * `mut.to_tensor %m`: the buffer's current value, through a
+      `tensor.extract_slice` chain for a view. It sees every earlier write
+      and none of the later ones.
+
+    `tensor.cast` bridges static/dynamic differences between the mutable
+    types and the values written or read. An in-place update
+    (`to_tensor` → op → `copy` back) becomes the op on the current value.
+    The output is meant to be cleaned by `ember-simplify-slices` (identity
+    and nested slices) and `canonicalize`/`cse`; values this pass creates
+    and leaves unused (writes never read) are erased here.
+
+    Handled: straight-line code. Every use of a buffer or of a view of it
+    must be an `ember.mut` op in the block that made the buffer. Anything
+    else is an error at the offending op and the pass fails without
+    changing the IR: a mutable block or function argument, a mutable value
+    passed to another op (`func.call`, `func.return`, `scf.yield`, ...) or
+    used inside a nested region, a mutable value made by any op other than
+    `mut.from_tensor`/`mut.slice`, and a write whose value does not fit the
+    slice. After the pass no `ember.mut` op and no `!ember.mut` type
+    remains (checked).
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def EmberSimplifySlices : Pass<"ember-simplify-slices"> {
+  let summary = "Drops whole-dimension slices and folds nested slices";
+  let description = [{
+    Cleans the slices that frontends and `ember-functionalize` produce
+    (onnx's `remove_unnecessary_slices`, and more):
+
+    * `tensor.extract_slice` covering its whole source (offset 0, stride 1
+      and the whole dimension in every dim, not rank-reducing) becomes its
+      source. A size is the whole dimension when it is the static size of
+      the source (or of a tensor it was cast or inserted from), or a
+      `tensor.dim` of the source (seen through `tensor.insert_slice`
+      destinations and `tensor.cast`, which keep the runtime shape),
+      possibly clamped the way importers write `end = INT64_MAX`:
+      `arith.minsi/minui(x, c)` with a constant `c >= 2^62`,
+      `arith.maxsi(x, c)` with `c <= 0` (`arith.maxui` with 0), `x - 0`,
+      `x + 0`, and `arith.index_cast(ui)` between `index` and 64-bit
+      integers (narrower casts could truncate and are not seen through).
+      An offset is 0 when it is the constant or `min(0, x)` of a dimension
+      (the ONNX importer's clamped `start = 0`). These steps are only
+      trusted when they end at a `tensor.dim`, a value in `[0, 2^62)`.
+    * `tensor.insert_slice` covering its whole destination (not
+      rank-expanding) becomes the inserted value, cast to the destination
+      type when the two differ in static information.
+    * `tosa.slice` with start 0 and, in every dim, size -1 (to the end) or
+      the static dim size becomes its input.
+    * `extract_slice` of `extract_slice` merges into one slice (upstream
+      `MergeConsecutiveExtractSlice`; dynamic offsets compose through
+      `affine.apply`).
+    * A write through a nested view as `ember-functionalize` emits it,
+      `insert_slice (insert_slice %v into (extract_slice %d [s1]) [s2]) into %d [s1]`,
+      becomes `insert_slice %v into %d [s1 ∘ s2]`.
+
+    The upstream canonicalization patterns of `tensor.extract_slice`,
+    `tensor.insert_slice` and `tensor.cast` run alongside, but only on
+    slices and casts (and the ops the rewrites create): other ops keep their
+    form, so the pass can run early without disturbing the rest of the IR.
+    Upstream `canonicalize` alone drops a whole-source slice only when all
+    sizes are static and the source and result types are equal; it neither
+    recognises `tensor.dim` or clamped sizes, nor `tosa.slice` with size -1,
+    nor merges nested slices (see docs/passes.md). Dead `tensor.dim` and
+    index arithmetic left behind are for `canonicalize` to remove.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def EmberFoldShapes : Pass<"ember-fold-shapes"> {
+  let summary = "Resolves tensor.dim of Ember results and folds shape arithmetic";
+  let description = [{
+    Works on shape computations only (`tensor.dim` and `index` arithmetic,
+    and what the rewrites create); every other op keeps its form.
+
+    * `tensor.dim %r, 0` of a dynamic batch dim of an Ember pooled result
+      becomes the batch size of its input: for `ember.embedding_bag`, the
+      size of `offsets` (minus 1 with `include_last_offset`); for
+      `ember.keyed_tensor.get`/`values` of a keyed tensor made by
+      `ember.embedding_bag_collection` or `ember.grouped_lookup`,
+      `ember.kjt.stride` of their KJT; of `ember.keyed_tensor.create %v`,
+      `tensor.dim %v, 0`; through `ember.keyed_tensor.regroup` (all inputs
+      share the batch).
+    * Upstream: `tensor.dim` of ops that reify their result shapes
+      (`tensor.empty`, slices, casts, ...; the
+      `resolve-ranked-shaped-type-result-dims` and
+      `resolve-shaped-type-result-dims` patterns) and the `tensor.dim`
+      canonicalizations, with folding of the `index` arithmetic.
+
+    Static dims fold to constants (as upstream `canonicalize` does); a
+    dynamic dim is only ever replaced by another symbolic value, so the
+    batch stays symbolic. What upstream `canonicalize` does not do is the
+    first item: it knows nothing of Ember ops, and `tensor.dim` of their
+    results would otherwise keep the lookups alive in shape computations.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def EmberGroupTables : Pass<"ember-group-tables"> {
+  let summary = "Table-batches embedding bag collections into grouped lookups";
+  let description = [{
+    The TBE grouping of TorchRec/FBGEMM: tables that share the storage
+    format, the pooling mode and the kernel (the sharding type and
+    `compute_kernel` of the table symbol's sharding, `fused` by default;
+    unsharded tables group only with unsharded ones) are looked up by one
+    `ember.grouped_lookup`. Every keyed tensor keeps its exact type
+    and layout. Two steps:
+
+    1. Each `ember.embedding_bag_collection` becomes one grouped lookup per
+       group of its features (groups in the order of their first feature;
+       each takes only the tables its features use). With one group the
+       grouped lookup produces the collection's keyed tensor directly
+       (column offsets are where that type puts each key). With several,
+       each group reads its keys through `ember.kjt.permute` and an
+       `ember.keyed_tensor.regroup` restores the collection's key order.
+    2. Grouped lookups in one block with the same format, pooling, kernel
+       and element type whose KJTs select **disjoint** keys of one
+       source KJT (through `ember.kjt.permute` / `ember.kjt.split`) merge
+       into one grouped lookup over that source (permuted to the keys used,
+       in source order); each former lookup becomes a regroup of the merged
+       keyed tensor, and regroups of regroups are flattened. The merged op
+       goes where the first of them was, so it is only done when the source
+       KJT and every table are defined before that point. Lookups that read
+       the same key (two collections over one KJT) are not merged.
+
+    Single `ember.embedding_bag` ops are not grouped (their ids are plain
+    tensors, not KJT features). IR without collections or mergeable grouped
+    lookups is left unchanged.
+  }];
+}
+
+#endif // EMBER_PASSES_TD
