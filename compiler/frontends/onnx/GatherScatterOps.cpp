@@ -1,0 +1,267 @@
+//===- GatherScatterOps.cpp - Gather and ScatterND
+//-------------------------===//
+//
+// Gather along `axis` becomes tosa.gather on data viewed as [O, K, I]
+// (O = dims before the axis, K = the axis, I = dims after) with i32 indices
+// [O, W]. ScatterND with index depth 1 (rows of the first dim) becomes
+// tosa.scatter on [1, K, C]. tosa.gather/scatter take i32 indices: ids are
+// truncated from i64 (tables above 2^31 rows are not supported here).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontends/onnx/IRBuilders.h"
+#include "frontends/onnx/OpConverterRegistry.h"
+#include "frontends/onnx/ShapeTracking.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+namespace mlir {
+namespace ember {
+namespace onnx_importer {
+
+namespace {
+
+/// Indices as i32; negative ones wrap around `size` when it is static (a
+/// constant is fixed at import time, a run-time index through a select).
+Value normalizeIndices(ImportContext &ctx, Value indices, int64_t size) {
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  auto type = tensorTypeOf(indices);
+  Type i32 = b.getI32Type();
+  if (DenseElementsAttr attr = ctx.getConstant(indices)) {
+    llvm::SmallVector<int32_t> values;
+    for (const APInt &v : attr.getValues<APInt>()) {
+      int64_t i = v.getSExtValue();
+      if (i < 0 && !ShapedType::isDynamic(size))
+        i += size;
+      values.push_back(static_cast<int32_t>(i));
+    }
+    auto newType = type.clone(i32);
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(newType, llvm::ArrayRef<int32_t>(values)));
+  }
+  Value idx = type.getElementType().isInteger(32)
+                  ? indices
+                  : arith::TruncIOp::create(b, loc, type.clone(i32), indices)
+                        .getResult();
+  if (ShapedType::isDynamic(size))
+    return idx; // assumed non-negative (documented)
+  int64_t rank = type.getRank();
+  Value zero = scalarConstant(b, loc, i32, 0, rank);
+  Value isNegative =
+      tosa::GreaterOp::create(b, loc, type.clone(b.getI1Type()), zero, idx);
+  Value wrapped = tosa::AddOp::create(b, loc, type.clone(i32), idx,
+                                      scalarConstant(b, loc, i32, size, rank));
+  return tosa::SelectOp::create(b, loc, type.clone(i32), isNegative, wrapped,
+                                idx);
+}
+
+LogicalResult convertGather(ImportContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1);
+  if (!data || !indices)
+    return failure();
+  auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
+  int64_t rank = dataType.getRank();
+  int64_t axis = ctx.intAttr("axis", 0);
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return ctx.emitError() << "axis " << axis << " is out of range for "
+                           << data.getType();
+  if (axis < 0)
+    axis += rank;
+  if (!indicesType.getElementType().isInteger(32) &&
+      !indicesType.getElementType().isInteger(64))
+    return ctx.emitError() << "indices must be i32 or i64";
+
+  // Shape chains: pick entries of a tracked shape value.
+  if (rank == 1 && indicesType.getRank() <= 1) {
+    auto info = ctx.getShapeInfo(data);
+    auto picks = ctx.knownInts(1);
+    if (info && picks) {
+      ShapeInfo result;
+      for (const DimEntry &p : *picks) {
+        if (!p.isConstant())
+          return ctx.emitError() << "indices into a shape must be constant";
+        int64_t i = p.constant < 0 ? p.constant + info->size() : p.constant;
+        if (i < 0 || i >= static_cast<int64_t>(info->size()))
+          return ctx.emitError()
+                 << "index " << p.constant << " is out of range";
+        result.push_back((*info)[i]);
+      }
+      ctx.setOutput(
+          0, materializeShapeInfo(ctx, result, indicesType.getRank() == 0));
+      return success();
+    }
+  }
+
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  int64_t k = dataType.getDimSize(axis);
+  OpFoldResult outer = dimProduct(b, loc, data, 0, axis);
+  OpFoldResult inner = dimProduct(b, loc, data, axis + 1, rank);
+  std::optional<int64_t> outerStatic = getConstantIntValue(outer);
+  if (!outerStatic)
+    return ctx.emitError() << "Gather along axis " << axis
+                           << " needs static dims before the axis";
+  Value values =
+      createReshape(b, loc, data, {outer, dimOf(b, loc, data, axis), inner});
+  Value idx = normalizeIndices(ctx, indices, k);
+  OpFoldResult count = dimProduct(b, loc, idx, 0, indicesType.getRank());
+  Value flatIdx = createReshape(b, loc, idx, {b.getIndexAttr(1), count});
+  if (*outerStatic != 1) {
+    auto flatType = tensorTypeOf(flatIdx);
+    auto tiledType = RankedTensorType::get(
+        {*outerStatic, flatType.getDimSize(1)}, flatType.getElementType());
+    flatIdx = tosa::TileOp::create(b, loc, tiledType, flatIdx,
+                                   constShape(b, loc, {*outerStatic, 1}));
+  }
+  auto valuesType = tensorTypeOf(values);
+  auto gatheredType = RankedTensorType::get(
+      {valuesType.getDimSize(0), tensorTypeOf(flatIdx).getDimSize(1),
+       valuesType.getDimSize(2)},
+      dataType.getElementType());
+  Value gathered =
+      tosa::GatherOp::create(b, loc, gatheredType, values, flatIdx);
+  llvm::SmallVector<OpFoldResult> target;
+  for (int64_t i = 0; i < axis; ++i)
+    target.push_back(dimOf(b, loc, data, i));
+  for (int64_t i = 0; i < indicesType.getRank(); ++i)
+    target.push_back(dimOf(b, loc, indices, i));
+  for (int64_t i = axis + 1; i < rank; ++i)
+    target.push_back(dimOf(b, loc, data, i));
+  ctx.setOutput(0, createReshape(b, loc, gathered, target));
+  return success();
+}
+
+/// ScatterND whose constant indices enumerate a box of the first k dims in
+/// row-major order (what torch exports for `x[a:b, c:d] = y`): a
+/// tensor.insert_slice of the updates. Failure (without a diagnostic) when
+/// the indices are not such a box.
+LogicalResult convertScatterNDSliceWrite(ImportContext &ctx, Value data,
+                                         Value indices, Value updates) {
+  DenseElementsAttr attr = ctx.getConstant(indices);
+  auto dataType = tensorTypeOf(data);
+  auto indicesType = tensorTypeOf(indices);
+  if (!attr || indicesType.getRank() == 0)
+    return failure();
+  int64_t k = indicesType.getDimSize(indicesType.getRank() - 1);
+  int64_t rank = dataType.getRank();
+  if (k < 1 || k > rank)
+    return failure();
+  llvm::SmallVector<int64_t> flat;
+  for (const APInt &v : attr.getValues<APInt>())
+    flat.push_back(v.getSExtValue());
+  int64_t count = flat.size() / k;
+  if (count == 0)
+    return failure();
+  llvm::SmallVector<int64_t> lo(k, INT64_MAX), hi(k, INT64_MIN);
+  for (int64_t n = 0; n < count; ++n)
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t v = flat[n * k + d];
+      int64_t size = dataType.getDimSize(d);
+      if (v < 0 && !ShapedType::isDynamic(size))
+        v += size;
+      flat[n * k + d] = v;
+      lo[d] = std::min(lo[d], v);
+      hi[d] = std::max(hi[d], v);
+    }
+  llvm::SmallVector<int64_t> extent;
+  int64_t boxCount = 1;
+  for (int64_t d = 0; d < k; ++d) {
+    if (lo[d] < 0)
+      return failure();
+    int64_t size = dataType.getDimSize(d);
+    if (!ShapedType::isDynamic(size) && hi[d] >= size)
+      return failure();
+    extent.push_back(hi[d] - lo[d] + 1);
+    boxCount *= extent.back();
+  }
+  if (boxCount != count)
+    return failure();
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t rest = n;
+    for (int64_t d = k - 1; d >= 0; --d) {
+      if (flat[n * k + d] != lo[d] + rest % extent[d])
+        return failure();
+      rest /= extent[d];
+    }
+  }
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  llvm::SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0; d < k; ++d) {
+    offsets.push_back(b.getIndexAttr(lo[d]));
+    sizes.push_back(b.getIndexAttr(extent[d]));
+  }
+  for (int64_t d = k; d < rank; ++d) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(dimOf(b, loc, data, d));
+  }
+  strides.assign(rank, b.getIndexAttr(1));
+  // The updates must fill the box exactly.
+  auto updatesType = tensorTypeOf(updates);
+  int64_t boxElements = 1;
+  bool staticBox = true;
+  for (OpFoldResult s : sizes) {
+    std::optional<int64_t> c = getConstantIntValue(s);
+    staticBox &= c.has_value();
+    boxElements *= c.value_or(1);
+  }
+  if (updatesType.getElementType() != dataType.getElementType() ||
+      (staticBox && updatesType.hasStaticShape() &&
+       updatesType.getNumElements() != boxElements))
+    return failure();
+  Value box = createReshape(b, loc, updates, sizes);
+  ctx.setOutput(0, tensor::InsertSliceOp::create(b, loc, box, data, offsets,
+                                                 sizes, strides));
+  return success();
+}
+
+LogicalResult convertScatterND(ImportContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1), updates = ctx.input(2);
+  if (!data || !indices || !updates)
+    return failure();
+  std::string reduction = ctx.stringAttr("reduction", "none");
+  if (reduction != "none")
+    return ctx.emitError() << "reduction '" << reduction
+                           << "' is not supported (only 'none')";
+  auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
+  int64_t q = indicesType.getRank();
+  if (succeeded(convertScatterNDSliceWrite(ctx, data, indices, updates)))
+    return success();
+  if (q == 0 || indicesType.getDimSize(q - 1) != 1)
+    return ctx.emitError()
+           << "only index depth 1 (writing whole rows of dim 0) is "
+              "supported; indices are "
+           << indices.getType();
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  int64_t rank = dataType.getRank();
+  OpFoldResult rowSize = dimProduct(b, loc, data, 1, rank);
+  Value values = createReshape(
+      b, loc, data, {b.getIndexAttr(1), dimOf(b, loc, data, 0), rowSize});
+  Value idx = normalizeIndices(ctx, indices, dataType.getDimSize(0));
+  OpFoldResult count = dimProduct(b, loc, idx, 0, q - 1);
+  Value flatIdx = createReshape(b, loc, idx, {b.getIndexAttr(1), count});
+  Value input =
+      createReshape(b, loc, updates, {b.getIndexAttr(1), count, rowSize});
+  Value scattered =
+      tosa::ScatterOp::create(b, loc, values.getType(), values, flatIdx, input);
+  llvm::SmallVector<OpFoldResult> target;
+  for (int64_t i = 0; i < rank; ++i)
+    target.push_back(dimOf(b, loc, data, i));
+  ctx.setOutput(0, createReshape(b, loc, scattered, target));
+  return success();
+}
+
+} // namespace
+
+void registerGatherScatterConverters(OpConverterRegistry &r) {
+  r.add(kOnnxDomain, "Gather", convertGather, {"axis"});
+  r.add(kOnnxDomain, "ScatterND", convertScatterND, {"reduction"});
+}
+
+} // namespace onnx_importer
+} // namespace ember
+} // namespace mlir
