@@ -164,4 +164,59 @@ def EmberGroupTables : Pass<"ember-group-tables"> {
   }];
 }
 
+def EmberRaiseEmbeddingBags : Pass<"ember-raise-embedding-bags"> {
+  let summary = "Raises torch's EmbeddingBag loops to ember.embedding_bag";
+  let description = [{
+    `torch.onnx.export` (torch 1.13, opsets 13 to 17) writes every
+    `nn.EmbeddingBag` as an ONNX `Loop` over the bags, which the ONNX
+    importer imports as an `scf.for` pooling one row per bag. This pass
+    replaces each such loop by
+    `ember.table.from_tensor` + `ember.embedding_bag` (no `padding_idx`:
+    torch refuses to export one). The loop must be exactly what the
+    importer makes of torch's loop; every op, operand, constant and
+    shape on the path from the yielded value back to the loop's inputs is
+    checked:
+
+    * `scf.for %i = 0 to %trip step 1` with one `iter_args` initialised by
+      `tensor.empty`, yielding `tensor.insert_slice %row into %acc[%i, 0]
+      [1, D] [1, 1]` (the accumulator used by nothing else), and only
+      side-effect-free ops without regions in its body;
+    * `%row` (through the `[1, D]`/`[D]` reshapes) is `tosa.reduce_sum`
+      (sum), `tosa.reduce_sum` times `tosa.reciprocal` of the bag size
+      (mean) or `tosa.reduce_max` (max) along axis 0 of the bag's rows;
+    * the rows are the `tosa.gather` of the `[R, D]` table (f32, f16 or
+      bf16) at the bag's ids (through the importer's i32 truncation and
+      negative-index wrapping by R), optionally times the bag's slice of
+      the per-sample weights (sum only);
+    * the bag is `ids[start : end]` as the importer writes a run-time ONNX
+      Slice (bounds wrapped and clamped to the size of `ids`), with
+      `start = bounds[%i]` and `end = bounds[1:][%i]` (a slice of
+      `bounds`, or two constants, as for torch's offsets of a 2-D input),
+      the same for the weights' slice, and the trip count is the size of
+      `bounds[1:]`;
+    * `bounds = tosa.concat(offsets, [size(ids)])` gives `offsets`
+      without `include_last_offset`, and so does a constant `bounds`
+      whose last value is the static size of `ids` (the other values
+      become the offsets constant); any other 1-D i32/i64 `bounds` is
+      taken as offsets with `include_last_offset`, which pools the same
+      bags; ids and offsets are both i32 or both i64 (the `arith.extsi`
+      torch puts on i32 offsets before the concat is looked through);
+    * the table, ids, offsets and weights are defined outside the loop.
+
+    A loop that differs in any of these is left as it is, and so are the
+    ops outside the loop (the bounds, the trip count, `tensor.empty`) that
+    only the loop used: `canonicalize` removes them. The raised op
+    has PyTorch's semantics where the ONNX graph's differ on inputs
+    PyTorch rejects or pools differently: an empty bag gives zeros (the
+    ONNX graph gives NaN for mean and the lowest float for max), negative
+    or out-of-range ids and non-monotonic offsets are errors of the
+    lookup (ONNX wraps and clamps them), and ids are not truncated to 32
+    bits.
+  }];
+  let dependentDialects = [
+    "::mlir::ember::EmberDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // EMBER_PASSES_TD
