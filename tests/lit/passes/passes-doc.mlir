@@ -1,3 +1,3 @@
-// docs/passes.md must be what passes/gen-passes-doc.sh generates from
+// docs/passes.md must be what tools/gen-docs.sh passes generates from
 // passes/Passes.td and passes/PassesOverview.md.
-// RUN: bash %S/../../../passes/gen-passes-doc.sh --check
+// RUN: bash %S/../../../tools/gen-docs.sh passes --check
