@@ -1,0 +1,52 @@
+//===- PlanEmitter.h - Value-semantics IR -> Ember plan ---------*- C++ -*-===//
+//
+// Translates `func.func @main` (after --ember-raise-embedding-bags
+// --ember-functionalize --ember-simplify-slices --canonicalize) into an Ember
+// plan (docs/plan-format.md): one rank program, one instruction per op,
+// tensor constants in a weights file next to the plan.
+//
+// Supported ops (first subset): ember.table.from_tensor of a constant,
+// ember.embedding_bag (float tables) -> `embedding_bag`; tosa.matmul,
+// tosa.add/sub, tosa.clamp as ReLU, tosa.sigmoid/tanh, tosa.transpose,
+// tosa.reshape, tosa.concat, tensor.expand_shape/collapse_shape/cast -> the
+// kernels of the same names (`reshape` for the three reshapes, `identity` for
+// the cast); constants (arith.constant, tosa.const) and the shape-only ops
+// feeding reshapes (tensor.dim, tosa.const_shape, index constants).
+// Transposes and reshapes of constants are folded at compile time, and the
+// importer's nn.Linear pattern collapse(matmul(expand(x), W)) [+ bias]
+// [-> ReLU/sigmoid/tanh] with constant W and bias becomes one `linear`.
+// Anything else is an error at the op; on error nothing is written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMPILER_PLAN_PLANEMITTER_H
+#define EMBER_COMPILER_PLAN_PLANEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace mlir::ember::plan_emitter {
+
+struct PlanEmitterOptions {
+  /// Name of the function to emit.
+  std::string functionName = "main";
+  /// Plan.producer.
+  std::string producer = "ember-compile";
+};
+
+/// Writes the plan of `module` to `planPath` (binary, or protobuf text when
+/// the path ends in .txt/.pbtxt) and its constants to
+/// `<stem>.rank0.weights` in the same directory (stem: the file name without
+/// .plan/.plan.txt). Both files are written to temporary names and renamed
+/// at the end; on failure (diagnostics at the offending op) no file is left.
+LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
+                        const PlanEmitterOptions &options = {});
+
+/// The weights file name (no directory) that writePlan uses for `planPath`.
+std::string weightsFileNameFor(llvm::StringRef planPath);
+
+} // namespace mlir::ember::plan_emitter
+
+#endif // EMBER_COMPILER_PLAN_PLANEMITTER_H

@@ -1,0 +1,199 @@
+"""End-to-end test of ember-compile: torch model -> ONNX -> plan -> ember-run.
+
+usage: run_test.py CASE EMBER_COMPILE EMBER_RUN WORKDIR
+
+Cases:
+  full       EmbeddingBag(sum) + Linear/ReLU + concat + Linear/Sigmoid: the
+             plan's output matches torch's eager output (rtol 1e-5)
+  full_batch1  the same with a batch of one (one empty bag)
+  full_mean  the same with EmbeddingBag(mode="mean") and a batch of 6
+  mlp        the same without the embedding bag
+  emit_mlir  --emit mlir writes the IR after the passes, and no plan
+  mlir_generic     Inputs/generic_ops.mlir (MLIR input, every op emitted
+             as its own kernel: transpose, reshape, matmul, sub, relu,
+             sigmoid, concat, tanh, add) against numpy, two outputs, with a
+             text plan (.plan.txt)
+  bad_clamp  Inputs/bad_clamp.mlir (a clamp that is not a ReLU): error at
+             file:line:col, exit 1, no output files
+  unsupported_op   a model with an op outside the emitter's subset (Softmax,
+             imported as tosa.reduce_max/exp/...):
+             error naming the op and its node, exit 1, no .plan/.weights
+  truncated_onnx   a cut-off ONNX file: error, exit 1, no .plan/.weights
+Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+try:
+    import numpy as np
+    import torch  # noqa: F401
+except ImportError as e:  # pragma: no cover
+    print("SKIP: needs numpy and torch:", e)
+    sys.exit(77)
+
+
+def run(cmd):
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+
+
+def fail(msg, proc=None):
+    print("FAIL:", msg)
+    if proc is not None:
+        print("stdout:", proc.stdout)
+        print("stderr:", proc.stderr)
+    sys.exit(1)
+
+
+def make_model(work, *flags):
+    proc = run([sys.executable, os.path.join(HERE, "make_model.py"), work,
+                *flags])
+    if proc.returncode != 0:
+        fail("make_model.py failed", proc)
+
+
+def outputs_absent(work, before):
+    """No file appeared in `work` (plan, weights or temporary files)."""
+    left = sorted(set(os.listdir(work)) - set(before))
+    if left:
+        fail("files left behind after an error: %s" % left)
+
+
+def compile_and_run(compiler, runner, work, input_names, kernels):
+    plan = os.path.join(work, "model.plan")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    for f in ("model.plan", "model.rank0.weights"):
+        if not os.path.isfile(os.path.join(work, f)):
+            fail("ember-compile did not write " + f)
+    data = open(plan, "rb").read()
+    for kernel in kernels:
+        if kernel.encode() not in data:
+            fail("the plan has no %s instruction" % kernel)
+    outdir = os.path.join(work, "out")
+    cmd = [runner, plan, "--output-dir", outdir]
+    for name in input_names:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
+    proc = run(cmd)
+    if proc.returncode != 0:
+        fail("ember-run failed", proc)
+    got = np.load(os.path.join(outdir, "prob.npy"))
+    want = np.load(os.path.join(work, "expected.npy"))
+    if got.shape != want.shape or got.dtype != want.dtype:
+        fail("output is %s %s, torch gives %s %s"
+             % (got.dtype, got.shape, want.dtype, want.shape))
+    if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+        fail("output differs from torch:\n%s\nvs\n%s" % (got, want))
+    print("max abs difference %.3g over %d values"
+          % (float(np.max(np.abs(got - want))), want.size))
+
+
+def mlir_generic(compiler, runner, work):
+    plan = os.path.join(work, "generic.plan.txt")
+    proc = run([compiler, os.path.join(HERE, "Inputs", "generic_ops.mlir"),
+                "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    text = open(plan).read()
+    for kernel in ("transpose", "reshape", "matmul", "sub", "relu", "sigmoid",
+                   "concat", "tanh", "add"):
+        if 'kernel: "%s"' % kernel not in text:
+            fail("the plan has no %s instruction" % kernel)
+    if 'kernel: "linear"' in text:
+        fail("a matmul by a run-time operand must not become linear")
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((5, 4)).astype(np.float32)
+    b = rng.standard_normal((3, 4)).astype(np.float32)
+    np.save(os.path.join(work, "a.npy"), a)
+    np.save(os.path.join(work, "b.npy"), b)
+    outdir = os.path.join(work, "out")
+    proc = run([runner, plan, "--input", "a=" + os.path.join(work, "a.npy"),
+                "--input", "b=" + os.path.join(work, "b.npy"),
+                "--output-dir", outdir])
+    if proc.returncode != 0:
+        fail("ember-run failed", proc)
+    bias = np.array([[0.5, -1.0, 2.0]], dtype=np.float32)
+    y = 1.0 / (1.0 + np.exp(-np.maximum(a @ b.T - bias, 0.0)))
+    z = 2.0 * np.tanh(np.concatenate([a, y], axis=1))
+    for name, want in (("y", y), ("z", z)):
+        got = np.load(os.path.join(outdir, name + ".npy"))
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5,
+                                                      atol=1e-6):
+            fail("output %s differs:\n%s\nvs\n%s" % (name, got, want))
+
+
+def expect_error(compiler, work, model, must_contain):
+    before = os.listdir(work)
+    plan = os.path.join(work, "model.plan")
+    proc = run([compiler, model, "-o", plan])
+    print(proc.stderr)
+    if proc.returncode != 1:
+        fail("expected exit status 1, got %d" % proc.returncode, proc)
+    for text in must_contain:
+        if text not in proc.stderr:
+            fail("the error does not mention %r" % text, proc)
+    outputs_absent(work, before)
+
+
+def main():
+    case, compiler, runner, work = sys.argv[1:5]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if case == "full":
+        make_model(work)
+        compile_and_run(compiler, runner, work, ["dense", "ids", "offsets"],
+                        ["linear", "embedding_bag", "concat"])
+    elif case == "full_batch1":
+        make_model(work, "--batch", "1")
+        compile_and_run(compiler, runner, work, ["dense", "ids", "offsets"],
+                        ["linear", "embedding_bag", "concat"])
+    elif case == "full_mean":
+        make_model(work, "--bag-mode", "mean", "--batch", "6")
+        compile_and_run(compiler, runner, work, ["dense", "ids", "offsets"],
+                        ["linear", "embedding_bag", "concat", "mean"])
+    elif case == "mlp":
+        make_model(work, "--mlp-only")
+        compile_and_run(compiler, runner, work, ["dense"], ["linear", "concat"])
+    elif case == "emit_mlir":
+        make_model(work)
+        before = os.listdir(work)
+        out = os.path.join(work, "model.mlir")
+        proc = run([compiler, os.path.join(work, "model.onnx"), "-o", out,
+                    "--emit", "mlir"])
+        if proc.returncode != 0:
+            fail("ember-compile --emit mlir failed", proc)
+        text = open(out).read()
+        if "ember.embedding_bag" not in text or "scf.for" in text:
+            fail("the IR after the passes should hold ember.embedding_bag "
+                 "and no loop:\n" + text)
+        outputs_absent(work, before + ["model.mlir"])
+    elif case == "mlir_generic":
+        mlir_generic(compiler, runner, work)
+    elif case == "bad_clamp":
+        expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_clamp.mlir"),
+                     ["bad_clamp.mlir:3:8: error:", "'tosa.clamp' is supported only as ReLU"])
+    elif case == "unsupported_op":
+        make_model(work, "--mlp-only", "--softmax")
+        expect_error(compiler, work, os.path.join(work, "model.onnx"),
+                     ["does not support 'tosa.reduce_max'", "node '/Softmax'"])
+    elif case == "truncated_onnx":
+        make_model(work)
+        model = os.path.join(work, "model.onnx")
+        data = open(model, "rb").read()
+        cut = os.path.join(work, "cut.onnx")
+        with open(cut, "wb") as f:
+            f.write(data[: len(data) // 2])
+        expect_error(compiler, work, cut, ["is not a valid ONNX model"])
+    else:
+        fail("unknown case " + case)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
