@@ -19,10 +19,13 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <map>
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -41,6 +44,22 @@ std::string locationName(Location loc) {
   return text;
 }
 
+/// A shape scalar: constant * product(symbol^exponent).
+struct ShapeExpr {
+  int64_t constant = 1;
+  std::map<std::string, int> exponents;
+};
+
+/// True for the scalar integer/index ops of shape computations (their
+/// results are read by evaluateShapeScalar, never by a kernel).
+bool isShapeScalarOp(Operation *op) {
+  if (!isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::IndexCastOp>(
+          op))
+    return false;
+  Type t = op->getResult(0).getType();
+  return t.isIndex() || isa<IntegerType>(t);
+}
+
 class FunctionEmitter {
 public:
   FunctionEmitter(func::FuncOp func, pb::Plan *plan)
@@ -56,17 +75,20 @@ private:
 
   /// The slot of operand `v` of `op`, or an error at `op`.
   FailureOr<int> operandSlot(Operation *op, Value v);
-  /// Dims of a result whose dynamic dims come from `sources[d]` (a symbol,
-  /// or empty for a fresh one).
-  DimList resultDims(Value result, ArrayRef<std::string> symbolPerDim);
-  std::string symbolOf(Value v, int64_t dim);
+  /// Dims of a result whose dynamic dims come from `symbolPerDim[d]` (a
+  /// symbol, a known static size, or empty for a fresh symbol).
+  DimList resultDims(Value result, ArrayRef<DimInfo> symbolPerDim);
+  /// What the plan knows of dim `dim` of `v` (its slot's dim: a symbol or a
+  /// static size, also where the IR type is dynamic); empty when unknown.
+  DimInfo dimOf(Value v, int64_t dim);
+  /// Only the symbol of dimOf (empty for static or unknown dims).
+  std::string symbolOf(Value v, int64_t dim) { return dimOf(v, dim).symbol; }
   /// Defines the result slot and returns its index, or an error at op.
   FailureOr<int> defineResult(Operation *op, Value result,
-                              ArrayRef<std::string> symbolPerDim);
+                              ArrayRef<DimInfo> symbolPerDim);
 
   LogicalResult emitSimple(Operation *op, const std::string &kernel,
-                           ValueRange inputs,
-                           ArrayRef<std::string> symbolPerDim,
+                           ValueRange inputs, ArrayRef<DimInfo> symbolPerDim,
                            pb::Instruction **out = nullptr);
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
@@ -74,6 +96,20 @@ private:
   LogicalResult emitClamp(tosa::ClampOp op);
   LogicalResult emitConcat(tosa::ConcatOp op);
   LogicalResult emitTranspose(tosa::TransposeOp op);
+  LogicalResult emitGather(tosa::GatherOp op);
+  LogicalResult emitTensorReshape(tensor::ReshapeOp op);
+  LogicalResult foldTruncI(arith::TruncIOp op);
+  /// tosa.add/sub/mul of two integer constants (index arithmetic of
+  /// exported advanced indexing) becomes a constant; false when the op is
+  /// not that.
+  bool foldIntegerBinary(Operation *op);
+  /// tensor.from_elements whose elements all evaluate to constants becomes
+  /// a constant; false otherwise (then only tensor.reshape may read it).
+  bool foldFromElements(tensor::FromElementsOp op);
+  /// The value of an index/integer scalar computed from constants and
+  /// tensor.dim (arith.muli/divui/divsi/index_cast), as c * product of
+  /// symbols; failure when it is anything else.
+  FailureOr<ShapeExpr> evaluateShapeScalar(Value v, int depth = 0);
   LogicalResult emitEmbeddingBag(EmbeddingBagOp op);
   LogicalResult recordConstant(Operation *op, Attribute value);
   /// Folds a transpose/reshape of a constant into a new constant; true when
@@ -182,15 +218,15 @@ FailureOr<int> FunctionEmitter::operandSlot(Operation *op, Value v) {
   return failure();
 }
 
-std::string FunctionEmitter::symbolOf(Value v, int64_t dim) {
+DimInfo FunctionEmitter::dimOf(Value v, int64_t dim) {
   const DimList *dims = builder_.lookupDims(v);
   if (!dims || dim < 0 || dim >= static_cast<int64_t>(dims->size()))
     return {};
-  return (*dims)[dim].symbol;
+  return (*dims)[dim];
 }
 
 DimList FunctionEmitter::resultDims(Value result,
-                                    ArrayRef<std::string> symbolPerDim) {
+                                    ArrayRef<DimInfo> symbolPerDim) {
   auto type = cast<RankedTensorType>(result.getType());
   DimList dims;
   for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -198,8 +234,11 @@ DimList FunctionEmitter::resultDims(Value result,
     if (!type.isDynamicDim(d)) {
       info.size = type.getDimSize(d);
     } else if (d < static_cast<int64_t>(symbolPerDim.size()) &&
-               !symbolPerDim[d].empty()) {
-      info.symbol = symbolPerDim[d];
+               symbolPerDim[d].isSymbolic()) {
+      info.symbol = symbolPerDim[d].symbol;
+    } else if (d < static_cast<int64_t>(symbolPerDim.size()) &&
+               symbolPerDim[d].size > 0) {
+      info.size = symbolPerDim[d].size; // static in the plan, not in the IR
     } else {
       info.symbol = builder_.freshSymbol();
     }
@@ -209,7 +248,7 @@ DimList FunctionEmitter::resultDims(Value result,
 }
 
 FailureOr<int> FunctionEmitter::defineResult(Operation *op, Value result,
-                                             ArrayRef<std::string> symbols) {
+                                             ArrayRef<DimInfo> symbols) {
   auto type = dyn_cast<RankedTensorType>(result.getType());
   if (!type || !PlanProgramBuilder::toPlanDType(type.getElementType())) {
     op->emitError() << "'" << op->getName() << "': result type "
@@ -228,7 +267,7 @@ FailureOr<int> FunctionEmitter::defineResult(Operation *op, Value result,
 LogicalResult FunctionEmitter::emitSimple(Operation *op,
                                           const std::string &kernel,
                                           ValueRange inputs,
-                                          ArrayRef<std::string> symbols,
+                                          ArrayRef<DimInfo> symbols,
                                           pb::Instruction **out) {
   SmallVector<int> inputSlots;
   for (Value v : inputs) {
@@ -255,7 +294,7 @@ LogicalResult FunctionEmitter::emitSimple(Operation *op,
 LogicalResult FunctionEmitter::emitElementwise(Operation *op,
                                                const std::string &kernel) {
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
-  SmallVector<std::string> symbols(type.getRank());
+  SmallVector<DimInfo> symbols(type.getRank());
   for (int64_t d = 0; d < type.getRank(); ++d)
     for (Value in : op->getOperands()) {
       auto inType = dyn_cast<RankedTensorType>(in.getType());
@@ -263,7 +302,7 @@ LogicalResult FunctionEmitter::emitElementwise(Operation *op,
         continue;
       std::string s = symbolOf(in, d);
       if (!s.empty()) {
-        symbols[d] = s;
+        symbols[d].symbol = s;
         break;
       }
     }
@@ -298,24 +337,44 @@ LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
                            << " has more than one dynamic dim (not supported "
                               "by the plan emitter yet)";
   // The one dynamic dim keeps the input's symbol when the static parts of
-  // both shapes have the same number of elements.
-  SmallVector<std::string> symbols(outType.getRank());
-  if (dynamicOut == 1 && inType.getNumDynamicDims() == 1) {
-    int64_t inStatic = 1, outStatic = 1;
-    std::string inSymbol;
-    for (int64_t d = 0; d < inType.getRank(); ++d) {
-      if (inType.isDynamicDim(d))
-        inSymbol = symbolOf(input, d);
-      else
-        inStatic *= inType.getDimSize(d);
+  // both shapes have the same number of elements (the input's dims as the
+  // plan knows them: static sizes included where the IR type is dynamic),
+  // and is static when every input dim is.
+  SmallVector<DimInfo> symbols(outType.getRank());
+  int inSymbolic = 0;
+  int64_t inStatic = 1;
+  std::string inSymbol;
+  for (int64_t d = 0; d < inType.getRank(); ++d) {
+    DimInfo info = dimOf(input, d);
+    if (!inType.isDynamicDim(d)) {
+      inStatic *= inType.getDimSize(d);
+    } else if (info.isSymbolic()) {
+      ++inSymbolic;
+      inSymbol = info.symbol;
+    } else if (info.size > 0) {
+      inStatic *= info.size;
+    } else {
+      inSymbolic = 2; // unknown: nothing to carry
     }
+  }
+  if (dynamicOut == 1 && inSymbolic == 1) {
+    int64_t outStatic = 1;
     for (int64_t d = 0; d < outType.getRank(); ++d)
       if (!outType.isDynamicDim(d))
         outStatic *= outType.getDimSize(d);
     if (inStatic == outStatic)
       for (int64_t d = 0; d < outType.getRank(); ++d)
         if (outType.isDynamicDim(d))
-          symbols[d] = inSymbol;
+          symbols[d].symbol = inSymbol;
+  } else if (dynamicOut == 1 && inSymbolic == 0 && inStatic > 0) {
+    int64_t outStatic = 1;
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      if (!outType.isDynamicDim(d))
+        outStatic *= outType.getDimSize(d);
+    if (inStatic % outStatic == 0)
+      for (int64_t d = 0; d < outType.getRank(); ++d)
+        if (outType.isDynamicDim(d))
+          symbols[d].size = inStatic / outStatic;
   }
   pb::Instruction *instr = nullptr;
   if (failed(emitSimple(op, "reshape", ValueRange{input}, symbols, &instr)))
@@ -329,8 +388,8 @@ LogicalResult FunctionEmitter::emitMatMul(tosa::MatMulOp op) {
     return op.emitError("'tosa.matmul' with non-zero (or non-constant) zero "
                         "points is not supported by the plan emitter");
   // [B, M, K] x [B, K, N] -> [B, M, N]
-  SmallVector<std::string> symbols = {
-      symbolOf(op.getA(), 0), symbolOf(op.getA(), 1), symbolOf(op.getB(), 2)};
+  SmallVector<DimInfo> symbols = {dimOf(op.getA(), 0), dimOf(op.getA(), 1),
+                                  dimOf(op.getB(), 2)};
   return emitSimple(op, "matmul", ValueRange{op.getA(), op.getB()}, symbols);
 }
 
@@ -344,14 +403,14 @@ LogicalResult FunctionEmitter::emitClamp(tosa::ClampOp op) {
 LogicalResult FunctionEmitter::emitConcat(tosa::ConcatOp op) {
   auto type = cast<RankedTensorType>(op.getResult().getType());
   int64_t axis = op.getAxis();
-  SmallVector<std::string> symbols(type.getRank());
+  SmallVector<DimInfo> symbols(type.getRank());
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (d == axis)
       continue; // a dynamic concatenated dim gets a fresh symbol
     for (Value in : op.getInput1()) {
       std::string s = symbolOf(in, d);
       if (!s.empty()) {
-        symbols[d] = s;
+        symbols[d].symbol = s;
         break;
       }
     }
@@ -365,16 +424,240 @@ LogicalResult FunctionEmitter::emitConcat(tosa::ConcatOp op) {
 
 LogicalResult FunctionEmitter::emitTranspose(tosa::TransposeOp op) {
   SmallVector<int64_t> perm;
-  SmallVector<std::string> symbols;
+  SmallVector<DimInfo> symbols;
   for (int32_t p : op.getPerms()) {
     perm.push_back(p);
-    symbols.push_back(symbolOf(op.getInput1(), p));
+    symbols.push_back(dimOf(op.getInput1(), p));
   }
   pb::Instruction *instr = nullptr;
   if (failed(emitSimple(op, "transpose", ValueRange{op.getInput1()}, symbols,
                         &instr)))
     return failure();
   addIntsAttr(instr, "perm", perm);
+  return success();
+}
+
+/// tosa.gather values [N, K, C], indices [N, W] -> [N, W, C]. With N = 1
+/// and constant indices this is the `gather` kernel on axis 1 with the
+/// indices flattened to [W] (what torch's advanced indexing Z[:, li, lj]
+/// exports to).
+LogicalResult FunctionEmitter::emitGather(tosa::GatherOp op) {
+  auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+  auto indicesType = dyn_cast<RankedTensorType>(op.getIndices().getType());
+  if (valuesType.getRank() != 3 || valuesType.isDynamicDim(0) ||
+      valuesType.getDimSize(0) != 1)
+    return op.emitError() << "'tosa.gather' is supported only with a batch "
+                             "(N) of 1 by the plan emitter; values are "
+                          << valuesType;
+  auto indices = dyn_cast_or_null<DenseElementsAttr>(
+      builder_.constantAttr(op.getIndices()));
+  if (!indices || !indicesType || !indicesType.hasStaticShape() ||
+      indicesType.getRank() != 2)
+    return op.emitError("'tosa.gather' is supported only with constant "
+                        "indices by the plan emitter");
+  int64_t w = indicesType.getDimSize(1);
+  DenseElementsAttr flat = reshapeConstant(
+      indices, RankedTensorType::get({w}, indicesType.getElementType()));
+  int indicesSlot = flat ? builder_.materializeConstant(
+                               flat, locationName(op.getLoc()) + ".indices")
+                         : -1;
+  if (indicesSlot < 0)
+    return op.emitError("'tosa.gather': cannot write the indices");
+  FailureOr<int> values = operandSlot(op, op.getValues());
+  if (failed(values))
+    return failure();
+  SmallVector<DimInfo> symbols = {DimInfo(), DimInfo(),
+                                  dimOf(op.getValues(), 2)};
+  FailureOr<int> result = defineResult(op, op.getResult(), symbols);
+  if (failed(result))
+    return failure();
+  pb::Instruction *instr =
+      builder_.addInstruction("gather", locationName(op.getLoc()));
+  instr->add_inputs(*values);
+  instr->add_inputs(indicesSlot);
+  instr->add_outputs(*result);
+  addIntAttr(instr, "axis", 1);
+  return success();
+}
+
+/// arith.trunci of a constant tensor (the i64 -> i32 index constants of
+/// tosa.gather) becomes a constant.
+LogicalResult FunctionEmitter::foldTruncI(arith::TruncIOp op) {
+  auto dense =
+      dyn_cast_or_null<DenseElementsAttr>(builder_.constantAttr(op.getIn()));
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!dense || !type || !type.hasStaticShape())
+    return op.emitError("'arith.trunci' is supported only on constant "
+                        "tensors by the plan emitter");
+  SmallVector<APInt> values;
+  for (const APInt &v : dense.getValues<APInt>())
+    values.push_back(v.trunc(type.getElementTypeBitWidth()));
+  if (!builder_.addPendingConstant(op.getResult(),
+                                   DenseElementsAttr::get(type, values)))
+    return op.emitError("'arith.trunci': cannot record the constant");
+  return success();
+}
+
+bool FunctionEmitter::foldIntegerBinary(Operation *op) {
+  if (!isa<tosa::AddOp, tosa::SubOp, tosa::MulOp>(op))
+    return false;
+  if (auto mul = dyn_cast<tosa::MulOp>(op);
+      mul && !isZeroConstant(mul.getShift()))
+    return false;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<IntegerType>(type.getElementType()))
+    return false;
+  auto lhs = dyn_cast_or_null<DenseElementsAttr>(
+      builder_.constantAttr(op->getOperand(0)));
+  auto rhs = dyn_cast_or_null<DenseElementsAttr>(
+      builder_.constantAttr(op->getOperand(1)));
+  int64_t n = type.getNumElements();
+  auto usable = [&](DenseElementsAttr a) {
+    return a && isa<IntegerType>(a.getElementType()) &&
+           (a.getNumElements() == 1 ||
+            cast<ShapedType>(a.getType()).getShape() == type.getShape());
+  };
+  if (!usable(lhs) || !usable(rhs))
+    return false;
+  unsigned width = type.getElementTypeBitWidth();
+  SmallVector<APInt> a(lhs.getValues<APInt>()), b(rhs.getValues<APInt>());
+  SmallVector<APInt> out;
+  for (int64_t i = 0; i < n; ++i) {
+    APInt x = a[a.size() == 1 ? 0 : i].sextOrTrunc(width);
+    APInt y = b[b.size() == 1 ? 0 : i].sextOrTrunc(width);
+    out.push_back(isa<tosa::AddOp>(op)   ? x + y
+                  : isa<tosa::SubOp>(op) ? x - y
+                                         : x * y);
+  }
+  return builder_.addPendingConstant(op->getResult(0),
+                                     DenseElementsAttr::get(type, out));
+}
+
+bool FunctionEmitter::foldFromElements(tensor::FromElementsOp op) {
+  auto type = dyn_cast<RankedTensorType>(op.getType());
+  if (!type || !type.hasStaticShape() ||
+      !isa<IntegerType>(type.getElementType()))
+    return false;
+  SmallVector<APInt> values;
+  for (Value e : op.getElements()) {
+    FailureOr<ShapeExpr> v = evaluateShapeScalar(e);
+    if (failed(v) || !v->exponents.empty())
+      return false;
+    values.push_back(APInt(type.getElementTypeBitWidth(), v->constant,
+                           /*isSigned=*/true));
+  }
+  return builder_.addPendingConstant(op.getResult(),
+                                     DenseElementsAttr::get(type, values));
+}
+
+FailureOr<ShapeExpr> FunctionEmitter::evaluateShapeScalar(Value v, int depth) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 32)
+    return failure();
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value))) {
+    ShapeExpr e;
+    e.constant = value.getSExtValue();
+    return e;
+  }
+  if (auto dim = dyn_cast<tensor::DimOp>(def)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    const DimList *dims = builder_.lookupDims(dim.getSource());
+    if (!index || !dims || *index < 0 ||
+        *index >= static_cast<int64_t>(dims->size()))
+      return failure();
+    const DimInfo &info = (*dims)[*index];
+    ShapeExpr e;
+    if (info.isSymbolic())
+      e.exponents[info.symbol] = 1;
+    else
+      e.constant = info.size;
+    return e;
+  }
+  if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+    return evaluateShapeScalar(cast.getIn(), depth + 1);
+  if (isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp>(def)) {
+    FailureOr<ShapeExpr> lhs =
+        evaluateShapeScalar(def->getOperand(0), depth + 1);
+    FailureOr<ShapeExpr> rhs =
+        evaluateShapeScalar(def->getOperand(1), depth + 1);
+    if (failed(lhs) || failed(rhs))
+      return failure();
+    ShapeExpr e = *lhs;
+    int sign = isa<arith::MulIOp>(def) ? 1 : -1;
+    if (sign > 0) {
+      e.constant *= rhs->constant;
+    } else {
+      if (rhs->constant == 0 || e.constant % rhs->constant != 0)
+        return failure();
+      e.constant /= rhs->constant;
+    }
+    for (const auto &[symbol, exponent] : rhs->exponents)
+      if ((e.exponents[symbol] += sign * exponent) == 0)
+        e.exponents.erase(symbol);
+    for (const auto &[symbol, exponent] : e.exponents)
+      if (exponent < 0)
+        return failure(); // a quotient that is not a product of dims
+    return e;
+  }
+  return failure();
+}
+
+/// tensor.reshape x(shape) where the shape is constant or comes from
+/// tensor.from_elements of shape scalars: each dim must evaluate to a
+/// constant or to one symbol (e.g. B * 6 / B = 6); at most one symbolic dim,
+/// which becomes -1.
+LogicalResult FunctionEmitter::emitTensorReshape(tensor::ReshapeOp op) {
+  auto outType = cast<RankedTensorType>(op.getResult().getType());
+  auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>();
+  DenseElementsAttr constShape;
+  if (!elements && !matchPattern(op.getShape(), m_Constant(&constShape)))
+    return op.emitError("'tensor.reshape': the shape must be constant or "
+                        "built by tensor.from_elements");
+  DimList dims;
+  SmallVector<int64_t> shape;
+  int symbolic = 0;
+  for (int64_t d = 0; d < outType.getRank(); ++d) {
+    DimInfo info;
+    if (!outType.isDynamicDim(d)) {
+      info.size = outType.getDimSize(d);
+    } else if (constShape) {
+      info.size = constShape.getValues<APInt>()[d].getSExtValue();
+    } else {
+      FailureOr<ShapeExpr> e = evaluateShapeScalar(elements.getElements()[d]);
+      if (failed(e) || (!e->exponents.empty() &&
+                        (e->constant != 1 || e->exponents.size() != 1 ||
+                         e->exponents.begin()->second != 1)))
+        return op.emitError() << "'tensor.reshape': dim " << d
+                              << " of the shape is not a constant or one "
+                                 "input dim the plan emitter can follow";
+      if (e->exponents.empty())
+        info.size = e->constant;
+      else
+        info.symbol = e->exponents.begin()->first;
+    }
+    if (!info.isSymbolic() && info.size <= 0)
+      return op.emitError() << "'tensor.reshape': dim " << d << " is "
+                            << info.size << " (the plan emitter needs > 0)";
+    symbolic += info.isSymbolic();
+    shape.push_back(info.isSymbolic() ? -1 : info.size);
+    dims.push_back(info);
+  }
+  if (symbolic > 1)
+    return op.emitError("'tensor.reshape': more than one dynamic dim (not "
+                        "supported by the plan emitter yet)");
+  FailureOr<int> input = operandSlot(op, op.getSource());
+  if (failed(input))
+    return failure();
+  int slot = builder_.defineSlot(op.getResult(), dims, slotName(op, 0));
+  if (slot < 0)
+    return op.emitError("'tensor.reshape': cannot define its slot");
+  pb::Instruction *instr =
+      builder_.addInstruction("reshape", locationName(op.getLoc()));
+  instr->add_inputs(*input);
+  instr->add_outputs(slot);
+  addIntsAttr(instr, "shape", shape);
   return success();
 }
 
@@ -404,9 +687,9 @@ LogicalResult FunctionEmitter::emitEmbeddingBag(EmbeddingBagOp op) {
     weightsSlot = *s;
   }
   bool includeLast = op.getIncludeLastOffset();
-  SmallVector<std::string> symbols(2);
+  SmallVector<DimInfo> symbols(2);
   if (!includeLast)
-    symbols[0] = symbolOf(op.getOffsets(), 0);
+    symbols[0].symbol = symbolOf(op.getOffsets(), 0);
   FailureOr<int> result = defineResult(op, op.getResult(), symbols);
   if (failed(result))
     return failure();
@@ -437,8 +720,10 @@ LogicalResult FunctionEmitter::recordConstant(Operation *op, Attribute value) {
 }
 
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
-  if (foldConstantOp(op))
+  if (foldConstantOp(op) || foldIntegerBinary(op))
     return success();
+  if (isShapeScalarOp(op))
+    return success(); // read by evaluateShapeScalar
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<arith::ConstantOp>(
           [&](auto c) { return recordConstant(op, c.getValue()); })
@@ -446,6 +731,15 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
           [&](auto c) { return recordConstant(op, c.getValues()); })
       // Shape-only values: reshapes take their shapes from result types.
       .Case<tosa::ConstShapeOp, tensor::DimOp>([&](auto) { return success(); })
+      // Shape tensors of tensor.reshape (read by emitTensorReshape; any other
+      // user fails in operandSlot naming this op).
+      .Case<tensor::FromElementsOp>([&](auto e) {
+        foldFromElements(e); // a constant when its elements are
+        return success();
+      })
+      .Case<tensor::ReshapeOp>([&](auto r) { return emitTensorReshape(r); })
+      .Case<tosa::GatherOp>([&](auto g) { return emitGather(g); })
+      .Case<arith::TruncIOp>([&](auto t) { return foldTruncI(t); })
       .Case<TableFromTensorOp>([&](TableFromTensorOp t) -> LogicalResult {
         auto table = cast<TableType>(t.getResult().getType());
         TableFormat format = table.getFormat();
@@ -485,8 +779,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return other->emitError()
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, tosa.matmul/add/sub/"
-                  "clamp(ReLU)/sigmoid/tanh/transpose/reshape/concat, "
-                  "tensor.expand_shape/collapse_shape/cast, constants)";
+                  "clamp(ReLU)/sigmoid/tanh/transpose/reshape/concat/gather, "
+                  "tensor.expand_shape/collapse_shape/cast/reshape, "
+                  "constants)";
       });
 }
 
@@ -541,7 +836,7 @@ LogicalResult FunctionEmitter::emitLinear(Operation *anchor,
   }
   if (weightSlot < 0)
     return anchor->emitError("linear layer: cannot write the weight");
-  SmallVector<std::string> symbols = {symbolOf(chain.x, 0), ""};
+  SmallVector<DimInfo> symbols = {dimOf(chain.x, 0), DimInfo()};
   FailureOr<int> result = defineResult(anchor, anchor->getResult(0), symbols);
   if (failed(result))
     return failure();

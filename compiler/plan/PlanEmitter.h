@@ -12,6 +12,11 @@
 // kernels of the same names (`reshape` for the three reshapes, `identity` for
 // the cast); constants (arith.constant, tosa.const) and the shape-only ops
 // feeding reshapes (tensor.dim, tosa.const_shape, index constants).
+// tosa.gather with N = 1 and constant indices -> `gather` (axis 1; the
+// export of torch's Z[:, li, lj]), arith.trunci of constants folded,
+// tensor.reshape whose shape is tensor.from_elements of dims computed by
+// arith.muli/divui/divsi/index_cast from tensor.dim and constants (each dim
+// must come out as a constant or one symbolic dim) -> `reshape`.
 // Transposes and reshapes of constants are folded at compile time, and the
 // importer's nn.Linear pattern collapse(matmul(expand(x), W)) [+ bias]
 // [-> ReLU/sigmoid/tanh] with constant W and bias becomes one `linear`.

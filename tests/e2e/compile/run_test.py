@@ -19,6 +19,16 @@ Cases:
              imported as tosa.reduce_max/exp/...):
              error naming the op and its node, exit 1, no .plan/.weights
   truncated_onnx   a cut-off ONNX file: error, exit 1, no .plan/.weights
+  dlrm       examples/dlrm (3 EmbeddingBag tables, bottom MLP, view((B, -1,
+             d)), bmm dot interaction with Z[:, li, lj], top MLP) exported by its
+             export.py, batch 37: plan output matches torch eager
+  dlrm_batch1  the same with a batch of one
+  bad_gather       Inputs/bad_gather.mlir (tosa.gather with run-time
+             indices): error at file:line:col, exit 1, no output files
+  bad_gather_batch Inputs/bad_gather_batch.mlir (tosa.gather with N = 2):
+             error, exit 1, no output files
+  bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to a product of
+             two run-time dims): error, exit 1, no output files
 Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
 """
 import os
@@ -27,6 +37,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DLRM_EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "dlrm")
+DLRM_INPUTS = ["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
+               "offsets2"]
 
 try:
     import numpy as np
@@ -62,6 +75,16 @@ def outputs_absent(work, before):
     left = sorted(set(os.listdir(work)) - set(before))
     if left:
         fail("files left behind after an error: %s" % left)
+
+
+def dlrm(compiler, runner, work, batch):
+    proc = run([sys.executable, os.path.join(DLRM_EXAMPLE, "export.py"), work,
+                "--batch", str(batch)])
+    if proc.returncode != 0:
+        fail("examples/dlrm/export.py failed", proc)
+    compile_and_run(compiler, runner, work, DLRM_INPUTS,
+                    ["embedding_bag", "linear", "matmul", "transpose",
+                     "gather", "reshape", "concat"])
 
 
 def compile_and_run(compiler, runner, work, input_names, kernels):
@@ -173,6 +196,24 @@ def main():
             fail("the IR after the passes should hold ember.embedding_bag "
                  "and no loop:\n" + text)
         outputs_absent(work, before + ["model.mlir"])
+    elif case == "dlrm":
+        dlrm(compiler, runner, work, 37)
+    elif case == "dlrm_batch1":
+        dlrm(compiler, runner, work, 1)
+    elif case == "bad_gather":
+        expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_gather.mlir"),
+                     ["bad_gather.mlir:3:8: error:",
+                      "'tosa.gather' is supported only with constant indices"])
+    elif case == "bad_gather_batch":
+        expect_error(compiler, work,
+                     os.path.join(HERE, "Inputs", "bad_gather_batch.mlir"),
+                     ["bad_gather_batch.mlir:4:8: error:",
+                      "'tosa.gather' is supported only with a batch (N) of 1"])
+    elif case == "bad_reshape":
+        expect_error(compiler, work,
+                     os.path.join(HERE, "Inputs", "bad_reshape.mlir"),
+                     ["bad_reshape.mlir:11:8: error:",
+                      "'tensor.reshape': dim 0 of the shape is not a constant"])
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
     elif case == "bad_clamp":
