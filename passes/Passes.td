@@ -219,4 +219,52 @@ def EmberRaiseEmbeddingBags : Pass<"ember-raise-embedding-bags"> {
   ];
 }
 
+def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
+  let summary = "Rewrites a sharded model into one SPMD program per rank";
+  let description = [{
+    Reads the module's `ember.world_size` and the `ember.sharding` attribute
+    (a `#ember.sharding`, set by `--ember-plan-sharding` or by hand) of every
+    `ember.embedding_bag` in the entry function, and replaces the function by
+    one program per rank, `@<function>_rank<r>` with attribute `ember.rank`.
+    In each, the sharded bags are computed as TorchRec's sharded modules do:
+
+    1. **Input dist.** The bags of every table become one KJT per weight
+       class (`ember.kjt.from_bags`; unweighted and weighted tables travel
+       separately), one key per shard: a table-wise table is one key, a
+       column-wise table one key per column shard (its ids are sent to
+       every shard's rank), a row-wise or table-row-wise table is
+       `ember.kjt.bucketize`d into one key per row block. The keys are
+       permuted into destination order and sent with
+       `ember.kjt_all_to_all.splits` / `.tensors`.
+    2. **Lookups.** Each rank looks up the received bags of every rank in
+       the shards it holds (weights sliced from the table constant), one
+       `ember.grouped_lookup` per output route and pooling mode.
+    3. **Output dist.** `ember.pooled_all_to_all` returns table-wise and
+       column-wise results (and the partial sums of row-wise tables whose
+       shards are not on every rank, added at the sample's rank);
+       `ember.reduce_scatter sum` returns row-wise tables sharded over every
+       rank. Both take their per-rank batch sizes from the sent KJT
+       (`batch_of`), so ranks may run different batch sizes. Slices,
+       concatenations (column shards) and adds give each bag its `[B, D]`.
+
+    Data-parallel tables keep their `ember.embedding_bag` (every rank holds
+    the table); the rest of the model is data parallel. With a world size
+    of 1 the attributes are dropped and nothing else changes.
+
+    Errors (at the bag): a bag without a sharding, a shard on a rank outside
+    the world, a sharded bag with `padding_idx`, a table that is not a
+    constant, a row-wise table with `mean`/`max` pooling (partial results
+    are summed), row-wise shards that are not equal row blocks (what
+    `kjt.bucketize` produces), column-wise sharding of a quantized table,
+    bags with different id types.
+  }];
+  let options = [
+    Option<"functionName", "function", "std::string", "\"main\"",
+           "the function to partition">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tosa::TosaDialect"];
+}
+
 #endif // EMBER_PASSES_TD

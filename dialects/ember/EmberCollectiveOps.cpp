@@ -294,6 +294,11 @@ LogicalResult PooledAllToAllOp::verify() {
 
   // Rows: the global batch in, this rank's batch slice out.
   int64_t inRows = input.getDimSize(0), outRows = result->getDimSize(0);
+  if (getBatchOf()) {
+    if (batchSizes)
+      return emitOpError("takes batch_size_per_rank or batch_of, not both");
+    return success(); // the batch sizes are known at run time only
+  }
   if (!batchSizes)
     return verifyEvenSplitRows(*this, groupSize, inRows, outRows);
   if (isStatic(inRows) && inRows != sum(*batchSizes))
@@ -371,6 +376,11 @@ LogicalResult ReduceScatterOp::verify() {
 
   int64_t inRows = input.getDimSize(0), outRows = result->getDimSize(0);
   std::optional<ArrayRef<int64_t>> splits = getSplits();
+  if (getBatchOf()) {
+    if (splits)
+      return emitOpError("takes splits or batch_of, not both");
+    return success(); // the batch sizes are known at run time only
+  }
   if (!splits)
     return verifyEvenSplitRows(*this, groupSize, inRows, outRows);
   if (failed(verifyPerRankList(*this, "splits", *splits, groupSize)))

@@ -135,8 +135,10 @@ def Ember_PooledAllToAllOp : Ember_IdentityOnOneRankOp<"pooled_all_to_all"> {
     the columns of position 0 first.
 
     Without `batch_size_per_rank` the global batch is split evenly (it must
-    then divide by the group size). Float payloads may travel in a narrower
-    `codec`.
+    then divide by the group size), unless `batch_of` names the KJT that this
+    rank sent in the input all-to-all: then the batch sizes are those KJTs'
+    (possibly different per rank), exchanged at run time. Float payloads may
+    travel in a narrower `codec`.
 
     ```mlir
     %a = ember.pooled_all_to_all %local dim_per_rank [16, 32]
@@ -148,13 +150,15 @@ def Ember_PooledAllToAllOp : Ember_IdentityOnOneRankOp<"pooled_all_to_all"> {
     canonicalizes to `ember.ready`.
   }];
   let arguments = (ins AnyRankedTensor:$input,
+                       Optional<Ember_KeyedJaggedTensorType>:$batch_of,
                        DenseI64ArrayAttr:$dim_per_rank,
                        OptionalAttr<DenseI64ArrayAttr>:$batch_size_per_rank,
                        Ember_GroupAttr:$group,
                        Ember_OptionalCodec:$codec);
   let results = (outs Ember_AwaitableType:$result);
   let assemblyFormat = [{
-    $input `dim_per_rank` $dim_per_rank
+    $input (`batch_of` `(` $batch_of^ `:` qualified(type($batch_of)) `)`)?
+    `dim_per_rank` $dim_per_rank
     (`batch_size_per_rank` $batch_size_per_rank^)? `group` `` $group
     (`codec` `` $codec^)? attr-dict `:` type($input) `->` qualified(type($result))
   }];
@@ -237,8 +241,10 @@ def Ember_ReduceScatterOp : Ember_IdentityOnOneRankOp<"reduce_scatter"> {
     keeps rows `[sum(splits[:r]), +splits[r])` of the result. Without
     `splits` the rows split evenly: the input has W * B rows, the result B.
     With `splits` (one entry per rank, summing to the input rows) the result
-    has this rank's split of rows. Trailing dims and element type are kept;
-    `mean` needs a floating-point payload.
+    has this rank's split of rows. With `batch_of` (the KJT this rank sent in
+    the input all-to-all) the splits are the batch sizes of those KJTs,
+    exchanged at run time. Trailing dims and element type are kept; `mean`
+    needs a floating-point payload.
 
     ```mlir
     %a = ember.reduce_scatter sum %x group<ranks = [0, 1]>
@@ -251,13 +257,16 @@ def Ember_ReduceScatterOp : Ember_IdentityOnOneRankOp<"reduce_scatter"> {
     canonicalizes to `ember.ready`.
   }];
   let arguments = (ins AnyRankedTensor:$input,
+                       Optional<Ember_KeyedJaggedTensorType>:$batch_of,
                        Ember_Reduction:$reduction,
                        OptionalAttr<DenseI64ArrayAttr>:$splits,
                        Ember_GroupAttr:$group,
                        Ember_OptionalCodec:$codec);
   let results = (outs Ember_AwaitableType:$result);
   let assemblyFormat = [{
-    `` $reduction $input (`splits` $splits^)? `group` `` $group
+    `` $reduction $input
+    (`batch_of` `(` $batch_of^ `:` qualified(type($batch_of)) `)`)?
+    (`splits` $splits^)? `group` `` $group
     (`codec` `` $codec^)? attr-dict `:` type($input) `->` qualified(type($result))
   }];
 }

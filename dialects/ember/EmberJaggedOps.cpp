@@ -96,6 +96,51 @@ LogicalResult JaggedFromPaddedOp::verify() {
 // KJTCreateOp
 //===----------------------------------------------------------------------===//
 
+LogicalResult KJTFromBagsOp::verify() {
+  KeyedJaggedTensorType type = getType();
+  size_t numFeatures = getValues().size();
+  if (numFeatures != type.getNumKeys())
+    return emitOpError("needs one values tensor per key (")
+           << type.getNumKeys() << "), got " << numFeatures;
+  if (getOffsets().size() != numFeatures)
+    return emitOpError("needs one offsets tensor per key (")
+           << numFeatures << "), got " << getOffsets().size();
+  if (getIncludeLastOffset().size() != numFeatures)
+    return emitOpError("include_last_offset needs one entry per key (")
+           << numFeatures << "), got " << getIncludeLastOffset().size();
+  if (type.isVariableBatch())
+    return emitOpError("cannot make a variable_batch KJT (every feature has "
+                       "the same batch size)");
+  if (type.isWeighted() ? getWeights().size() != numFeatures
+                        : !getWeights().empty())
+    return emitOpError(type.isWeighted()
+                           ? "a weighted KJT needs one weights tensor per key"
+                           : "weights given but the KJT type is not weighted");
+  for (size_t i = 0; i < numFeatures; ++i) {
+    auto values = cast<RankedTensorType>(getValues()[i].getType());
+    if (values.getElementType() != type.getValueType())
+      return emitOpError("values of key '")
+             << type.getKey(i) << "' must have the KJT value type "
+             << type.getValueType() << ", got " << values.getElementType();
+    auto offsets = cast<RankedTensorType>(getOffsets()[i].getType());
+    int64_t size = offsets.getDimSize(0);
+    if (getIncludeLastOffset()[i] && !ShapedType::isDynamic(size) && size < 1)
+      return emitOpError("offsets of key '")
+             << type.getKey(i)
+             << "' need at least one entry with include_last_offset";
+    if (type.isWeighted()) {
+      int64_t n = cast<RankedTensorType>(getWeights()[i].getType())
+                      .getDimSize(0);
+      if (!sizesCompatible(n, values.getDimSize(0)))
+        return emitOpError("weights of key '")
+               << type.getKey(i) << "' must have one entry per value ("
+               << sizeToString(values.getDimSize(0)) << "), got "
+               << sizeToString(n);
+    }
+  }
+  return success();
+}
+
 LogicalResult KJTCreateOp::verify() {
   KeyedJaggedTensorType type = getType();
   auto values = cast<RankedTensorType>(getValues().getType());

@@ -141,6 +141,43 @@ def Ember_KJTCreateOp : Ember_Op<"kjt.create", [Pure, AttrSizedOperandSegments]>
   let hasVerifier = 1;
 }
 
+def Ember_KJTFromBagsOp : Ember_Op<"kjt.from_bags",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "a KJT from per-feature (ids, offsets) bags, as nn.EmbeddingBag takes them";
+  let description = [{
+    Feature `i` of the result (its key `i`) holds the bags of
+    `values[i]` delimited by `offsets[i]` in `nn.EmbeddingBag`'s form: with
+    `include_last_offset[i]` the offsets have `B + 1` entries, otherwise `B`
+    and the last bag ends at the end of `values[i]`. Every feature must have
+    the same batch size B. The result's values are the features' values one
+    after the other and its lengths are key-major (`[K * B]`), converted to
+    the KJT's length type; `weights` (all features or none, f32) become the
+    KJT's per-value weights. This is how the partitioning pass turns the
+    embedding bags of a model with dense id inputs into the one KJT that the
+    input all-to-all sends (TorchRec builds the same KJT in Python).
+
+    ```mlir
+    %k = ember.kjt.from_bags values(%a, %b : tensor<?xi64>, tensor<?xi64>)
+        offsets(%oa, %ob : tensor<?xi64>, tensor<?xi64>)
+        include_last_offset = [false, true]
+        -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+    ```
+  }];
+  let arguments = (ins Variadic<1DTensorOf<[I32, I64]>>:$values,
+                       Variadic<1DTensorOf<[I32, I64]>>:$offsets,
+                       Variadic<1DTensorOf<[F32]>>:$weights,
+                       DenseBoolArrayAttr:$include_last_offset);
+  let results = (outs Ember_KeyedJaggedTensorType:$result);
+  let assemblyFormat = [{
+    `values` `(` $values `:` type($values) `)`
+    `offsets` `(` $offsets `:` type($offsets) `)`
+    (`weights` `(` $weights^ `:` type($weights) `)`)?
+    `include_last_offset` `=` $include_last_offset
+    attr-dict `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 class Ember_KJTAccessorOp<string mnemonic, string what, list<Trait> traits = []>
     : Ember_Op<"kjt." # mnemonic, !listconcat([Pure], traits)> {
   let summary = "the " # what # " of a KJT";

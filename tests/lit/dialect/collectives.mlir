@@ -179,3 +179,20 @@ func.func @not_merged(%x: tensor<4x8xf32>) -> (!ember.awaitable<tensor<4x8xf32>>
   %unused = ember.all_gather %x group<ranks = [0, 1]> : tensor<4x8xf32> -> !ember.awaitable<tensor<8x8xf32>>
   return %a, %b : !ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<4x8xf32>>
 }
+
+// Batch sizes from the KJT each rank sent (known at run time only).
+// CHECK-LABEL: func.func @batch_of
+// CHECK: ember.pooled_all_to_all %{{.*}} batch_of(%{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i64>) dim_per_rank [16, 0] group<ranks = [0, 1]> : tensor<?x16xf32> -> !ember.awaitable<tensor<?x16xf32>>
+// CHECK: ember.reduce_scatter sum %{{.*}} batch_of(%{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i64>) group<ranks = [0, 1]> : tensor<?x8xf32> -> !ember.awaitable<tensor<?x8xf32>>
+// GENERIC-LABEL: sym_name = "batch_of"
+// GENERIC: "ember.pooled_all_to_all"(%{{.*}}, %{{.*}}) <{dim_per_rank = array<i64: 16, 0>, group = #ember.group<ranks = [0, 1]>}>
+func.func @batch_of(%x: tensor<?x16xf32>, %y: tensor<?x8xf32>,
+                    %k: !ember.kjt<["a", "b"], values = i64, lengths = i64>)
+    -> (!ember.awaitable<tensor<?x16xf32>>, !ember.awaitable<tensor<?x8xf32>>) {
+  %a = ember.pooled_all_to_all %x batch_of(%k : !ember.kjt<["a", "b"], values = i64, lengths = i64>)
+      dim_per_rank [16, 0] group<ranks = [0, 1]>
+      : tensor<?x16xf32> -> !ember.awaitable<tensor<?x16xf32>>
+  %b = ember.reduce_scatter sum %y batch_of(%k : !ember.kjt<["a", "b"], values = i64, lengths = i64>)
+      group<ranks = [0, 1]> : tensor<?x8xf32> -> !ember.awaitable<tensor<?x8xf32>>
+  return %a, %b : !ember.awaitable<tensor<?x16xf32>>, !ember.awaitable<tensor<?x8xf32>>
+}

@@ -540,3 +540,19 @@ func.func @f(%x: tensor<8x2xf32>) {
   %0 = ember.all_to_all_v %x send_splits [9223372036854775807, 9223372036854775807] recv_splits [4, 4] group<ranks = [0, 1]> : tensor<8x2xf32> -> !ember.awaitable<tensor<8x2xf32>>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<8x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
+  // expected-error @+1 {{takes batch_size_per_rank or batch_of, not both}}
+  %a = ember.pooled_all_to_all %x batch_of(%k : !ember.kjt<["a"], values = i64, lengths = i64>) dim_per_rank [16, 16] batch_size_per_rank [4, 4] group<ranks = [0, 1]> : tensor<8x16xf32> -> !ember.awaitable<tensor<4x32xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
+  // expected-error @+1 {{takes splits or batch_of, not both}}
+  %a = ember.reduce_scatter sum %x batch_of(%k : !ember.kjt<["a"], values = i64, lengths = i64>) splits [3, 5] group<ranks = [0, 1]> : tensor<8x16xf32> -> !ember.awaitable<tensor<5x16xf32>>
+  return
+}

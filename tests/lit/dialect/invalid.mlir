@@ -559,6 +559,82 @@ func.func @f(%p: tensor<?x8xf32>, %o: tensor<?xi64>) {
 }
 
 //===----------------------------------------------------------------------===//
+// ember.kjt.from_bags
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{needs one values tensor per key (2), got 1}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{needs one offsets tensor per key (2), got 1}}
+  %k = ember.kjt.from_bags values(%v, %v : tensor<?xi64>, tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false, false] -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{include_last_offset needs one entry per key (1), got 2}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false, true] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi32>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{values of key 'a' must have the KJT value type 'i64', got 'i32'}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi32>) offsets(%o : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<0xi64>) {
+  // expected-error @+1 {{offsets of key 'a' need at least one entry with include_last_offset}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<0xi64>) include_last_offset = [true] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{a weighted KJT needs one weights tensor per key}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64, weighted>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>, %w: tensor<?xf32>) {
+  // expected-error @+1 {{weights given but the KJT type is not weighted}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) weights(%w : tensor<?xf32>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<4xi64>, %o: tensor<?xi64>, %w: tensor<3xf32>) {
+  // expected-error @+1 {{weights of key 'a' must have one entry per value (4), got 3}}
+  %k = ember.kjt.from_bags values(%v : tensor<4xi64>) offsets(%o : tensor<?xi64>) weights(%w : tensor<3xf32>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64, weighted>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{cannot make a variable_batch KJT}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64, variable_batch>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // ember.kjt.create and accessors
 //===----------------------------------------------------------------------===//
 

@@ -23,6 +23,24 @@ func.func @create(%v: tensor<?xi64>, %l: tensor<?xi32>, %o: tensor<?xi32>,
   return
 }
 
+// CHECK-LABEL: func.func @from_bags
+func.func @from_bags(%a: tensor<?xi64>, %b: tensor<?xi64>, %oa: tensor<?xi64>,
+                     %ob: tensor<?xi32>, %wa: tensor<?xf32>, %wb: tensor<?xf32>) {
+  // CHECK: ember.kjt.from_bags values(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi64>) offsets(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi32>) include_last_offset = [false, true] -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  %0 = ember.kjt.from_bags values(%a, %b : tensor<?xi64>, tensor<?xi64>)
+      offsets(%oa, %ob : tensor<?xi64>, tensor<?xi32>)
+      include_last_offset = [false, true]
+      -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  // CHECK: ember.kjt.from_bags values(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi64>) offsets(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi64>) weights(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?xf32>) include_last_offset = [false, false]
+  // CHECK-SAME: -> !ember.kjt<["a", "a:c1"], values = i64, lengths = i32, weighted>
+  %1 = ember.kjt.from_bags values(%a, %a : tensor<?xi64>, tensor<?xi64>)
+      offsets(%oa, %oa : tensor<?xi64>, tensor<?xi64>)
+      weights(%wa, %wa : tensor<?xf32>, tensor<?xf32>)
+      include_last_offset = [false, false]
+      -> !ember.kjt<["a", "a:c1"], values = i64, lengths = i32, weighted>
+  return
+}
+
 // CHECK-LABEL: func.func @accessors
 func.func @accessors(%k: !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch>) {
   // CHECK: ember.kjt.values %{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch> -> tensor<?xi64>

@@ -18,6 +18,7 @@ KernelDef kjtPermuteKernelDef();       // kjt_permute_kernel.cpp
 KernelDef kjtSplitKernelDef();         // kjt_split_kernel.cpp
 KernelDef kjtConcatKernelDef();        // kjt_concat_kernel.cpp
 KernelDef kjtBucketizeKernelDef();     // kjt_bucketize_kernel.cpp
+KernelDef kjtFromBagsKernelDef();      // kjt_from_bags_kernel.cpp
 
 } // namespace ember::jagged
 

@@ -10,7 +10,7 @@ Status registerJaggedKernels(KernelRegistry &registry) {
   for (KernelDef (*makeDef)() :
        {lengthsToOffsetsKernelDef, jaggedToPaddedKernelDef,
         paddedToJaggedKernelDef, kjtPermuteKernelDef, kjtSplitKernelDef,
-        kjtConcatKernelDef, kjtBucketizeKernelDef})
+        kjtConcatKernelDef, kjtBucketizeKernelDef, kjtFromBagsKernelDef})
     EMBER_RETURN_IF_ERROR(registry.add(makeDef()));
   return Status::ok();
 }

@@ -1,0 +1,726 @@
+//===- Partition.cpp - Per-rank SPMD programs for sharded embedding bags --===//
+//
+// Reads the `ember.sharding` attribute of every `ember.embedding_bag` of the
+// entry function and the module's `ember.world_size`, and replaces the
+// function by one program per rank (`<name>_rank<r>`, attribute `ember.rank`)
+// in which every sharded bag is computed the way TorchRec's sharded modules
+// do it at run time:
+//
+//   input dist   the bags become one KJT per weight class (kjt.from_bags;
+//                row-wise tables through kjt.bucketize), its keys ordered by
+//                destination rank, sent with kjt_all_to_all (splits, tensors)
+//   lookups      one ember.grouped_lookup per (output route, pooling) over
+//                the shards this rank holds, for the bags of every rank
+//   output dist  pooled_all_to_all (table-wise, column-wise and node-local
+//                row-wise partial sums), reduce_scatter (row-wise over every
+//                rank), then slices/concats/adds give each bag's [B, D]
+//
+// Data-parallel tables keep their embedding bag (every rank holds the whole
+// table). The dense part of the model is data parallel: each rank runs it on
+// its own batch. The design and its limits are in docs/sharding.md.
+//
+//===----------------------------------------------------------------------===//
+#include "ember/EmberOps.h"
+#include "ember/EmberShardingAttrs.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <string>
+
+namespace mlir::ember {
+#define GEN_PASS_DEF_EMBERPARTITION
+#include "passes/Passes.h.inc"
+} // namespace mlir::ember
+
+using namespace mlir;
+using namespace mlir::ember;
+
+namespace {
+
+constexpr llvm::StringLiteral kShardingAttr = "ember.sharding";
+constexpr llvm::StringLiteral kWorldSizeAttr = "ember.world_size";
+constexpr llvm::StringLiteral kRankAttr = "ember.rank";
+
+/// How a shard's pooled rows get back to the rank that owns the sample.
+enum class Route {
+  AllToAll,      // pooled_all_to_all (table-wise, column-wise, partial sums)
+  ReduceScatter, // reduce_scatter sum (row-wise over every rank)
+};
+
+/// One block of one table that `dest` looks up for the bags of every rank.
+struct ShardItem {
+  unsigned table = 0;
+  int64_t dest = 0;
+  int64_t rowOffset = 0, numRows = 0, colOffset = 0, numCols = 0;
+  Route route = Route::AllToAll;
+  unsigned group = 0;  // index into Analysis::groups
+  std::string key;     // its key in the sent KJT
+  int64_t column = -1; // first column in its output dist result
+};
+
+/// A grouped lookup: the items of one route and pooling mode.
+struct LookupGroup {
+  Route route;
+  PoolingMode pooling;
+};
+
+struct ShardedTable {
+  unsigned opIndex = 0; // position among the function's embedding bags
+  ShardingAttr sharding;
+  DenseElementsAttr weights;
+  TableType type;
+  bool weighted = false;
+  PoolingMode pooling = PoolingMode::sum;
+  bool bucketized = false; // row-wise / table-row-wise
+  int64_t blockSize = 0;   // rows per bucket
+  SmallVector<unsigned> items;
+};
+
+/// Everything the rewrite needs, the same for every rank.
+struct Analysis {
+  int64_t worldSize = 1;
+  SmallVector<ShardedTable> tables;
+  SmallVector<ShardItem> items;
+  SmallVector<LookupGroup> groups;
+  SmallVector<unsigned> dataParallel; // op indices
+  Type idType;
+};
+
+std::string tableKey(unsigned table) { return "t" + std::to_string(table); }
+
+/// The embedding bags of `func` in program order.
+SmallVector<EmbeddingBagOp> collectBags(func::FuncOp func) {
+  SmallVector<EmbeddingBagOp> bags;
+  func.walk([&](EmbeddingBagOp op) { bags.push_back(op); });
+  return bags;
+}
+
+unsigned groupIndex(Analysis &a, Route route, PoolingMode pooling) {
+  for (auto [i, g] : llvm::enumerate(a.groups))
+    if (g.route == route && g.pooling == pooling)
+      return i;
+  a.groups.push_back({route, pooling});
+  return a.groups.size() - 1;
+}
+
+/// Validates the sharding of every bag and lists the shards to look up.
+FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
+  Analysis a;
+  a.worldSize = worldSize;
+  SmallVector<EmbeddingBagOp> bags = collectBags(func);
+  for (auto [index, op] : llvm::enumerate(bags)) {
+    auto sharding = op->getAttrOfType<ShardingAttr>(kShardingAttr);
+    if (!sharding)
+      return op.emitError("embedding bag has no '")
+             << kShardingAttr
+             << "' attribute: run --ember-plan-sharding first (or give "
+                "every table a sharding)";
+    for (int64_t r : sharding.getShardRanks())
+      if (r < 0 || r >= worldSize)
+        return op.emitError("sharding places a shard on rank ")
+               << r << " but the world size is " << worldSize;
+    if (sharding.isReplicated()) {
+      a.dataParallel.push_back(index);
+      continue;
+    }
+    if (op->getBlock() != &func.getBody().front())
+      return op.emitError("a sharded embedding bag must be in the entry "
+                          "block of the function (not in a nested region)");
+    if (op.getPaddingIdx())
+      return op.emitError("a sharded embedding bag cannot have padding_idx "
+                          "(only data_parallel tables keep it)");
+    auto from = op.getTable().getDefiningOp<TableFromTensorOp>();
+    DenseElementsAttr weights;
+    if (!from || !matchPattern(from.getWeights(), m_Constant(&weights)))
+      return op.emitError("a sharded table must be a constant weight tensor "
+                          "(ember.table.from_tensor of a constant)");
+    ShardedTable t;
+    t.opIndex = index;
+    t.sharding = sharding;
+    t.weights = weights;
+    t.type = cast<TableType>(op.getTable().getType());
+    t.weighted = static_cast<bool>(op.getPerSampleWeights());
+    t.pooling = op.getPooling();
+    if (!cast<RankedTensorType>(op.getResult().getType())
+             .getElementType()
+             .isF32())
+      return op.emitError("sharded embedding bags must produce f32 rows");
+    if (t.weighted &&
+        !cast<RankedTensorType>(op.getPerSampleWeights().getType())
+             .getElementType()
+             .isF32())
+      return op.emitError("per-sample weights of a sharded bag must be f32");
+    Type idType = cast<RankedTensorType>(op.getIndices().getType())
+                      .getElementType();
+    if (!a.idType)
+      a.idType = idType;
+    else if (a.idType != idType)
+      return op.emitError("sharded embedding bags must all take ids of one "
+                          "type; this one takes ")
+             << idType << ", an earlier one " << a.idType;
+
+    unsigned tableIndex = a.tables.size();
+    ArrayRef<ShardAttr> shards = sharding.getShards();
+    int64_t rows = t.type.getRows(), dim = t.type.getDim();
+    switch (sharding.getShardingType()) {
+    case ShardingType::table_wise:
+    case ShardingType::column_wise: {
+      if (sharding.getShardingType() == ShardingType::column_wise &&
+          t.type.isQuantized())
+        return op.emitError("column_wise sharding needs a float table, not ")
+               << t.type;
+      for (auto [k, shard] : llvm::enumerate(shards)) {
+        ShardItem item;
+        item.table = tableIndex;
+        item.dest = shard.getRank();
+        item.rowOffset = 0;
+        item.numRows = rows;
+        item.colOffset = shard.getColumnOffset();
+        item.numCols = shard.getNumColumns();
+        item.key = tableKey(tableIndex);
+        if (shards.size() > 1)
+          item.key += ":c" + std::to_string(k);
+        item.group = groupIndex(a, Route::AllToAll, t.pooling);
+        t.items.push_back(a.items.size());
+        a.items.push_back(item);
+      }
+      break;
+    }
+    case ShardingType::row_wise:
+    case ShardingType::table_row_wise: {
+      if (t.pooling != PoolingMode::sum)
+        return op.emitError("row-wise sharding supports sum pooling only "
+                            "(partial sums are added over ranks); this bag "
+                            "pools with ")
+               << stringifyPoolingMode(t.pooling)
+               << ": use table_wise or column_wise";
+      // kjt.bucketize splits ids into equal blocks of rows.
+      int64_t block = shards.front().getNumRows();
+      for (auto [b, shard] : llvm::enumerate(shards)) {
+        int64_t begin = static_cast<int64_t>(b) * block;
+        int64_t want = std::max<int64_t>(0, std::min(block, rows - begin));
+        if (shard.getRowOffset() != begin || shard.getNumRows() != want)
+          return op.emitError("row-wise shards must be equal blocks of ")
+                 << block << " rows (the last one shorter): shard " << b
+                 << " has rows [" << shard.getRowOffset() << ", "
+                 << shard.getRowOffset() + shard.getNumRows()
+                 << ") but the block is [" << begin << ", " << begin + want
+                 << ")";
+      }
+      // Reduce-scatter when every rank holds one shard, else partial sums
+      // travel through the pooled all-to-all and are added at the owner.
+      SmallVector<int64_t> ranks = sharding.getShardRanks();
+      llvm::sort(ranks);
+      bool everyRank = static_cast<int64_t>(ranks.size()) == worldSize &&
+                       llvm::all_of(llvm::enumerate(ranks), [](auto p) {
+                         return static_cast<int64_t>(p.index()) == p.value();
+                       });
+      t.bucketized = true;
+      t.blockSize = block;
+      for (auto [b, shard] : llvm::enumerate(shards)) {
+        ShardItem item;
+        item.table = tableIndex;
+        item.dest = shard.getRank();
+        item.rowOffset = shard.getRowOffset();
+        item.numRows = shard.getNumRows();
+        item.colOffset = 0;
+        item.numCols = dim;
+        item.key = tableKey(tableIndex) + "@" + std::to_string(b);
+        item.route = everyRank ? Route::ReduceScatter : Route::AllToAll;
+        item.group = groupIndex(a, item.route, t.pooling);
+        t.items.push_back(a.items.size());
+        a.items.push_back(item);
+      }
+      break;
+    }
+    case ShardingType::data_parallel:
+      llvm_unreachable("handled above");
+    }
+    a.tables.push_back(t);
+  }
+  return a;
+}
+
+/// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of a 2-D weight
+/// constant.
+DenseElementsAttr sliceWeights(DenseElementsAttr weights, int64_t row0,
+                               int64_t rows, int64_t col0, int64_t cols) {
+  auto type = cast<RankedTensorType>(weights.getType());
+  auto sliceType =
+      RankedTensorType::get({rows, cols}, type.getElementType());
+  if (weights.isSplat())
+    return DenseElementsAttr::get(sliceType,
+                                  weights.getSplatValue<Attribute>());
+  int64_t width = type.getDimSize(1);
+  size_t elementBytes = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> raw = weights.getRawData();
+  std::vector<char> data(static_cast<size_t>(rows * cols) * elementBytes);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(data.data() + r * cols * elementBytes,
+                raw.data() + ((row0 + r) * width + col0) * elementBytes,
+                cols * elementBytes);
+  return DenseElementsAttr::getFromRawBuffer(sliceType, data);
+}
+
+/// Builds one rank's program in place of its copy of the function.
+class RankRewriter {
+public:
+  RankRewriter(func::FuncOp func, const Analysis &analysis, int64_t rank)
+      : func_(func), a_(analysis), rank_(rank), b_(func.getContext()) {}
+
+  LogicalResult run();
+
+private:
+  /// The KJT of one weight class, keys in destination order: each rank's
+  /// items, group by group.
+  struct ClassPlan {
+    bool weighted;
+    SmallVector<unsigned> sendOrder; // item indices
+    SmallVector<int64_t> keySplits;  // per rank
+  };
+
+  FailureOr<Value> buildClass(const ClassPlan &plan);
+  Value sourceKjt(const ClassPlan &plan, SmallVectorImpl<std::string> &keys);
+  Value localTable(const ShardItem &item);
+  Value columns(Value x, int64_t begin, int64_t count);
+  LogicalResult replaceBags();
+
+  func::FuncOp func_;
+  const Analysis &a_;
+  int64_t rank_;
+  OpBuilder b_;
+  Location loc_ = UnknownLoc::get(func_.getContext());
+  SmallVector<EmbeddingBagOp> bags_;
+  /// Output dist results per weight class and route.
+  DenseMap<std::pair<int, int>, Value> results_;
+  /// The output dist column of each item.
+  SmallVector<int64_t> itemColumn_;
+};
+
+Value RankRewriter::sourceKjt(const ClassPlan &plan,
+                              SmallVectorImpl<std::string> &keys) {
+  MLIRContext *ctx = func_.getContext();
+  Type i64 = b_.getI64Type();
+  SmallVector<Value> parts;
+  // Table- and column-wise items: one feature each (a column-wise table's
+  // bags are sent once per shard).
+  SmallVector<Value> values, offsets, weights;
+  SmallVector<bool> includeLast;
+  SmallVector<StringRef> directKeys;
+  for (unsigned i : plan.sendOrder) {
+    const ShardItem &item = a_.items[i];
+    const ShardedTable &t = a_.tables[item.table];
+    if (t.bucketized)
+      continue;
+    EmbeddingBagOp bag = bags_[t.opIndex];
+    values.push_back(bag.getIndices());
+    offsets.push_back(bag.getOffsets());
+    if (plan.weighted)
+      weights.push_back(bag.getPerSampleWeights());
+    includeLast.push_back(bag.getIncludeLastOffset());
+    directKeys.push_back(item.key);
+    keys.push_back(item.key);
+  }
+  auto kjtType = [&](ArrayRef<StringRef> k) {
+    return KeyedJaggedTensorType::get(ctx, k, a_.idType, i64, plan.weighted);
+  };
+  if (!values.empty())
+    parts.push_back(KJTFromBagsOp::create(b_, loc_, kjtType(directKeys),
+                                          values, offsets, weights,
+                                          includeLast));
+  // Row-wise tables: bucketized into one key per shard ("t@b").
+  for (auto [index, t] : llvm::enumerate(a_.tables)) {
+    if (!t.bucketized || t.weighted != plan.weighted)
+      continue;
+    EmbeddingBagOp bag = bags_[t.opIndex];
+    std::string key = tableKey(index);
+    SmallVector<Value> w;
+    if (plan.weighted)
+      w.push_back(bag.getPerSampleWeights());
+    Value one = KJTFromBagsOp::create(
+        b_, loc_, kjtType({StringRef(key)}), ValueRange{bag.getIndices()},
+        ValueRange{bag.getOffsets()}, w,
+        ArrayRef<bool>{bag.getIncludeLastOffset()});
+    auto bucketize = KJTBucketizeOp::create(
+        b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
+        static_cast<int64_t>(t.items.size()));
+    parts.push_back(bucketize.getResult());
+    for (unsigned i : t.items)
+      keys.push_back(a_.items[i].key);
+  }
+  if (parts.size() == 1)
+    return parts.front();
+  return KJTConcatOp::create(b_, loc_, parts);
+}
+
+Value RankRewriter::localTable(const ShardItem &item) {
+  const ShardedTable &t = a_.tables[item.table];
+  // Float tables slice rows and columns; quantized ones (whole rows of
+  // bytes) only rows, and only row-wise shards reach here for them.
+  bool quantized = t.type.isQuantized();
+  int64_t storageCols =
+      cast<RankedTensorType>(t.weights.getType()).getDimSize(1);
+  DenseElementsAttr slice =
+      sliceWeights(t.weights, item.rowOffset, item.numRows,
+                   quantized ? 0 : item.colOffset,
+                   quantized ? storageCols : item.numCols);
+  Value weights = arith::ConstantOp::create(b_, loc_, slice);
+  auto type = TableType::get(func_.getContext(), item.numRows,
+                             quantized ? t.type.getDim() : item.numCols,
+                             t.type.getFormat());
+  return TableFromTensorOp::create(b_, loc_, type, weights);
+}
+
+FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
+  MLIRContext *ctx = func_.getContext();
+  int64_t W = a_.worldSize;
+  SmallVector<int64_t> allRanks;
+  for (int64_t r = 0; r < W; ++r)
+    allRanks.push_back(r);
+  auto group = GroupAttr::get(ctx, allRanks);
+
+  // Input dist: the sent KJT, permuted into destination order.
+  SmallVector<std::string> sourceKeys;
+  Value kjt = sourceKjt(plan, sourceKeys);
+  SmallVector<int64_t> permutation;
+  for (unsigned i : plan.sendOrder)
+    permutation.push_back(
+        llvm::find(sourceKeys, a_.items[i].key) - sourceKeys.begin());
+  if (!llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
+    kjt = KJTPermuteOp::create(b_, loc_, kjt, permutation);
+  auto sendType = cast<KeyedJaggedTensorType>(kjt.getType());
+
+  int64_t entries = KJTAllToAllSplitsOp::getNumSplitEntries(plan.weighted);
+  auto splitsType = RankedTensorType::get({W, entries}, b_.getI64Type());
+  auto splits = KJTAllToAllSplitsOp::create(
+      b_, loc_, AwaitableType::get(ctx, splitsType), kjt,
+      b_.getDenseI64ArrayAttr(plan.keySplits), group);
+  Value splitsValue = WaitOp::create(b_, loc_, splits);
+  int64_t begin = 0;
+  for (int64_t r = 0; r < rank_; ++r)
+    begin += plan.keySplits[r];
+  SmallVector<StringRef> myKeys;
+  SmallVector<unsigned> myItems;
+  for (int64_t k = 0; k < plan.keySplits[rank_]; ++k) {
+    myItems.push_back(plan.sendOrder[begin + k]);
+    myKeys.push_back(a_.items[myItems.back()].key);
+  }
+  auto recvType = KeyedJaggedTensorType::get(
+      ctx, myKeys, sendType.getValueType(), sendType.getLengthType(),
+      plan.weighted);
+  auto tensors = KJTAllToAllTensorsOp::create(
+      b_, loc_, AwaitableType::get(ctx, recvType), kjt, splitsValue,
+      b_.getDenseI64ArrayAttr(plan.keySplits), DenseI64ArrayAttr(), group);
+  Value received = WaitOp::create(b_, loc_, tensors);
+
+  // Lookups: one grouped lookup per group of this rank's items (received
+  // keys are already in group order).
+  SmallVector<int64_t> groupCounts;
+  SmallVector<unsigned> groupsPresent;
+  for (unsigned i : myItems) {
+    if (groupsPresent.empty() || groupsPresent.back() != a_.items[i].group) {
+      groupsPresent.push_back(a_.items[i].group);
+      groupCounts.push_back(0);
+    }
+    ++groupCounts.back();
+  }
+  SmallVector<Value> groupKjts;
+  if (groupsPresent.size() == 1) {
+    groupKjts.push_back(received);
+  } else if (!groupsPresent.empty()) {
+    auto split = KJTSplitOp::create(b_, loc_, received, groupCounts);
+    groupKjts.append(split->result_begin(), split->result_end());
+  }
+  Type f32 = b_.getF32Type();
+  SmallVector<Value> allToAllParts, reduceScatterParts;
+  int64_t itemPos = 0;
+  for (size_t gi = 0; gi < groupsPresent.size(); ++gi) {
+    const LookupGroup &lg = a_.groups[groupsPresent[gi]];
+    Value groupKjt = groupKjts[gi];
+    SmallVector<Value> tables;
+    SmallVector<int64_t> featureTables, columnOffsets, dims;
+    SmallVector<StringRef> keys;
+    int64_t width = 0;
+    for (int64_t k = 0; k < groupCounts[gi]; ++k) {
+      const ShardItem &item = a_.items[myItems[itemPos++]];
+      featureTables.push_back(tables.size());
+      tables.push_back(localTable(item));
+      columnOffsets.push_back(width);
+      dims.push_back(item.numCols);
+      keys.push_back(item.key);
+      width += item.numCols;
+    }
+    auto ktType = KeyedTensorType::get(ctx, keys, dims, f32);
+    Value kt = GroupedLookupOp::create(
+        b_, loc_, ktType, groupKjt, tables,
+        b_.getDenseI64ArrayAttr(featureTables),
+        b_.getDenseI64ArrayAttr(columnOffsets),
+        PoolingModeAttr::get(ctx, lg.pooling));
+    Value values = KeyedTensorValuesOp::create(
+        b_, loc_, RankedTensorType::get({ShapedType::kDynamic, width}, f32),
+        kt);
+    (lg.route == Route::AllToAll ? allToAllParts : reduceScatterParts)
+        .push_back(values);
+  }
+
+  // Output dist.
+  auto concatColumns = [&](ArrayRef<Value> parts) -> Value {
+    if (parts.size() == 1)
+      return parts.front();
+    int64_t width = 0;
+    for (Value p : parts)
+      width += cast<RankedTensorType>(p.getType()).getDimSize(1);
+    return tosa::ConcatOp::create(
+        b_, loc_, RankedTensorType::get({ShapedType::kDynamic, width}, f32),
+        parts, b_.getI32IntegerAttr(1));
+  };
+  int cls = plan.weighted ? 1 : 0;
+  SmallVector<int64_t> dimPerRank(W, 0);
+  int64_t rsWidth = 0;
+  for (unsigned i : plan.sendOrder) {
+    const ShardItem &item = a_.items[i];
+    if (item.route == Route::AllToAll)
+      dimPerRank[item.dest] += item.numCols;
+  }
+  // Columns: all-to-all results hold rank 0's items first; the
+  // reduce-scatter result every row-wise table in table order.
+  {
+    SmallVector<int64_t> next(W, 0);
+    int64_t base = 0;
+    SmallVector<int64_t> rankBase(W, 0);
+    for (int64_t r = 0; r < W; ++r) {
+      rankBase[r] = base;
+      base += dimPerRank[r];
+    }
+    for (unsigned i : plan.sendOrder) {
+      const ShardItem &item = a_.items[i];
+      if (item.route != Route::AllToAll)
+        continue;
+      itemColumn_[i] = rankBase[item.dest] + next[item.dest];
+      next[item.dest] += item.numCols;
+    }
+    for (auto [index, t] : llvm::enumerate(a_.tables)) {
+      if (t.weighted != plan.weighted || t.items.empty() ||
+          a_.items[t.items.front()].route != Route::ReduceScatter)
+        continue;
+      for (unsigned i : t.items)
+        itemColumn_[i] = rsWidth;
+      rsWidth += t.type.getDim();
+    }
+  }
+  int64_t totalDim = 0;
+  for (int64_t d : dimPerRank)
+    totalDim += d;
+  if (totalDim > 0) {
+    Value local = allToAllParts.empty()
+                      ? arith::ConstantOp::create(
+                            b_, loc_,
+                            DenseElementsAttr::get(
+                                RankedTensorType::get({0, 0}, f32),
+                                ArrayRef<float>{}))
+                            .getResult()
+                      : concatColumns(allToAllParts);
+    auto outType = RankedTensorType::get({ShapedType::kDynamic, totalDim}, f32);
+    auto a2a = PooledAllToAllOp::create(
+        b_, loc_, AwaitableType::get(ctx, outType), local, kjt,
+        b_.getDenseI64ArrayAttr(dimPerRank), DenseI64ArrayAttr(), group,
+        CommCodecAttr());
+    results_[{cls, static_cast<int>(Route::AllToAll)}] =
+        WaitOp::create(b_, loc_, a2a);
+  }
+  if (rsWidth > 0) {
+    if (reduceScatterParts.size() != 1)
+      return func_.emitError("internal error: a rank holds ")
+             << reduceScatterParts.size()
+             << " reduce-scatter lookups (expected one)";
+    auto outType = RankedTensorType::get({ShapedType::kDynamic, rsWidth}, f32);
+    auto rs = ReduceScatterOp::create(
+        b_, loc_, AwaitableType::get(ctx, outType), reduceScatterParts.front(),
+        kjt, ReduceKind::sum, DenseI64ArrayAttr(), group, CommCodecAttr());
+    results_[{cls, static_cast<int>(Route::ReduceScatter)}] =
+        WaitOp::create(b_, loc_, rs);
+  }
+  return kjt;
+}
+
+Value RankRewriter::columns(Value x, int64_t begin, int64_t count) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (begin == 0 && count == type.getDimSize(1))
+    return x;
+  Value rows = tensor::DimOp::create(b_, loc_, x, 0);
+  SmallVector<OpFoldResult> offsets = {b_.getIndexAttr(0),
+                                       b_.getIndexAttr(begin)};
+  SmallVector<OpFoldResult> sizes = {rows, b_.getIndexAttr(count)};
+  SmallVector<OpFoldResult> strides = {b_.getIndexAttr(1), b_.getIndexAttr(1)};
+  auto resultType = RankedTensorType::get({ShapedType::kDynamic, count},
+                                          type.getElementType());
+  return tensor::ExtractSliceOp::create(b_, loc_, resultType, x, offsets,
+                                        sizes, strides);
+}
+
+LogicalResult RankRewriter::replaceBags() {
+  Type f32 = b_.getF32Type();
+  for (const ShardedTable &t : a_.tables) {
+    EmbeddingBagOp bag = bags_[t.opIndex];
+    Value dist = results_.lookup({t.weighted ? 1 : 0,
+                                  static_cast<int>(
+                                      a_.items[t.items.front()].route)});
+    Value result;
+    int64_t dim = t.type.getDim();
+    switch (t.sharding.getShardingType()) {
+    case ShardingType::table_wise:
+      result = columns(dist, itemColumn_[t.items.front()], dim);
+      break;
+    case ShardingType::column_wise: {
+      SmallVector<unsigned> byColumn(t.items.begin(), t.items.end());
+      llvm::sort(byColumn, [&](unsigned x, unsigned y) {
+        return a_.items[x].colOffset < a_.items[y].colOffset;
+      });
+      SmallVector<Value> parts;
+      for (unsigned i : byColumn)
+        parts.push_back(columns(dist, itemColumn_[i], a_.items[i].numCols));
+      result = parts.size() == 1
+                   ? parts.front()
+                   : tosa::ConcatOp::create(
+                         b_, loc_,
+                         RankedTensorType::get({ShapedType::kDynamic, dim},
+                                               f32),
+                         parts, b_.getI32IntegerAttr(1))
+                         .getResult();
+      break;
+    }
+    case ShardingType::row_wise:
+    case ShardingType::table_row_wise: {
+      if (a_.items[t.items.front()].route == Route::ReduceScatter) {
+        result = columns(dist, itemColumn_[t.items.front()], dim);
+        break;
+      }
+      for (unsigned i : t.items) {
+        Value part = columns(dist, itemColumn_[i], dim);
+        result = result ? tosa::AddOp::create(b_, loc_, part.getType(),
+                                              result, part)
+                              .getResult()
+                        : part;
+      }
+      break;
+    }
+    case ShardingType::data_parallel:
+      llvm_unreachable("not sharded");
+    }
+    if (result.getType() != bag.getResult().getType())
+      result = tensor::CastOp::create(b_, loc_, bag.getResult().getType(),
+                                      result);
+    bag.getResult().replaceAllUsesWith(result);
+  }
+  for (const ShardedTable &t : a_.tables)
+    bags_[t.opIndex].erase();
+  return success();
+}
+
+LogicalResult RankRewriter::run() {
+  bags_ = collectBags(func_);
+  for (unsigned i : a_.dataParallel)
+    bags_[i]->removeAttr(kShardingAttr);
+  if (a_.tables.empty())
+    return success();
+  itemColumn_.assign(a_.items.size(), -1);
+
+  // Everything is built after the last operand any sharded bag reads, so
+  // every bag's inputs are available; the bags' results must not be used
+  // before that point.
+  Block &block = func_.getBody().front();
+  Operation *after = nullptr;
+  for (const ShardedTable &t : a_.tables)
+    for (Value v : bags_[t.opIndex]->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        if (def->getBlock() == &block &&
+            (!after || after->isBeforeInBlock(def)))
+          after = def;
+  for (const ShardedTable &t : a_.tables)
+    for (Operation *user : bags_[t.opIndex]->getUsers())
+      if (after && user->getBlock() == &block && user->isBeforeInBlock(after))
+        return bags_[t.opIndex].emitError(
+                   "cannot partition: this bag's result is used before the "
+                   "inputs of another sharded bag are computed (at ")
+               << after->getLoc() << ")";
+  if (after)
+    b_.setInsertionPointAfter(after);
+  else
+    b_.setInsertionPointToStart(&block);
+  loc_ = bags_[a_.tables.front().opIndex].getLoc();
+
+  for (bool weighted : {false, true}) {
+    ClassPlan plan;
+    plan.weighted = weighted;
+    plan.keySplits.assign(a_.worldSize, 0);
+    for (int64_t r = 0; r < a_.worldSize; ++r)
+      for (unsigned g = 0; g < a_.groups.size(); ++g)
+        for (auto [i, item] : llvm::enumerate(a_.items))
+          if (item.dest == r && item.group == g &&
+              a_.tables[item.table].weighted == weighted) {
+            plan.sendOrder.push_back(i);
+            ++plan.keySplits[r];
+          }
+    if (plan.sendOrder.empty())
+      continue;
+    if (failed(buildClass(plan)))
+      return failure();
+  }
+  return replaceBags();
+}
+
+struct PartitionPass
+    : public mlir::ember::impl::EmberPartitionBase<PartitionPass> {
+  using EmberPartitionBase::EmberPartitionBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto worldAttr = module->getAttrOfType<IntegerAttr>(kWorldSizeAttr);
+    if (!worldAttr) {
+      module.emitError("the module has no '")
+          << kWorldSizeAttr << "' attribute: run --ember-plan-sharding first";
+      return signalPassFailure();
+    }
+    int64_t worldSize = worldAttr.getInt();
+    if (worldSize < 1) {
+      module.emitError("'") << kWorldSizeAttr << "' must be >= 1, got "
+                            << worldSize;
+      return signalPassFailure();
+    }
+    auto func = module.lookupSymbol<func::FuncOp>(functionName);
+    if (!func) {
+      module.emitError("the module has no function '")
+          << functionName << "' to partition";
+      return signalPassFailure();
+    }
+    FailureOr<Analysis> analysis = analyze(func, worldSize);
+    if (failed(analysis))
+      return signalPassFailure();
+    if (worldSize == 1) {
+      // One rank holds everything: the bags stay as they are.
+      for (EmbeddingBagOp bag : collectBags(func))
+        bag->removeAttr(kShardingAttr);
+      return;
+    }
+    OpBuilder builder(func);
+    for (int64_t rank = 0; rank < worldSize; ++rank) {
+      auto copy = cast<func::FuncOp>(builder.clone(*func));
+      copy.setSymName(functionName + "_rank" + std::to_string(rank));
+      copy->setAttr(kRankAttr, builder.getI64IntegerAttr(rank));
+      if (failed(RankRewriter(copy, *analysis, rank).run()))
+        return signalPassFailure();
+    }
+    func.erase();
+  }
+};
+
+} // namespace

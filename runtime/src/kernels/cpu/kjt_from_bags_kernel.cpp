@@ -1,0 +1,170 @@
+//===- kjt_from_bags_kernel.cpp - kjt_from_bags ---------------------------===//
+//
+// inputs: F features as consecutive triples (ids [N_f], offsets, weights
+//         [N_f] float32 or absent), nn.EmbeddingBag's (ids, offsets) form
+// attrs:  include_last_offset (F ints 0/1: offsets have B + 1 entries, else
+//         B and the last bag ends at N_f), optional lengths_dtype ("int32" or
+//         "int64", default "int64")
+// outputs: values [sum N_f] (the ids' dtype), lengths [F * B] key-major,
+//          weights (undefined when the features have none)
+//
+// Every feature must have the same batch size, ids of one dtype, and
+// weights all or none. Offsets are validated as embedding_bag validates them
+// (start at 0, non-decreasing, end at most at N_f); errors name the feature.
+//
+//===----------------------------------------------------------------------===//
+#include "kernels/cpu/jagged_index.h"
+#include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_view.h"
+#include "kernels/kernel_context.h"
+
+#include <vector>
+
+namespace ember::jagged {
+
+namespace {
+
+struct FromBagsAttrs {
+  std::vector<int64_t> includeLastOffset;
+  DType lengthsDType = DType::kInt64;
+};
+
+Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
+  FromBagsAttrs a;
+  if (numInputs % 3 != 0)
+    return invalidArgument("kjt_from_bags has " + std::to_string(numInputs) +
+                           " inputs; it takes (ids, offsets, "
+                           "weights-or-absent) triples");
+  EMBER_ASSIGN_OR_RETURN(a.includeLastOffset,
+                         attrs.getInts("include_last_offset"));
+  if (static_cast<int>(a.includeLastOffset.size()) != numInputs / 3)
+    return invalidArgument(
+        "attribute 'include_last_offset' has " +
+        std::to_string(a.includeLastOffset.size()) +
+        " entries, expected one per feature (" + std::to_string(numInputs / 3) +
+        ")");
+  for (size_t f = 0; f < a.includeLastOffset.size(); ++f)
+    if (a.includeLastOffset[f] != 0 && a.includeLastOffset[f] != 1)
+      return invalidArgument("include_last_offset[" + std::to_string(f) +
+                             "] must be 0 or 1");
+  std::string name = attrs.getString("lengths_dtype", "int64");
+  std::optional<DType> dtype = parseDType(name);
+  if (!dtype || !isIndexDType(*dtype))
+    return invalidArgument("attribute 'lengths_dtype' must be \"int32\" or "
+                           "\"int64\", got \"" +
+                           name + "\"");
+  a.lengthsDType = *dtype;
+  return a;
+}
+
+Status validate(const Attributes &attrs, int numInputs, int) {
+  return readAttrs(attrs, numInputs).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto attrsOr = readAttrs(ctx.attrs(), ctx.numInputs());
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  const FromBagsAttrs &a = *attrsOr;
+  const int64_t F = static_cast<int64_t>(a.includeLastOffset.size());
+
+  // Validate every feature first: nothing is written on an error.
+  std::vector<std::vector<int64_t>> offsets(F);
+  int64_t B = -1, totalValues = 0;
+  DType idsDType = DType::kInt64;
+  bool weighted = false;
+  for (int64_t f = 0; f < F; ++f) {
+    const std::string what = "feature " + std::to_string(f);
+    const Tensor &ids = ctx.input(3 * f);
+    const Tensor &offs = ctx.input(3 * f + 1);
+    const Tensor &weights = ctx.input(3 * f + 2);
+    EMBER_RETURN_IF_ERROR(checkIndexVector(ids, what + " ids", where));
+    EMBER_RETURN_IF_ERROR(checkIndexVector(offs, what + " offsets", where));
+    EMBER_RETURN_IF_ERROR(
+        checkWeights(weights, ids.numel(), what + " weights", where));
+    if (f == 0) {
+      idsDType = ids.dtype();
+      weighted = weights.defined();
+    } else if (ids.dtype() != idsDType) {
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     what + " ids are " + ids.describe() +
+                         " but feature 0's are " + ctx.input(0).describe());
+    } else if (weights.defined() != weighted) {
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     what + (weighted ? " has no weights" : " has weights") +
+                         " but feature 0 " + (weighted ? "has" : "has none"));
+    }
+    const bool includeLast = a.includeLastOffset[f] != 0;
+    const int64_t bags = numBagsOf(offs, includeLast);
+    if (bags < 0)
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     what + " offsets are empty but include_last_offset needs "
+                            "at least one entry");
+    if (B < 0)
+      B = bags;
+    else if (bags != B)
+      return errorAt(StatusCode::kInvalidArgument, where,
+                     what + " has " + std::to_string(bags) +
+                         " bags but feature 0 has " + std::to_string(B) +
+                         " (every feature needs the same batch size)");
+    offsets[f].resize(bags + 1);
+    EMBER_RETURN_IF_ERROR(normalizeBagOffsets(offs, ids.numel(), includeLast,
+                                              offsets[f].data(),
+                                              where + ", " + what));
+    totalValues += ids.numel();
+  }
+  if (B < 0)
+    B = 0;
+
+  EMBER_ASSIGN_OR_RETURN(uint8_t * values,
+                         allocateVector(ctx, 0, idsDType, totalValues));
+  EMBER_ASSIGN_OR_RETURN(uint8_t * lengths,
+                         allocateVector(ctx, 1, a.lengthsDType, F * B));
+  float *weights = nullptr;
+  if (weighted) {
+    EMBER_ASSIGN_OR_RETURN(uint8_t * w,
+                           allocateVector(ctx, 2, DType::kFloat32, totalValues));
+    weights = reinterpret_cast<float *>(w);
+  } else if (ctx.numOutputs() > 2) {
+    EMBER_RETURN_IF_ERROR(ctx.setOutput(2, Tensor()));
+  }
+  const size_t idBytes = dtypeSize(idsDType);
+  for (int64_t f = 0; f < F; ++f) {
+    // Only the ids the bags cover (offsets may end before N_f with
+    // include_last_offset, as in PyTorch).
+    const int64_t used = offsets[f][B];
+    copyBytes(values, ctx.input(3 * f).data(), used * idBytes);
+    values += used * idBytes;
+    if (weights) {
+      copyBytes(weights, ctx.input(3 * f + 2).data(), used * sizeof(float));
+      weights += used;
+    }
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t len = offsets[f][b + 1] - offsets[f][b];
+      if (a.lengthsDType == DType::kInt32)
+        reinterpret_cast<int32_t *>(lengths)[f * B + b] =
+            static_cast<int32_t>(len);
+      else
+        reinterpret_cast<int64_t *>(lengths)[f * B + b] = len;
+    }
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef kjtFromBagsKernelDef() {
+  KernelDef def;
+  def.name = "kjt_from_bags";
+  def.run = run;
+  def.validate = validate;
+  def.minInputs = 3;
+  def.maxInputs = 3 * 4096;
+  def.minOutputs = 2;
+  def.maxOutputs = 3;
+  def.summary = "a KJT from per-feature nn.EmbeddingBag (ids, offsets) bags";
+  return def;
+}
+
+} // namespace ember::jagged
