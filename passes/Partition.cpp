@@ -159,8 +159,8 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
              .getElementType()
              .isF32())
       return op.emitError("per-sample weights of a sharded bag must be f32");
-    Type idType = cast<RankedTensorType>(op.getIndices().getType())
-                      .getElementType();
+    Type idType =
+        cast<RankedTensorType>(op.getIndices().getType()).getElementType();
     if (!a.idType)
       a.idType = idType;
     else if (a.idType != idType)
@@ -255,8 +255,7 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
 DenseElementsAttr sliceWeights(DenseElementsAttr weights, int64_t row0,
                                int64_t rows, int64_t col0, int64_t cols) {
   auto type = cast<RankedTensorType>(weights.getType());
-  auto sliceType =
-      RankedTensorType::get({rows, cols}, type.getElementType());
+  auto sliceType = RankedTensorType::get({rows, cols}, type.getElementType());
   if (weights.isSplat())
     return DenseElementsAttr::get(sliceType,
                                   weights.getSplatValue<Attribute>());
@@ -334,9 +333,8 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
     return KeyedJaggedTensorType::get(ctx, k, a_.idType, i64, plan.weighted);
   };
   if (!values.empty())
-    parts.push_back(KJTFromBagsOp::create(b_, loc_, kjtType(directKeys),
-                                          values, offsets, weights,
-                                          includeLast));
+    parts.push_back(KJTFromBagsOp::create(b_, loc_, kjtType(directKeys), values,
+                                          offsets, weights, includeLast));
   // Row-wise tables: bucketized into one key per shard ("t@b").
   for (auto [index, t] : llvm::enumerate(a_.tables)) {
     if (!t.bucketized || t.weighted != plan.weighted)
@@ -350,9 +348,9 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
         b_, loc_, kjtType({StringRef(key)}), ValueRange{bag.getIndices()},
         ValueRange{bag.getOffsets()}, w,
         ArrayRef<bool>{bag.getIncludeLastOffset()});
-    auto bucketize = KJTBucketizeOp::create(
-        b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
-        static_cast<int64_t>(t.items.size()));
+    auto bucketize =
+        KJTBucketizeOp::create(b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
+                               static_cast<int64_t>(t.items.size()));
     parts.push_back(bucketize.getResult());
     for (unsigned i : t.items)
       keys.push_back(a_.items[i].key);
@@ -369,10 +367,9 @@ Value RankRewriter::localTable(const ShardItem &item) {
   bool quantized = t.type.isQuantized();
   int64_t storageCols =
       cast<RankedTensorType>(t.weights.getType()).getDimSize(1);
-  DenseElementsAttr slice =
-      sliceWeights(t.weights, item.rowOffset, item.numRows,
-                   quantized ? 0 : item.colOffset,
-                   quantized ? storageCols : item.numCols);
+  DenseElementsAttr slice = sliceWeights(
+      t.weights, item.rowOffset, item.numRows, quantized ? 0 : item.colOffset,
+      quantized ? storageCols : item.numCols);
   Value weights = arith::ConstantOp::create(b_, loc_, slice);
   auto type = TableType::get(func_.getContext(), item.numRows,
                              quantized ? t.type.getDim() : item.numCols,
@@ -393,8 +390,8 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
   Value kjt = sourceKjt(plan, sourceKeys);
   SmallVector<int64_t> permutation;
   for (unsigned i : plan.sendOrder)
-    permutation.push_back(
-        llvm::find(sourceKeys, a_.items[i].key) - sourceKeys.begin());
+    permutation.push_back(llvm::find(sourceKeys, a_.items[i].key) -
+                          sourceKeys.begin());
   if (!llvm::equal(permutation, llvm::seq<int64_t>(0, permutation.size())))
     kjt = KJTPermuteOp::create(b_, loc_, kjt, permutation);
   auto sendType = cast<KeyedJaggedTensorType>(kjt.getType());
@@ -414,9 +411,9 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
     myItems.push_back(plan.sendOrder[begin + k]);
     myKeys.push_back(a_.items[myItems.back()].key);
   }
-  auto recvType = KeyedJaggedTensorType::get(
-      ctx, myKeys, sendType.getValueType(), sendType.getLengthType(),
-      plan.weighted);
+  auto recvType =
+      KeyedJaggedTensorType::get(ctx, myKeys, sendType.getValueType(),
+                                 sendType.getLengthType(), plan.weighted);
   auto tensors = KJTAllToAllTensorsOp::create(
       b_, loc_, AwaitableType::get(ctx, recvType), kjt, splitsValue,
       b_.getDenseI64ArrayAttr(plan.keySplits), DenseI64ArrayAttr(), group);
@@ -460,11 +457,10 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
       width += item.numCols;
     }
     auto ktType = KeyedTensorType::get(ctx, keys, dims, f32);
-    Value kt = GroupedLookupOp::create(
-        b_, loc_, ktType, groupKjt, tables,
-        b_.getDenseI64ArrayAttr(featureTables),
-        b_.getDenseI64ArrayAttr(columnOffsets),
-        PoolingModeAttr::get(ctx, lg.pooling));
+    Value kt = GroupedLookupOp::create(b_, loc_, ktType, groupKjt, tables,
+                                       b_.getDenseI64ArrayAttr(featureTables),
+                                       b_.getDenseI64ArrayAttr(columnOffsets),
+                                       PoolingModeAttr::get(ctx, lg.pooling));
     Value values = KeyedTensorValuesOp::create(
         b_, loc_, RankedTensorType::get({ShapedType::kDynamic, width}, f32),
         kt);
@@ -521,14 +517,14 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
   for (int64_t d : dimPerRank)
     totalDim += d;
   if (totalDim > 0) {
-    Value local = allToAllParts.empty()
-                      ? arith::ConstantOp::create(
-                            b_, loc_,
-                            DenseElementsAttr::get(
-                                RankedTensorType::get({0, 0}, f32),
-                                ArrayRef<float>{}))
-                            .getResult()
-                      : concatColumns(allToAllParts);
+    Value local =
+        allToAllParts.empty()
+            ? arith::ConstantOp::create(
+                  b_, loc_,
+                  DenseElementsAttr::get(RankedTensorType::get({0, 0}, f32),
+                                         ArrayRef<float>{}))
+                  .getResult()
+            : concatColumns(allToAllParts);
     auto outType = RankedTensorType::get({ShapedType::kDynamic, totalDim}, f32);
     auto a2a = PooledAllToAllOp::create(
         b_, loc_, AwaitableType::get(ctx, outType), local, kjt,
@@ -563,17 +559,17 @@ Value RankRewriter::columns(Value x, int64_t begin, int64_t count) {
   SmallVector<OpFoldResult> strides = {b_.getIndexAttr(1), b_.getIndexAttr(1)};
   auto resultType = RankedTensorType::get({ShapedType::kDynamic, count},
                                           type.getElementType());
-  return tensor::ExtractSliceOp::create(b_, loc_, resultType, x, offsets,
-                                        sizes, strides);
+  return tensor::ExtractSliceOp::create(b_, loc_, resultType, x, offsets, sizes,
+                                        strides);
 }
 
 LogicalResult RankRewriter::replaceBags() {
   Type f32 = b_.getF32Type();
   for (const ShardedTable &t : a_.tables) {
     EmbeddingBagOp bag = bags_[t.opIndex];
-    Value dist = results_.lookup({t.weighted ? 1 : 0,
-                                  static_cast<int>(
-                                      a_.items[t.items.front()].route)});
+    Value dist =
+        results_.lookup({t.weighted ? 1 : 0,
+                         static_cast<int>(a_.items[t.items.front()].route)});
     Value result;
     int64_t dim = t.type.getDim();
     switch (t.sharding.getShardingType()) {
@@ -588,14 +584,14 @@ LogicalResult RankRewriter::replaceBags() {
       SmallVector<Value> parts;
       for (unsigned i : byColumn)
         parts.push_back(columns(dist, itemColumn_[i], a_.items[i].numCols));
-      result = parts.size() == 1
-                   ? parts.front()
-                   : tosa::ConcatOp::create(
-                         b_, loc_,
-                         RankedTensorType::get({ShapedType::kDynamic, dim},
-                                               f32),
-                         parts, b_.getI32IntegerAttr(1))
-                         .getResult();
+      result =
+          parts.size() == 1
+              ? parts.front()
+              : tosa::ConcatOp::create(
+                    b_, loc_,
+                    RankedTensorType::get({ShapedType::kDynamic, dim}, f32),
+                    parts, b_.getI32IntegerAttr(1))
+                    .getResult();
       break;
     }
     case ShardingType::row_wise:
@@ -606,10 +602,10 @@ LogicalResult RankRewriter::replaceBags() {
       }
       for (unsigned i : t.items) {
         Value part = columns(dist, itemColumn_[i], dim);
-        result = result ? tosa::AddOp::create(b_, loc_, part.getType(),
-                                              result, part)
-                              .getResult()
-                        : part;
+        result =
+            result ? tosa::AddOp::create(b_, loc_, part.getType(), result, part)
+                         .getResult()
+                   : part;
       }
       break;
     }
@@ -617,8 +613,8 @@ LogicalResult RankRewriter::replaceBags() {
       llvm_unreachable("not sharded");
     }
     if (result.getType() != bag.getResult().getType())
-      result = tensor::CastOp::create(b_, loc_, bag.getResult().getType(),
-                                      result);
+      result =
+          tensor::CastOp::create(b_, loc_, bag.getResult().getType(), result);
     bag.getResult().replaceAllUsesWith(result);
   }
   for (const ShardedTable &t : a_.tables)
@@ -692,8 +688,8 @@ struct PartitionPass
     }
     int64_t worldSize = worldAttr.getInt();
     if (worldSize < 1) {
-      module.emitError("'") << kWorldSizeAttr << "' must be >= 1, got "
-                            << worldSize;
+      module.emitError("'")
+          << kWorldSizeAttr << "' must be >= 1, got " << worldSize;
       return signalPassFailure();
     }
     auto func = module.lookupSymbol<func::FuncOp>(functionName);

@@ -14,6 +14,7 @@ struct Bags {
   std::vector<int64_t> ids, offsets;
   std::vector<float> weights;
   bool includeLast = false;
+  bool weighted = false; // weights given (possibly empty)
 };
 
 Bags randomBags(int64_t B, bool includeLast, bool weighted, std::mt19937 &gen) {
@@ -22,6 +23,7 @@ Bags randomBags(int64_t B, bool includeLast, bool weighted, std::mt19937 &gen) {
   std::vector<int64_t> lengths = randomLengths(B, 4, gen); // has empty bags
   std::vector<int64_t> offsets = offsetsOf(lengths);
   bags.ids = randomIds(offsets.back(), 100, gen);
+  bags.weighted = weighted;
   if (weighted)
     bags.weights = randomWeights(bags.ids.size(), gen);
   bags.offsets.assign(offsets.begin(), offsets.end() - (includeLast ? 0 : 1));
@@ -54,10 +56,10 @@ void addBags(TestKernelContext &ctx, const std::vector<Bags> &features,
   for (const Bags &f : features) {
     ctx.addInput(indexTensor(f.ids, idType))
         .addInput(indexTensor(f.offsets, offsetType));
-    if (f.weights.empty())
-      ctx.addAbsentInput();
-    else
+    if (f.weighted)
       ctx.addInput(floatTensor(f.weights));
+    else
+      ctx.addAbsentInput();
     includeLast.push_back(f.includeLast ? 1 : 0);
   }
   ctx.attrs().set("include_last_offset", includeLast);
@@ -76,9 +78,9 @@ TEST(KjtFromBags, MatchesReference) {
               features.push_back(randomBags(B, f % 2 == 1, weighted, gen));
             TestKernelContext ctx;
             addBags(ctx, features, idType, DType::kInt64);
-            ctx.attrs().set("lengths_dtype",
-                            std::string(lengthType == DType::kInt32 ? "int32"
-                                                                    : "int64"));
+            ctx.attrs().set(
+                "lengths_dtype",
+                std::string(lengthType == DType::kInt32 ? "int32" : "int64"));
             Status s = runKernel("kjt_from_bags", ctx);
             ASSERT_TRUE(s.isOk()) << s.toString();
             EXPECT_EQ(ctx.output(0).dtype(), idType);
@@ -112,10 +114,10 @@ Status runOn(const std::vector<Bags> &features, DType idType0 = DType::kInt64,
   for (size_t f = 0; f < features.size(); ++f) {
     ctx.addInput(indexTensor(features[f].ids, f == 0 ? idType0 : idType1))
         .addInput(indexTensor(features[f].offsets, DType::kInt64));
-    if (features[f].weights.empty())
-      ctx.addAbsentInput();
-    else
+    if (features[f].weighted)
       ctx.addInput(floatTensor(features[f].weights));
+    else
+      ctx.addAbsentInput();
     includeLast.push_back(features[f].includeLast);
   }
   ctx.attrs().set("include_last_offset", includeLast);
@@ -124,21 +126,21 @@ Status runOn(const std::vector<Bags> &features, DType idType0 = DType::kInt64,
 }
 
 TEST(KjtFromBags, Errors) {
-  Bags a{{1, 2, 3}, {0, 1}, {}, false};
-  Bags b{{4}, {0, 1, 1}, {}, false}; // 3 bags
+  Bags a{{1, 2, 3}, {0, 1}, {}, false, false};
+  Bags b{{4}, {0, 1, 1}, {}, false, false}; // 3 bags
   Status s = runOn({a, b});
   EXPECT_FALSE(s.isOk());
   EXPECT_NE(s.message().find("feature 1 has 3 bags but feature 0 has 2"),
             std::string::npos)
       << s.toString();
 
-  Bags decreasing{{1, 2, 3}, {0, 2, 1}, {}, false};
-  s = runOn({a, decreasing});
+  Bags decreasing{{1, 2, 3}, {0, 2, 1}, {}, false, false};
+  s = runOn({b, decreasing});
   EXPECT_NE(s.message().find("feature 1"), std::string::npos) << s.toString();
   EXPECT_NE(s.message().find("offsets decrease"), std::string::npos)
       << s.toString();
 
-  Bags past{{1}, {0, 5}, {}, false};
+  Bags past{{1}, {0, 5}, {}, false, false};
   s = runOn({past});
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.toString();
 
@@ -146,17 +148,17 @@ TEST(KjtFromBags, Errors) {
   EXPECT_NE(s.message().find("feature 1 ids"), std::string::npos)
       << s.toString();
 
-  Bags weighted{{1, 2, 3}, {0, 1}, {0.5f, 1.f, 2.f}, false};
+  Bags weighted{{1, 2, 3}, {0, 1}, {0.5f, 1.f, 2.f}, false, true};
   s = runOn({a, weighted});
   EXPECT_NE(s.message().find("feature 1 has weights but feature 0 has none"),
             std::string::npos)
       << s.toString();
 
-  Bags shortWeights{{1, 2, 3}, {0, 1}, {0.5f}, false};
+  Bags shortWeights{{1, 2, 3}, {0, 1}, {0.5f}, false, true};
   s = runOn({shortWeights});
   EXPECT_FALSE(s.isOk());
 
-  Bags emptyLast{{}, {}, {}, true};
+  Bags emptyLast{{}, {}, {}, true, false};
   s = runOn({emptyLast});
   EXPECT_NE(s.message().find("include_last_offset needs at least one entry"),
             std::string::npos)

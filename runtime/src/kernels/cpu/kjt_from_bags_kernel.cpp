@@ -38,11 +38,10 @@ Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
   EMBER_ASSIGN_OR_RETURN(a.includeLastOffset,
                          attrs.getInts("include_last_offset"));
   if (static_cast<int>(a.includeLastOffset.size()) != numInputs / 3)
-    return invalidArgument(
-        "attribute 'include_last_offset' has " +
-        std::to_string(a.includeLastOffset.size()) +
-        " entries, expected one per feature (" + std::to_string(numInputs / 3) +
-        ")");
+    return invalidArgument("attribute 'include_last_offset' has " +
+                           std::to_string(a.includeLastOffset.size()) +
+                           " entries, expected one per feature (" +
+                           std::to_string(numInputs / 3) + ")");
   for (size_t f = 0; f < a.includeLastOffset.size(); ++f)
     if (a.includeLastOffset[f] != 0 && a.includeLastOffset[f] != 1)
       return invalidArgument("include_last_offset[" + std::to_string(f) +
@@ -112,7 +111,7 @@ Status run(KernelContext &ctx) {
     EMBER_RETURN_IF_ERROR(normalizeBagOffsets(offs, ids.numel(), includeLast,
                                               offsets[f].data(),
                                               where + ", " + what));
-    totalValues += ids.numel();
+    totalValues += offsets[f][bags]; // the ids the bags cover
   }
   if (B < 0)
     B = 0;
@@ -123,8 +122,8 @@ Status run(KernelContext &ctx) {
                          allocateVector(ctx, 1, a.lengthsDType, F * B));
   float *weights = nullptr;
   if (weighted) {
-    EMBER_ASSIGN_OR_RETURN(uint8_t * w,
-                           allocateVector(ctx, 2, DType::kFloat32, totalValues));
+    EMBER_ASSIGN_OR_RETURN(
+        uint8_t * w, allocateVector(ctx, 2, DType::kFloat32, totalValues));
     weights = reinterpret_cast<float *>(w);
   } else if (ctx.numOutputs() > 2) {
     EMBER_RETURN_IF_ERROR(ctx.setOutput(2, Tensor()));
