@@ -197,12 +197,11 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
     }
     case ShardingType::row_wise:
     case ShardingType::table_row_wise: {
-      if (t.pooling != PoolingMode::sum)
-        return op.emitError("row-wise sharding supports sum pooling only "
-                            "(partial sums are added over ranks); this bag "
-                            "pools with ")
-               << stringifyPoolingMode(t.pooling)
-               << ": use table_wise or column_wise";
+      if (t.pooling == PoolingMode::max)
+        return op.emitError(
+            "row-wise sharding supports sum and mean pooling (partial sums "
+            "are added over ranks); this bag pools with max: use table_wise "
+            "or column_wise");
       // kjt.bucketize splits ids into equal blocks of rows.
       int64_t block = shards.front().getNumRows();
       for (auto [b, shard] : llvm::enumerate(shards)) {
@@ -236,7 +235,8 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
         item.numCols = dim;
         item.key = tableKey(tableIndex) + "@" + std::to_string(b);
         item.route = everyRank ? Route::ReduceScatter : Route::AllToAll;
-        item.group = groupIndex(a, item.route, t.pooling);
+        // Shards add partial sums; mean divides by the bag size afterwards.
+        item.group = groupIndex(a, item.route, PoolingMode::sum);
         t.items.push_back(a.items.size());
         a.items.push_back(item);
       }
@@ -303,6 +303,9 @@ private:
   DenseMap<std::pair<int, int>, Value> results_;
   /// The output dist column of each item.
   SmallVector<int64_t> itemColumn_;
+  /// Row-wise tables: the KJT of this rank's own bags (before bucketizing).
+  DenseMap<unsigned, Value> tableKjt_;
+  Value meanOf(Value sum, unsigned table);
 };
 
 Value RankRewriter::sourceKjt(const ClassPlan &plan,
@@ -351,6 +354,7 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
     auto bucketize =
         KJTBucketizeOp::create(b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
                                static_cast<int64_t>(t.items.size()));
+    tableKjt_[index] = one;
     parts.push_back(bucketize.getResult());
     for (unsigned i : t.items)
       keys.push_back(a_.items[i].key);
@@ -563,6 +567,29 @@ Value RankRewriter::columns(Value x, int64_t begin, int64_t count) {
                                         strides);
 }
 
+/// sum / max(length, 1) per bag: the mean of a row-wise table from its
+/// summed shards (an empty bag stays 0, as in PyTorch).
+Value RankRewriter::meanOf(Value sum, unsigned table) {
+  Type f32 = b_.getF32Type();
+  auto column = RankedTensorType::get({ShapedType::kDynamic}, f32);
+  Value lengths = KJTLengthsOp::create(b_, loc_, tableKjt_.lookup(table));
+  Value count = tosa::CastOp::create(b_, loc_, column, lengths);
+  Value one = arith::ConstantOp::create(
+      b_, loc_, DenseElementsAttr::get(RankedTensorType::get({1}, f32), 1.0f));
+  count = tosa::MaximumOp::create(b_, loc_, column, count, one);
+  Value rows = tensor::DimOp::create(b_, loc_, sum, 0);
+  auto countType = RankedTensorType::get({ShapedType::kDynamic, 1}, f32);
+  count = tensor::ExpandShapeOp::create(
+      b_, loc_, countType, count, ArrayRef<ReassociationIndices>{{0, 1}},
+      ArrayRef<OpFoldResult>{rows, b_.getIndexAttr(1)});
+  Value inverse = tosa::ReciprocalOp::create(b_, loc_, countType, count);
+  Value shift = arith::ConstantOp::create(
+      b_, loc_,
+      DenseElementsAttr::get(RankedTensorType::get({1}, b_.getI8Type()),
+                             static_cast<int8_t>(0)));
+  return tosa::MulOp::create(b_, loc_, sum.getType(), sum, inverse, shift);
+}
+
 LogicalResult RankRewriter::replaceBags() {
   Type f32 = b_.getF32Type();
   for (const ShardedTable &t : a_.tables) {
@@ -612,6 +639,8 @@ LogicalResult RankRewriter::replaceBags() {
     case ShardingType::data_parallel:
       llvm_unreachable("not sharded");
     }
+    if (t.bucketized && t.pooling == PoolingMode::mean)
+      result = meanOf(result, &t - a_.tables.data());
     if (result.getType() != bag.getResult().getType())
       result =
           tensor::CastOp::create(b_, loc_, bag.getResult().getType(), result);

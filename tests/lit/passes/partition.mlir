@@ -145,6 +145,37 @@ module attributes {ember.world_size = 4 : i64} {
 
 // -----
 
+// Row-wise mean: the shards add partial sums; the owner divides by the bag
+// size, at least 1 (an empty bag stays 0).
+
+// CHECK-LABEL: func.func @main_rank0
+// CHECK: %[[ONE:.*]] = ember.kjt.from_bags values(%arg0 : tensor<?xi64>) offsets(%arg1 : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["t0"], values = i64, lengths = i64>
+// CHECK: ember.kjt.bucketize %[[ONE]]
+// CHECK: ember.grouped_lookup {{.*}} pooling = sum
+// CHECK: %[[RS:.*]] = ember.reduce_scatter sum
+// CHECK: %[[SUM:.*]] = ember.wait %[[RS]]
+// CHECK: %[[LEN:.*]] = ember.kjt.lengths %[[ONE]]
+// CHECK: %[[LF:.*]] = tosa.cast %[[LEN]] : (tensor<?xi64>) -> tensor<?xf32>
+// CHECK: %[[CNT:.*]] = tosa.maximum %[[LF]], %{{.*}} : (tensor<?xf32>, tensor<1xf32>) -> tensor<?xf32>
+// CHECK: %[[COL:.*]] = tensor.expand_shape %[[CNT]] {{\[}}[0, 1]] output_shape [%{{.*}}, 1] : tensor<?xf32> into tensor<?x1xf32>
+// CHECK: %[[INV:.*]] = tosa.reciprocal %[[COL]]
+// CHECK: %[[MEAN:.*]] = tosa.mul %[[SUM]], %[[INV]], %{{.*}} : (tensor<?x2xf32>, tensor<?x1xf32>, tensor<1xi8>) -> tensor<?x2xf32>
+// CHECK: return %[[MEAN]]
+module attributes {ember.world_size = 2 : i64} {
+  func.func @main(%ids: tensor<?xi64>, %off: tensor<?xi64>) -> tensor<?x2xf32> {
+    %w = arith.constant dense<1.0> : tensor<4x2xf32>
+    %t = ember.table.from_tensor %w : tensor<4x2xf32> -> !ember.table<4x2, f32>
+    %r = ember.embedding_bag %t[%ids, %off] pooling = mean
+        {ember.sharding = #ember.sharding<row_wise, shards = [
+            #ember.shard<offsets = [0, 0], sizes = [2, 2], rank = 0>,
+            #ember.shard<offsets = [2, 0], sizes = [2, 2], rank = 1>]>}
+        : !ember.table<4x2, f32>, tensor<?xi64>, tensor<?xi64> -> tensor<?x2xf32>
+    return %r : tensor<?x2xf32>
+  }
+}
+
+// -----
+
 // expected-error @+1 {{the module has no 'ember.world_size' attribute: run --ember-plan-sharding first}}
 module {
   func.func @main() {
@@ -185,8 +216,8 @@ module attributes {ember.world_size = 2 : i64} {
   func.func @main(%ids: tensor<?xi64>, %off: tensor<?xi64>) -> tensor<?x2xf32> {
     %w = arith.constant dense<1.0> : tensor<4x2xf32>
     %t = ember.table.from_tensor %w : tensor<4x2xf32> -> !ember.table<4x2, f32>
-    // expected-error @+1 {{row-wise sharding supports sum pooling only (partial sums are added over ranks); this bag pools with mean: use table_wise or column_wise}}
-    %r = ember.embedding_bag %t[%ids, %off] pooling = mean
+    // expected-error @+1 {{row-wise sharding supports sum and mean pooling (partial sums are added over ranks); this bag pools with max: use table_wise or column_wise}}
+    %r = ember.embedding_bag %t[%ids, %off] pooling = max
         {ember.sharding = #ember.sharding<row_wise, shards = [
             #ember.shard<offsets = [0, 0], sizes = [2, 2], rank = 0>,
             #ember.shard<offsets = [2, 0], sizes = [2, 2], rank = 1>]>}
