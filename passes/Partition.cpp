@@ -317,6 +317,7 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
   // bags are sent once per shard).
   SmallVector<Value> values, offsets, weights;
   SmallVector<bool> includeLast;
+  SmallVector<int64_t> numRows;
   SmallVector<StringRef> directKeys;
   for (unsigned i : plan.sendOrder) {
     const ShardItem &item = a_.items[i];
@@ -329,6 +330,7 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
     if (plan.weighted)
       weights.push_back(bag.getPerSampleWeights());
     includeLast.push_back(bag.getIncludeLastOffset());
+    numRows.push_back(t.type.getRows());
     directKeys.push_back(item.key);
     keys.push_back(item.key);
   }
@@ -337,7 +339,9 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
   };
   if (!values.empty())
     parts.push_back(KJTFromBagsOp::create(b_, loc_, kjtType(directKeys), values,
-                                          offsets, weights, includeLast));
+                                          offsets, weights,
+                                          b_.getDenseBoolArrayAttr(includeLast),
+                                          b_.getDenseI64ArrayAttr(numRows)));
   // Row-wise tables: bucketized into one key per shard ("t@b").
   for (auto [index, t] : llvm::enumerate(a_.tables)) {
     if (!t.bucketized || t.weighted != plan.weighted)
@@ -350,7 +354,8 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
     Value one = KJTFromBagsOp::create(
         b_, loc_, kjtType({StringRef(key)}), ValueRange{bag.getIndices()},
         ValueRange{bag.getOffsets()}, w,
-        ArrayRef<bool>{bag.getIncludeLastOffset()});
+        b_.getDenseBoolArrayAttr({bag.getIncludeLastOffset()}),
+        b_.getDenseI64ArrayAttr({t.type.getRows()}));
     auto bucketize =
         KJTBucketizeOp::create(b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
                                static_cast<int64_t>(t.items.size()));

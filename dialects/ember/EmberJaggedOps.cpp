@@ -108,6 +108,14 @@ LogicalResult KJTFromBagsOp::verify() {
   if (getIncludeLastOffset().size() != numFeatures)
     return emitOpError("include_last_offset needs one entry per key (")
            << numFeatures << "), got " << getIncludeLastOffset().size();
+  if (std::optional<ArrayRef<int64_t>> rows = getNumRows()) {
+    if (rows->size() != numFeatures)
+      return emitOpError("num_rows needs one entry per key (")
+             << numFeatures << "), got " << rows->size();
+    for (int64_t r : *rows)
+      if (r < 0)
+        return emitOpError("num_rows must be non-negative, got ") << r;
+  }
   if (type.isVariableBatch())
     return emitOpError("cannot make a variable_batch KJT (every feature has "
                        "the same batch size)");
@@ -129,8 +137,8 @@ LogicalResult KJTFromBagsOp::verify() {
              << type.getKey(i)
              << "' need at least one entry with include_last_offset";
     if (type.isWeighted()) {
-      int64_t n = cast<RankedTensorType>(getWeights()[i].getType())
-                      .getDimSize(0);
+      int64_t n =
+          cast<RankedTensorType>(getWeights()[i].getType()).getDimSize(0);
       if (!sizesCompatible(n, values.getDimSize(0)))
         return emitOpError("weights of key '")
                << type.getKey(i) << "' must have one entry per value ("

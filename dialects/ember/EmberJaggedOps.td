@@ -152,7 +152,11 @@ def Ember_KJTFromBagsOp : Ember_Op<"kjt.from_bags",
     the same batch size B. The result's values are the features' values one
     after the other and its lengths are key-major (`[K * B]`), converted to
     the KJT's length type; `weights` (all features or none, f32) become the
-    KJT's per-value weights. This is how the partitioning pass turns the
+    KJT's per-value weights. With `num_rows`, the ids of key `i` must lie in
+    `[0, num_rows[i])` (checked at run time, an error naming the key and the
+    position): the partitioning pass gives each key its table's rows, so an
+    out-of-range id fails before it is bucketized or sent. This is how the
+    partitioning pass turns the
     embedding bags of a model with dense id inputs into the one KJT that the
     input all-to-all sends (TorchRec builds the same KJT in Python).
 
@@ -166,13 +170,15 @@ def Ember_KJTFromBagsOp : Ember_Op<"kjt.from_bags",
   let arguments = (ins Variadic<1DTensorOf<[I32, I64]>>:$values,
                        Variadic<1DTensorOf<[I32, I64]>>:$offsets,
                        Variadic<1DTensorOf<[F32]>>:$weights,
-                       DenseBoolArrayAttr:$include_last_offset);
+                       DenseBoolArrayAttr:$include_last_offset,
+                       OptionalAttr<DenseI64ArrayAttr>:$num_rows);
   let results = (outs Ember_KeyedJaggedTensorType:$result);
   let assemblyFormat = [{
     `values` `(` $values `:` type($values) `)`
     `offsets` `(` $offsets `:` type($offsets) `)`
     (`weights` `(` $weights^ `:` type($weights) `)`)?
     `include_last_offset` `=` $include_last_offset
+    (`num_rows` `=` $num_rows^)?
     attr-dict `->` qualified(type($result))
   }];
   let hasVerifier = 1;

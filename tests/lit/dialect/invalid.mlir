@@ -629,6 +629,22 @@ func.func @f(%v: tensor<4xi64>, %o: tensor<?xi64>, %w: tensor<3xf32>) {
 // -----
 
 func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{num_rows needs one entry per key (1), got 2}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] num_rows = [3, 4] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
+  // expected-error @+1 {{num_rows must be non-negative, got -3}}
+  %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] num_rows = [-3] -> !ember.kjt<["a"], values = i64, lengths = i64>
+  return
+}
+
+// -----
+
+func.func @f(%v: tensor<?xi64>, %o: tensor<?xi64>) {
   // expected-error @+1 {{cannot make a variable_batch KJT}}
   %k = ember.kjt.from_bags values(%v : tensor<?xi64>) offsets(%o : tensor<?xi64>) include_last_offset = [false] -> !ember.kjt<["a"], values = i64, lengths = i64, variable_batch>
   return

@@ -31,6 +31,11 @@ func.func @from_bags(%a: tensor<?xi64>, %b: tensor<?xi64>, %oa: tensor<?xi64>,
       offsets(%oa, %ob : tensor<?xi64>, tensor<?xi32>)
       include_last_offset = [false, true]
       -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  // CHECK: ember.kjt.from_bags {{.*}} include_last_offset = [false, true] num_rows = [10, 20] -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
+  %2 = ember.kjt.from_bags values(%a, %b : tensor<?xi64>, tensor<?xi64>)
+      offsets(%oa, %ob : tensor<?xi64>, tensor<?xi32>)
+      include_last_offset = [false, true] num_rows = [10, 20]
+      -> !ember.kjt<["a", "b"], values = i64, lengths = i64>
   // CHECK: ember.kjt.from_bags values(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi64>) offsets(%{{.*}}, %{{.*}} : tensor<?xi64>, tensor<?xi64>) weights(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?xf32>) include_last_offset = [false, false]
   // CHECK-SAME: -> !ember.kjt<["a", "a:c1"], values = i64, lengths = i32, weighted>
   %1 = ember.kjt.from_bags values(%a, %a : tensor<?xi64>, tensor<?xi64>)

@@ -165,6 +165,34 @@ TEST(KjtFromBags, Errors) {
       << s.toString();
 }
 
+TEST(KjtFromBags, ChecksIdsAgainstNumRows) {
+  auto run = [](std::vector<int64_t> ids, int64_t rows) {
+    TestKernelContext ctx;
+    ctx.addInput(indexTensor({0, 1}, DType::kInt64))
+        .addInput(indexTensor({0, 1}, DType::kInt64))
+        .addAbsentInput()
+        .addInput(indexTensor(ids, DType::kInt64))
+        .addInput(indexTensor({0, 1}, DType::kInt64))
+        .addAbsentInput();
+    ctx.attrs().set("include_last_offset", std::vector<int64_t>{0, 0});
+    ctx.attrs().set("num_rows", std::vector<int64_t>{2, rows});
+    ctx.setNumOutputs(3);
+    return runKernel("kjt_from_bags", ctx);
+  };
+  EXPECT_TRUE(run({0, 9}, 10).isOk()); // ids at the table edge
+  Status s = run({0, 10}, 10);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.toString();
+  EXPECT_NE(s.message().find("feature 1: id 10 at position 1 (sample 1) is "
+                             "outside the table's 10 rows"),
+            std::string::npos)
+      << s.toString();
+  s = run({-1, 3}, 10);
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.toString();
+  EXPECT_NE(s.message().find("id -1 at position 0 (sample 0)"),
+            std::string::npos)
+      << s.toString();
+}
+
 TEST(KjtFromBags, ValidateRejectsBadAttributes) {
   const KernelDef *def = cpuKernels().find("kjt_from_bags");
   ASSERT_NE(def, nullptr);
@@ -178,6 +206,13 @@ TEST(KjtFromBags, ValidateRejectsBadAttributes) {
   attrs.set("include_last_offset", std::vector<int64_t>{0, 1});
   attrs.set("lengths_dtype", std::string("float32"));
   EXPECT_FALSE(def->validate(attrs, 6, 2).isOk());
+  attrs.set("lengths_dtype", std::string("int32"));
+  attrs.set("num_rows", std::vector<int64_t>{5});
+  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk()); // 2 features, 1 entry
+  attrs.set("num_rows", std::vector<int64_t>{5, -1});
+  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk());
+  attrs.set("num_rows", std::vector<int64_t>{5, 0});
+  EXPECT_TRUE(def->validate(attrs, 6, 2).isOk());
 }
 
 } // namespace

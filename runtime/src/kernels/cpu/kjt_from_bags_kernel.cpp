@@ -4,7 +4,11 @@
 //         [N_f] float32 or absent), nn.EmbeddingBag's (ids, offsets) form
 // attrs:  include_last_offset (F ints 0/1: offsets have B + 1 entries, else
 //         B and the last bag ends at N_f), optional lengths_dtype ("int32" or
-//         "int64", default "int64")
+//         "int64", default "int64"), optional num_rows (F ints: the ids of
+//         feature f must lie in [0, num_rows[f]); an id outside is an error
+//         naming the feature, the position and the sample, whatever the
+//         session's bounds-check mode: the ids are about to be bucketized or
+//         sent to other ranks, where a wrong id cannot be told any more)
 // outputs: values [sum N_f] (the ids' dtype), lengths [F * B] key-major,
 //          weights (undefined when the features have none)
 //
@@ -26,6 +30,7 @@ namespace {
 
 struct FromBagsAttrs {
   std::vector<int64_t> includeLastOffset;
+  std::vector<int64_t> numRows; // empty: ids are not checked
   DType lengthsDType = DType::kInt64;
 };
 
@@ -46,6 +51,18 @@ Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
     if (a.includeLastOffset[f] != 0 && a.includeLastOffset[f] != 1)
       return invalidArgument("include_last_offset[" + std::to_string(f) +
                              "] must be 0 or 1");
+  if (attrs.has("num_rows")) {
+    EMBER_ASSIGN_OR_RETURN(a.numRows, attrs.getInts("num_rows"));
+    if (a.numRows.size() != a.includeLastOffset.size())
+      return invalidArgument("attribute 'num_rows' has " +
+                             std::to_string(a.numRows.size()) +
+                             " entries, expected one per feature (" +
+                             std::to_string(a.includeLastOffset.size()) + ")");
+    for (size_t f = 0; f < a.numRows.size(); ++f)
+      if (a.numRows[f] < 0)
+        return invalidArgument("num_rows[" + std::to_string(f) +
+                               "] is negative");
+  }
   std::string name = attrs.getString("lengths_dtype", "int64");
   std::optional<DType> dtype = parseDType(name);
   if (!dtype || !isIndexDType(*dtype))
@@ -111,6 +128,20 @@ Status run(KernelContext &ctx) {
     EMBER_RETURN_IF_ERROR(normalizeBagOffsets(offs, ids.numel(), includeLast,
                                               offsets[f].data(),
                                               where + ", " + what));
+    if (!a.numRows.empty()) {
+      const int64_t rows = a.numRows[f];
+      for (int64_t b = 0; b < bags; ++b)
+        for (int64_t i = offsets[f][b]; i < offsets[f][b + 1]; ++i) {
+          int64_t id = indexAt(ids, i);
+          if (id < 0 || id >= rows)
+            return errorAt(StatusCode::kOutOfRange, where,
+                           what + ": id " + std::to_string(id) +
+                               " at position " + std::to_string(i) +
+                               " (sample " + std::to_string(b) +
+                               ") is outside the table's " +
+                               std::to_string(rows) + " rows");
+        }
+    }
     totalValues += offsets[f][bags]; // the ids the bags cover
   }
   if (B < 0)
