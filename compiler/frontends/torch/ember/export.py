@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from .errors import TraceError
 from .kjt import make_kjt
+from .modules import EmbeddingBagCollection, KeyedTensor
 from .recursive import trace
 from .tracer import LeafSpec
 
@@ -154,15 +155,37 @@ class _Converter:
         return arg
 
     # ---------------------------------------------------------------- driver
+    def kjt_input_names(self) -> Dict[str, str]:
+        """Graph inputs of a KJT argument (placeholders ``x_1``, ``x_2`` [, ``x_3``] that feed
+        one KJT construction) are named ``x.values``, ``x.lengths`` [, ``x.weights``]:
+        ember-compile turns them into the plan's KJT input ``x``."""
+        names: Dict[str, str] = {}
+        for node in self.gm.graph.nodes:
+            if node.target is not make_kjt:
+                continue
+            parts = list(node.args[1:])
+            if not parts or not all(isinstance(p, torch.fx.Node) and p.op == "placeholder"
+                                    for p in parts):
+                continue
+            bases = {p.target.rsplit("_", 1)[0] for p in parts}
+            if len(bases) != 1 or any(p.target in names for p in parts):
+                continue
+            base = bases.pop()
+            for p, suffix in zip(parts, ("values", "lengths", "weights")):
+                names[p.target] = f"{base}.{suffix}"
+        return names
+
     def convert(self, graph_name: str):
+        input_names = self.kjt_input_names()
         for node in self.gm.graph.nodes:
             value = node.meta.get("ember_value")
             if node.op == "placeholder":
                 if not isinstance(value, torch.Tensor):
                     raise self.error(node, "graph inputs must be tensors (flattened lists / KJTs are)")
+                name = input_names.get(node.target, node.target)
                 self.inputs.append(self.helper.make_tensor_value_info(
-                    node.target, self.elem_type(value, node), list(value.shape)))
-                self.env[node] = _Tensor(node.target, value)
+                    name, self.elem_type(value, node), list(value.shape)))
+                self.env[node] = _Tensor(name, value)
             elif node.op == "output":
                 self.convert_output(node)
             elif node.meta.get("ember_static") and not _is_mutation(node):
@@ -250,6 +273,8 @@ class _Converter:
             self.env[node] = _Tensor(self.emit("Gather", [w, self.tensor(x, node)], node, axis=0)[0], value)
         elif isinstance(mod, nn.EmbeddingBag):
             self.convert_embedding_bag(node, mod, args, kw, value)
+        elif isinstance(mod, EmbeddingBagCollection):
+            self.convert_ebc(node, mod, x, value)
         else:
             raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
 
@@ -283,10 +308,55 @@ class _Converter:
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
         self.env[node] = _Tensor(out, value)
 
+    def convert_ebc(self, node, mod: EmbeddingBagCollection, features, value) -> None:
+        """One ember.EmbeddingBagCollection node over the KJT (permuted first when the module
+        reads its features in another order than the KJT holds them)."""
+        rep = self.env.get(features) if isinstance(features, torch.fx.Node) else None
+        if not (isinstance(rep, tuple) and rep[0] == "kjt"):
+            raise self.error(node, "the EmbeddingBagCollection input must be a KJT")
+        _, kjt_name, kjt_keys = rep
+        wanted = mod.feature_names()
+        missing = [f for f in wanted if f not in kjt_keys]
+        if missing:
+            raise self.error(node, f"the KJT has no feature(s) {missing}")
+        if wanted != kjt_keys:
+            kjt_name = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
+                                 permutation=[kjt_keys.index(f) for f in wanted])[0]
+        weights, feature_tables, pooling = [], [], []
+        for i, t in enumerate(mod.tables):
+            weights.append(self.const(mod.embedding_bags[t.name].weight,
+                                      f"{node.target}.embedding_bags.{t.name}.weight"))
+            pooling.append(t.pooling)
+            feature_tables.extend([i] * len(t.feature_names))
+        out = self.emit("EmbeddingBagCollection", [kjt_name] + weights, node,
+                        domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling)[0]
+        self.env[node] = ("keyed", _Tensor(out, value.values()), value)
+
+    def convert_keyed(self, node, target, args, value) -> bool:
+        """Reads of a KeyedTensor: values(), kt[key], to_dict(). False if not one."""
+        rep = self.env.get(args[0]) if args and isinstance(args[0], torch.fx.Node) else None
+        if not (isinstance(rep, tuple) and rep[0] == "keyed"):
+            return False
+        _, values, kt = rep
+        if target == "values":
+            self.env[node] = values
+        elif target is operator.getitem and isinstance(args[1], str):
+            i = kt.keys().index(args[1])
+            start, dim = kt.offset_per_key()[i], kt.length_per_key()[i]
+            out = self.emit("Slice", [values.name, self.const([start], "starts", torch.int64),
+                                      self.const([start + dim], "ends", torch.int64),
+                                      self.const([1], "axes", torch.int64)], node)[0]
+            self.env[node] = _Tensor(out, value)
+        else:
+            raise self.error(node, "only values() and [key] of a KeyedTensor are exported")
+        return True
+
     # ---------------------------------------------------------------- ops
     def convert_op(self, node: torch.fx.Node, value: Any) -> None:
         target = node.target
         args, kw = list(node.args), dict(node.kwargs)
+        if self.convert_keyed(node, target, args, value):
+            return
         if target in _BINARY and node.op in ("call_function", "call_method"):
             like = value if isinstance(value, torch.Tensor) else None
             if target == "add" or target == "add_" or target is torch.add:
@@ -374,10 +444,9 @@ class _Converter:
         elif target is operator.setitem:
             self.convert_setitem(node, args)
         elif target is make_kjt:
-            ins = [self.tensor(a, node) for a in args[1:]]
-            out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]),
-                            weighted=int(len(ins) == 3))[0]
-            self.env[node] = ("kjt", out)
+            ins = [self.tensor(a, node) for a in args[1:] if a is not None]
+            out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]))[0]
+            self.env[node] = ("kjt", out, list(args[0]))
         else:
             raise self.error(node, "operation not supported by the exporter")
 
