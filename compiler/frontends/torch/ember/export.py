@@ -175,16 +175,39 @@ class _Converter:
                 names[p.target] = f"{base}.{suffix}"
         return names
 
+    def ragged_inputs(self) -> set:
+        """Placeholders whose size is a value count, not a shape: the 1-D ids and
+        per-sample weights of EmbeddingBags, and KJT values / weights. They are exported with a
+        symbolic dim (``N_<input>``) so that the compiled plan takes any count."""
+        ragged = set()
+        for node in self.gm.graph.nodes:
+            parts = []
+            if node.target is make_kjt:
+                parts = [node.args[1]] + list(node.args[3:4])
+            elif node.op == "call_module" and isinstance(self.gm.get_submodule(node.target),
+                                                         nn.EmbeddingBag):
+                bound = dict(zip(["input", "offsets", "per_sample_weights"], node.args))
+                bound.update(node.kwargs)
+                parts = [bound.get("input"), bound.get("per_sample_weights")]
+            for p in parts:
+                if isinstance(p, torch.fx.Node) and p.op == "placeholder":
+                    value = p.meta.get("ember_value")
+                    if isinstance(value, torch.Tensor) and value.dim() == 1:
+                        ragged.add(p.target)
+        return ragged
+
     def convert(self, graph_name: str):
         input_names = self.kjt_input_names()
+        ragged = self.ragged_inputs()
         for node in self.gm.graph.nodes:
             value = node.meta.get("ember_value")
             if node.op == "placeholder":
                 if not isinstance(value, torch.Tensor):
                     raise self.error(node, "graph inputs must be tensors (flattened lists / KJTs are)")
                 name = input_names.get(node.target, node.target)
+                shape = [f"N_{name.replace('.', '_')}"] if node.target in ragged else list(value.shape)
                 self.inputs.append(self.helper.make_tensor_value_info(
-                    name, self.elem_type(value, node), list(value.shape)))
+                    name, self.elem_type(value, node), shape))
                 self.env[node] = _Tensor(name, value)
             elif node.op == "output":
                 self.convert_output(node)
