@@ -51,11 +51,11 @@ bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 } // namespace
 
 bool PlanKjtLowering::handles(Operation *op) {
-  return isa<KJTCreateOp, KJTValuesOp, KJTLengthsOp, KJTOffsetsOp,
-             KJTWeightsOp, KJTBatchSizesOp, KJTStrideOp, KJTPermuteOp,
-             KJTSplitOp, KJTConcatOp, KJTBucketizeOp,
-             EmbeddingBagCollectionOp, GroupedLookupOp, KeyedTensorCreateOp,
-             KeyedTensorValuesOp, KeyedTensorGetOp, KeyedTensorRegroupOp>(op);
+  return isa<KJTCreateOp, KJTValuesOp, KJTLengthsOp, KJTOffsetsOp, KJTWeightsOp,
+             KJTBatchSizesOp, KJTStrideOp, KJTPermuteOp, KJTSplitOp,
+             KJTConcatOp, KJTBucketizeOp, EmbeddingBagCollectionOp,
+             GroupedLookupOp, KeyedTensorCreateOp, KeyedTensorValuesOp,
+             KeyedTensorGetOp, KeyedTensorRegroupOp>(op);
 }
 
 const KjtSlotRefs *PlanKjtLowering::lookupKjt(Value kjt) const {
@@ -96,8 +96,8 @@ DimInfo PlanKjtLowering::freshDim() {
   return d;
 }
 
-std::pair<DimInfo, int64_t>
-PlanKjtLowering::lengthsDim(int64_t numKeys, const DimInfo &batch) {
+std::pair<DimInfo, int64_t> PlanKjtLowering::lengthsDim(int64_t numKeys,
+                                                        const DimInfo &batch) {
   if (numKeys == 0)
     return {staticDim(0), 1};
   if (batch.isSymbolic())
@@ -120,7 +120,8 @@ KjtSlotRefs PlanKjtLowering::addKjtSlots(Value result, const std::string &name,
   refs.lengths =
       addSlot(name + ".lengths", lengthsType, {lengthsDim(numKeys, batch)});
   if (weighted)
-    refs.weights = addSlot(name + ".weights", pb::FLOAT32, {{refs.numValues, 1}});
+    refs.weights =
+        addSlot(name + ".weights", pb::FLOAT32, {{refs.numValues, 1}});
   if (result)
     kjts_[result] = refs;
   return refs;
@@ -138,8 +139,8 @@ FailureOr<const KjtSlotRefs *> PlanKjtLowering::kjtOperand(Operation *op,
   return failure();
 }
 
-FailureOr<const KeyedTensorSlot *>
-PlanKjtLowering::keyedOperand(Operation *op, Value v) {
+FailureOr<const KeyedTensorSlot *> PlanKjtLowering::keyedOperand(Operation *op,
+                                                                 Value v) {
   if (const KeyedTensorSlot *slot = lookupKeyedTensor(v))
     return slot;
   InFlightDiagnostic diag =
@@ -256,9 +257,9 @@ LogicalResult PlanKjtLowering::emitCreate(Operation *op) {
     batchFrom(count, 1);
     std::optional<pb::DataType> dtype = PlanProgramBuilder::toPlanDType(
         cast<RankedTensorType>(offsets.getType()).getElementType());
-    DimInfo lengthsDim =
-        !count.isSymbolic() && count.size > 0 ? staticDim(count.size - 1)
-                                              : freshDim();
+    DimInfo lengthsDim = !count.isSymbolic() && count.size > 0
+                             ? staticDim(count.size - 1)
+                             : freshDim();
     std::string name = hooks_.location(op);
     int hi = addSlot(name + ".offsets_hi", *dtype, {{lengthsDim, 1}});
     int lo = addSlot(name + ".offsets_lo", *dtype, {{lengthsDim, 1}});
@@ -311,8 +312,8 @@ LogicalResult PlanKjtLowering::emitAccessor(Operation *op) {
   }
   if (isa<KJTOffsetsOp>(op)) {
     auto type = cast<RankedTensorType>(result.getType());
-    DimInfo count = lengthsCount.size > 0 ? staticDim(lengthsCount.size + 1)
-                                          : freshDim();
+    DimInfo count =
+        lengthsCount.size > 0 ? staticDim(lengthsCount.size + 1) : freshDim();
     bool needsCast = !type.getElementType().isInteger(64);
     int offsets = -1;
     if (needsCast) {
@@ -396,11 +397,10 @@ LogicalResult PlanKjtLowering::emitSplit(Operation *op) {
   SmallVector<KjtSlotRefs> parts;
   for (auto [i, result] : llvm::enumerate(split.getResults())) {
     auto type = cast<KeyedJaggedTensorType>(result.getType());
-    parts.push_back(addKjtSlots(result, name + "#" + std::to_string(i),
-                                dtypeOf(type.getValueType()),
-                                dtypeOf(type.getLengthType()),
-                                input.weights >= 0, type.getNumKeys(),
-                                input.batch));
+    parts.push_back(
+        addKjtSlots(result, name + "#" + std::to_string(i),
+                    dtypeOf(type.getValueType()), dtypeOf(type.getLengthType()),
+                    input.weights >= 0, type.getNumKeys(), input.batch));
   }
   pb::Instruction *instr = builder_.addInstruction("kjt_split", name);
   addKjtInputs(instr, input);
@@ -445,10 +445,10 @@ LogicalResult PlanKjtLowering::emitBucketize(Operation *op) {
   const KjtSlotRefs input = **in;
   auto type = cast<KeyedJaggedTensorType>(bucketize.getResult().getType());
   std::string name = hooks_.location(op);
-  KjtSlotRefs out = addKjtSlots(
-      bucketize.getResult(), name, dtypeOf(type.getValueType()),
-      dtypeOf(type.getLengthType()), input.weights >= 0, type.getNumKeys(),
-      input.batch);
+  KjtSlotRefs out =
+      addKjtSlots(bucketize.getResult(), name, dtypeOf(type.getValueType()),
+                  dtypeOf(type.getLengthType()), input.weights >= 0,
+                  type.getNumKeys(), input.batch);
   // The permutation has one entry per input value (N of the input).
   FailureOr<int> perm = hooks_.defineResult(
       op, bucketize.getUnbucketizePermutation(), {input.numValues});
@@ -500,8 +500,7 @@ LogicalResult PlanKjtLowering::emitLookup(Operation *op) {
   SmallVector<int64_t> dims;
   for (auto [i, table] : llvm::enumerate(tables)) {
     auto tableType = cast<TableType>(table.getType());
-    std::optional<std::string> format =
-        tableFormatName(tableType.getFormat());
+    std::optional<std::string> format = tableFormatName(tableType.getFormat());
     Value weights = hooks_.tableWeights(table);
     if (!format || !weights)
       return op->emitError()
@@ -530,8 +529,9 @@ LogicalResult PlanKjtLowering::emitLookup(Operation *op) {
 
   KeyedTensorSlot out;
   out.batch = isKnown(kjt.batch) ? kjt.batch : freshDim();
-  out.slot = addSlot(name, pb::FLOAT32,
-                     {{out.batch, 1}, {staticDim(resultType.getTotalDim()), 1}});
+  out.slot =
+      addSlot(name, pb::FLOAT32,
+              {{out.batch, 1}, {staticDim(resultType.getTotalDim()), 1}});
   keyed_[op->getResult(0)] = out;
 
   pb::Instruction *instr =
@@ -594,12 +594,12 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
     auto type = cast<KeyedTensorType>(get.getInput().getType());
     std::optional<unsigned> key = type.getKeyIndex(get.getKey());
     if (!key)
-      return op->emitError() << "'ember.keyed_tensor.get': no key '"
-                             << get.getKey() << "'";
+      return op->emitError()
+             << "'ember.keyed_tensor.get': no key '" << get.getKey() << "'";
     int64_t begin = type.getColumnOffset(*key);
     int64_t dim = type.getDims()[*key];
-    FailureOr<int> slot = hooks_.defineResult(
-        op, get.getResult(), {(*in)->batch, staticDim(dim)});
+    FailureOr<int> slot = hooks_.defineResult(op, get.getResult(),
+                                              {(*in)->batch, staticDim(dim)});
     if (failed(slot))
       return failure();
     pb::Instruction *instr = builder_.addInstruction("slice", name);
@@ -660,8 +660,9 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
       parts.push_back((*in)->slot);
       continue;
     }
-    int part = addSlot(name + ".part", *dtype,
-                       {{(*in)->batch, 1}, {staticDim(run.end - run.begin), 1}});
+    int part =
+        addSlot(name + ".part", *dtype,
+                {{(*in)->batch, 1}, {staticDim(run.end - run.begin), 1}});
     pb::Instruction *instr = builder_.addInstruction("slice", name);
     instr->add_inputs((*in)->slot);
     instr->add_outputs(part);
@@ -674,8 +675,8 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
   out.batch = batch;
   out.slot = addSlot(name, *dtype,
                      {{batch, 1}, {staticDim(resultType.getTotalDim()), 1}});
-  pb::Instruction *instr = builder_.addInstruction(
-      parts.size() == 1 ? "identity" : "concat", name);
+  pb::Instruction *instr =
+      builder_.addInstruction(parts.size() == 1 ? "identity" : "concat", name);
   for (int p : parts)
     instr->add_inputs(p);
   instr->add_outputs(out.slot);

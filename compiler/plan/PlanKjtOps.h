@@ -102,14 +102,12 @@ private:
   /// A fresh N symbol (values of a kernel-produced KJT).
   DimInfo freshDim();
   /// The [K * B] lengths dim of a KJT with `numKeys` keys and batch `batch`.
-  std::pair<DimInfo, int64_t> lengthsDim(int64_t numKeys,
-                                         const DimInfo &batch);
+  std::pair<DimInfo, int64_t> lengthsDim(int64_t numKeys, const DimInfo &batch);
   /// Output slots (values, lengths, weights or -1) for a kernel-produced KJT
   /// of `numKeys` keys; records them for `result` when it is non-null.
   KjtSlotRefs addKjtSlots(Value result, const std::string &name,
                           pb::DataType valuesType, pb::DataType lengthsType,
-                          bool weighted, int64_t numKeys,
-                          const DimInfo &batch);
+                          bool weighted, int64_t numKeys, const DimInfo &batch);
 
   PlanProgramBuilder &builder_;
   KjtLoweringHooks hooks_;

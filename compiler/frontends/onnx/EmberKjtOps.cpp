@@ -50,8 +50,8 @@ LogicalResult convertKjt(ImportContext &ctx) {
   if (weights) {
     auto type = dyn_cast<RankedTensorType>(weights.getType());
     if (!type || type.getRank() != 1 || !type.getElementType().isF32())
-      return ctx.emitError() << "weights must be a 1-D f32 tensor, got "
-                             << weights.getType();
+      return ctx.emitError()
+             << "weights must be a 1-D f32 tensor, got " << weights.getType();
   }
   const ::onnx::AttributeProto *keysAttr = ctx.attr("keys");
   if (!keysAttr || keysAttr->strings_size() == 0)
@@ -126,15 +126,15 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
     auto weightType = dyn_cast<RankedTensorType>(weight.getType());
     if (!weightType || weightType.getRank() != 2 ||
         !weightType.hasStaticShape() || !weightType.getElementType().isF32())
-      return ctx.emitError() << "table " << t
-                             << " must be a static 2-D f32 tensor, got "
-                             << weight.getType();
+      return ctx.emitError()
+             << "table " << t << " must be a static 2-D f32 tensor, got "
+             << weight.getType();
     std::optional<PoolingMode> mode =
         symbolizePoolingMode(poolingAttr->strings(t));
     if (!mode)
-      return ctx.emitError() << "unsupported pooling '"
-                             << poolingAttr->strings(t) << "' of table " << t
-                             << " (sum, mean or max)";
+      return ctx.emitError()
+             << "unsupported pooling '" << poolingAttr->strings(t)
+             << "' of table " << t << " (sum, mean or max)";
     if (kjtType.isWeighted() && *mode != PoolingMode::sum)
       for (int64_t ft : *featureTables)
         if (ft == t)
@@ -142,9 +142,8 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
                  << "a weighted KJT needs sum pooling, but table " << t
                  << " pools with " << poolingAttr->strings(t);
     pooling.push_back(*mode);
-    auto tableType =
-        TableType::get(ctx.getContext(), weightType.getDimSize(0),
-                       weightType.getDimSize(1), TableFormat::f32);
+    auto tableType = TableType::get(ctx.getContext(), weightType.getDimSize(0),
+                                    weightType.getDimSize(1), TableFormat::f32);
     tables.push_back(TableFromTensorOp::create(b, loc, tableType, weight));
   }
   auto ebc = EmbeddingBagCollectionOp::create(b, loc, features, tables,
@@ -153,16 +152,16 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
   // A static batch when the KJT's lengths say it (static exports).
   int64_t batch = ShapedType::kDynamic;
   if (auto create = features.getDefiningOp<KJTCreateOp>()) {
-    Value counts = create.getLengths() ? create.getLengths()
-                                       : create.getOffsets();
+    Value counts =
+        create.getLengths() ? create.getLengths() : create.getOffsets();
     int64_t n = tensorTypeOf(counts).getDimSize(0);
     if (!ShapedType::isDynamic(n))
       batch = (n - (create.getLengths() ? 0 : 1)) / kjtType.getNumKeys();
   }
   auto valuesType = RankedTensorType::get({batch, resultType.getTotalDim()},
                                           resultType.getElementType());
-  ctx.setOutput(0, KeyedTensorValuesOp::create(b, loc, valuesType,
-                                               ebc.getResult()));
+  ctx.setOutput(
+      0, KeyedTensorValuesOp::create(b, loc, valuesType, ebc.getResult()));
   return success();
 }
 
@@ -219,8 +218,9 @@ LogicalResult promoteKjtInputs(func::FuncOp func) {
       auto arg = dyn_cast<BlockArgument>(v);
       eligible &= arg && arg.getOwner() == &entry && !claimed.contains(v);
     }
-    if (!eligible || llvm::SmallDenseSet<Value>(parts.begin(), parts.end())
-                             .size() != parts.size())
+    if (!eligible ||
+        llvm::SmallDenseSet<Value>(parts.begin(), parts.end()).size() !=
+            parts.size())
       continue;
     for (Value v : parts)
       claimed.insert(v);
@@ -233,11 +233,10 @@ LogicalResult promoteKjtInputs(func::FuncOp func) {
         name = ref.str();
     }
     Type kjtType = create.getResult().getType();
-    if (failed(func.insertArgument(
-            valuesIndex, kjtType,
-            b.getDictionaryAttr(
-                b.getNamedAttr("onnx.name", b.getStringAttr(name))),
-            create.getLoc())))
+    if (failed(func.insertArgument(valuesIndex, kjtType,
+                                   b.getDictionaryAttr(b.getNamedAttr(
+                                       "onnx.name", b.getStringAttr(name))),
+                                   create.getLoc())))
       return failure();
     BlockArgument kjt = entry.getArgument(valuesIndex);
     create.getResult().replaceAllUsesWith(kjt);
