@@ -200,7 +200,6 @@ def run_plan(runner, plan, work, arrays, tag):
     proc = run([runner, plan, "--inputs", npz, "--output-dir", outdir])
     if proc.returncode != 0:
         fail("ember-run failed", proc)
-    outs, i = [], 0
     names = sorted(os.listdir(outdir))
     return outdir, names
 

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from .errors import TraceError
 from .kjt import make_kjt
-from .modules import EmbeddingBagCollection, KeyedTensor
+from .modules import EmbeddingBagCollection
 from .recursive import trace
 from .tracer import LeafSpec
 
@@ -296,8 +296,13 @@ class _Converter:
             self.env[node] = _Tensor(self.emit("Gather", [w, self.tensor(x, node)], node, axis=0)[0], value)
         elif isinstance(mod, nn.EmbeddingBag):
             self.convert_embedding_bag(node, mod, args, kw, value)
-        elif isinstance(mod, EmbeddingBagCollection):
-            self.convert_ebc(node, mod, x, value)
+        elif isinstance(mod, EmbeddingBagCollection) or _is_torchrec_ebc(mod):
+            rep = self.env.get(x) if isinstance(x, torch.fx.Node) else None
+            if (_is_torchrec_ebc(mod) and not mod.is_weighted() and isinstance(rep, tuple)
+                    and rep[0] == "kjt" and rep[3]):
+                raise self.error(node, "an unweighted TorchRec EmbeddingBagCollection ignores "
+                                       "the KJT's weights; pass a KJT without weights")
+            self.convert_ebc(node, _ebc_tables(mod), x, value)
         else:
             raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
 
@@ -331,14 +336,15 @@ class _Converter:
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
         self.env[node] = _Tensor(out, value)
 
-    def convert_ebc(self, node, mod: EmbeddingBagCollection, features, value) -> None:
+    def convert_ebc(self, node, tables, features, value) -> None:
         """One ember.EmbeddingBagCollection node over the KJT (permuted first when the module
-        reads its features in another order than the KJT holds them)."""
+        reads its features in another order than the KJT holds them). ``tables``: (name,
+        weight, pooling, feature names) per table, in the module's order."""
         rep = self.env.get(features) if isinstance(features, torch.fx.Node) else None
         if not (isinstance(rep, tuple) and rep[0] == "kjt"):
             raise self.error(node, "the EmbeddingBagCollection input must be a KJT")
-        _, kjt_name, kjt_keys = rep
-        wanted = mod.feature_names()
+        _, kjt_name, kjt_keys, weighted = rep
+        wanted = [f for t in tables for f in t[3]]
         missing = [f for f in wanted if f not in kjt_keys]
         if missing:
             raise self.error(node, f"the KJT has no feature(s) {missing}")
@@ -346,11 +352,10 @@ class _Converter:
             kjt_name = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
                                  permutation=[kjt_keys.index(f) for f in wanted])[0]
         weights, feature_tables, pooling = [], [], []
-        for i, t in enumerate(mod.tables):
-            weights.append(self.const(mod.embedding_bags[t.name].weight,
-                                      f"{node.target}.embedding_bags.{t.name}.weight"))
-            pooling.append(t.pooling)
-            feature_tables.extend([i] * len(t.feature_names))
+        for i, (name, weight, mode, feature_names) in enumerate(tables):
+            weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
+            pooling.append(mode)
+            feature_tables.extend([i] * len(feature_names))
         out = self.emit("EmbeddingBagCollection", [kjt_name] + weights, node,
                         domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling)[0]
         self.env[node] = ("keyed", _Tensor(out, value.values()), value)
@@ -469,7 +474,7 @@ class _Converter:
         elif target is make_kjt:
             ins = [self.tensor(a, node) for a in args[1:] if a is not None]
             out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]))[0]
-            self.env[node] = ("kjt", out, list(args[0]))
+            self.env[node] = ("kjt", out, list(args[0]), len(ins) == 3)
         else:
             raise self.error(node, "operation not supported by the exporter")
 
@@ -595,6 +600,27 @@ class _Converter:
         out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
         self.env[node] = None
         self.rebind(node, base, _Tensor(out, value))
+
+
+def _is_torchrec_ebc(mod: nn.Module) -> bool:
+    cls = type(mod)
+    return cls.__name__ == "EmbeddingBagCollection" and cls.__module__.startswith("torchrec.")
+
+
+def _ebc_tables(mod: nn.Module):
+    """(name, weight, pooling, feature names) of each table of ember's or TorchRec's
+    EmbeddingBagCollection."""
+    if isinstance(mod, EmbeddingBagCollection):
+        return [(t.name, mod.embedding_bags[t.name].weight, t.pooling, list(t.feature_names))
+                for t in mod.tables]
+    tables = []
+    for config in mod.embedding_bag_configs():
+        pooling = getattr(config.pooling, "name", str(config.pooling)).lower()
+        if pooling not in ("sum", "mean"):
+            raise ExportError(f"table '{config.name}': pooling {config.pooling} is not supported")
+        tables.append((config.name, mod.embedding_bags[config.name].weight, pooling,
+                       list(config.feature_names)))
+    return tables
 
 
 def _after(user: torch.fx.Node, node: torch.fx.Node) -> bool:
