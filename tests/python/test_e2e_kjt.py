@@ -156,3 +156,15 @@ def test_dlrm_from_embedding_bags(batch, tmp_path):
     run = bag_inputs(batch, seed=9)
     names = ["dense", "ids0", "offsets0", "ids1", "offsets1"]
     check(model, example, run, {n: t.numpy() for n, t in zip(names, run)}, tmp_path)
+
+
+def test_all_bags_empty(tmp_path):
+    """No ids at all (N = 0): every pooled row is zero, the plan still runs."""
+    model = SparseModel().eval()
+    keys = ["item", "user", "ctx"]
+    example = (torch.randn(2, 3), random_kjt(keys, 2, seed=10))
+    kjt = ember.KeyedJaggedTensor(keys, torch.zeros(0, dtype=torch.int64),
+                                  torch.zeros(6, dtype=torch.int64))
+    dense = torch.randn(2, 3)
+    check(model, example, (dense, kjt), {"dense": dense.numpy(), **kjt_arrays("features", kjt)},
+          tmp_path)
