@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanEmitter.h"
 #include "plan/PlanConstantFolding.h"
+#include "plan/PlanKjtOps.h"
 #include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
@@ -63,7 +64,8 @@ bool isShapeScalarOp(Operation *op) {
 class FunctionEmitter {
 public:
   FunctionEmitter(func::FuncOp func, pb::Plan *plan)
-      : func_(func), plan_(plan), builder_(plan->add_programs()) {}
+      : func_(func), plan_(plan), builder_(plan->add_programs()),
+        kjt_(builder_, kjtHooks()) {}
 
   LogicalResult run();
   std::vector<PendingConstant> &constants() { return builder_.constants(); }
@@ -132,6 +134,24 @@ private:
   /// ember.table.from_tensor results -> their weight tensors.
   llvm::DenseMap<Value, Value> tableWeights_;
   LinearChains linear_;
+  /// KJTs, keyed tensors and their lookups (PlanKjtOps.h).
+  PlanKjtLowering kjt_;
+
+  KjtLoweringHooks kjtHooks() {
+    KjtLoweringHooks hooks;
+    hooks.operandSlot = [this](Operation *op, Value v) {
+      return operandSlot(op, v);
+    };
+    hooks.defineResult = [this](Operation *op, Value result,
+                                ArrayRef<DimInfo> dims) {
+      return defineResult(op, result, dims);
+    };
+    hooks.tableWeights = [this](Value table) {
+      return tableWeights_.lookup(table);
+    };
+    hooks.location = [](Operation *op) { return locationName(op->getLoc()); };
+    return hooks;
+  }
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -164,6 +184,14 @@ LogicalResult FunctionEmitter::emitSignatureInputs() {
 
   for (unsigned i = 0; i < func_.getNumArguments(); ++i) {
     BlockArgument arg = func_.getArgument(i);
+    if (isa<KeyedJaggedTensorType>(arg.getType())) {
+      std::string name = "arg" + std::to_string(i);
+      if (auto n = func_.getArgAttrOfType<StringAttr>(i, "onnx.name"))
+        name = n.getValue().str();
+      if (failed(kjt_.defineInput(arg, name, plan_->mutable_signature())))
+        return failure();
+      continue;
+    }
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || !PlanProgramBuilder::toPlanDType(type.getElementType()))
       return emitError(arg.getLoc())
@@ -724,6 +752,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return success();
   if (isShapeScalarOp(op))
     return success(); // read by evaluateShapeScalar
+  if (PlanKjtLowering::handles(op))
+    return kjt_.emit(op);
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<arith::ConstantOp>(
           [&](auto c) { return recordConstant(op, c.getValue()); })
@@ -778,7 +808,9 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Default([&](Operation *other) {
         return other->emitError()
                << "the plan emitter does not support '" << other->getName()
-               << "' (supported: ember.embedding_bag, tosa.matmul/add/sub/"
+               << "' (supported: ember.embedding_bag, ember.kjt.*, "
+                  "ember.embedding_bag_collection, ember.grouped_lookup, "
+                  "ember.keyed_tensor.*, tosa.matmul/add/sub/"
                   "clamp(ReLU)/sigmoid/tanh/transpose/reshape/concat/gather, "
                   "tensor.expand_shape/collapse_shape/cast/reshape, "
                   "constants)";

@@ -49,3 +49,31 @@ def test_ebc_is_leaf_and_kjt_is_flattened():
     assert targets(gm, "call_module")[0] == "ebc"
     assert all(n.target.startswith("kjt_") for n in nodes(gm, "placeholder"))
     assert torch.allclose(gm(kjt), model(kjt))
+
+
+def test_export_compile_run_equals_eager(tmp_path):
+    """TorchRec's EmbeddingBagCollection and KJT through ember.export -> ember-compile ->
+    ember-run (the KJT's keys in another order than the tables read them)."""
+    pytest.importorskip("onnx")
+    import numpy as np
+    from e2e import compile_and_run
+
+    class ValuesModel(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = make_model()
+
+        def forward(self, kjt):
+            return self.inner.over(self.inner.ebc(kjt).values())
+
+    model = ValuesModel().eval()
+    example = KeyedJaggedTensor.from_lengths_sync(
+        keys=["b", "a"], values=torch.tensor([1, 2, 3, 4, 5, 6, 9]),
+        lengths=torch.tensor([2, 0, 1, 1, 3, 0]))
+    kjt = KeyedJaggedTensor.from_lengths_sync(
+        keys=["b", "a"], values=torch.tensor([9, 0, 3, 4]), lengths=torch.tensor([0, 1, 1, 2, 0, 0]))
+    got = compile_and_run(model, (example,), {"kjt.values": kjt.values().numpy(),
+                                              "kjt.lengths": kjt.lengths().numpy()}, tmp_path)
+    with torch.no_grad():
+        want = model(kjt).numpy()
+    np.testing.assert_allclose(got[0], want, rtol=1e-5, atol=1e-6)

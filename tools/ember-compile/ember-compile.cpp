@@ -148,6 +148,7 @@ int main(int argc, char **argv) {
   pm.addPass(mlir::ember::createEmberRaiseEmbeddingBags());
   pm.addPass(mlir::ember::createEmberFunctionalize());
   pm.addPass(mlir::ember::createEmberSimplifySlices());
+  pm.addPass(mlir::ember::createEmberGroupTables());
   pm.addPass(mlir::createCanonicalizerPass());
   if (mlir::failed(pm.run(*module)))
     return 1;

@@ -3,6 +3,7 @@
 #include "frontends/onnx/GraphImporter.h"
 
 #include "frontends/onnx/ConstantFolding.h"
+#include "frontends/onnx/KjtInputs.h"
 #include "frontends/onnx/OpConverterRegistry.h"
 #include "frontends/onnx/TypeConversion.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -170,6 +171,8 @@ FailureOr<func::FuncOp> importMainGraph(::onnx::GraphProto &graph,
       b.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, output] : llvm::enumerate(graph.output()))
     func.setResultAttr(i, "onnx.name", b.getStringAttr(output.name()));
+  if (failed(promoteKjtInputs(func)))
+    return failure();
   return func;
 }
 

@@ -51,6 +51,7 @@ const OpConverterRegistry &OpConverterRegistry::get() {
     registerConstantConverters(r);
     registerLoopConverters(r);
     registerEmberDomainConverters(r);
+    registerEmberKjtConverters(r);
     return r;
   }();
   return registry;

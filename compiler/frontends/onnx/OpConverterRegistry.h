@@ -60,6 +60,7 @@ void registerGatherScatterConverters(OpConverterRegistry &registry);
 void registerConstantConverters(OpConverterRegistry &registry);
 void registerLoopConverters(OpConverterRegistry &registry);
 void registerEmberDomainConverters(OpConverterRegistry &registry);
+void registerEmberKjtConverters(OpConverterRegistry &registry);
 
 } // namespace onnx_importer
 } // namespace ember

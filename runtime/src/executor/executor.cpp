@@ -40,6 +40,10 @@ public:
     if (i < 0 || i >= numOutputs())
       return internalError(location() + ": output index " + std::to_string(i) +
                            " out of range");
+    if (instr_->outputs[i] < 0)
+      return internalError(location() + ": output " + std::to_string(i) +
+                           " is left out by the plan (slot -1) but the "
+                           "kernel produces it");
     unsigned __int128 bytes = dtypeSize(dtype);
     for (int64_t d : shape) {
       if (d < 0)
@@ -63,6 +67,13 @@ public:
     if (i < 0 || i >= numOutputs())
       return internalError(location() + ": output index " + std::to_string(i) +
                            " out of range");
+    if (instr_->outputs[i] < 0) {
+      if (tensor.defined())
+        return internalError(location() + ": output " + std::to_string(i) +
+                             " is left out by the plan (slot -1) but the "
+                             "kernel produces it");
+      return Status::ok();
+    }
     SlotState &slot = run_.slots[instr_->outputs[i]];
     // An alias of an arena buffer keeps that buffer alive.
     int block = tensor.data() ? run_.arena.findBlock(tensor.data()) : -1;
@@ -105,6 +116,8 @@ private:
 Status checkOutput(const Program &program, const InstructionInfo &instr,
                    int index, RunContext &ctx) {
   int slotId = instr.outputs[index];
+  if (slotId < 0)
+    return Status::ok(); // left out by the plan; setOutput checked it
   const SlotInfo &slot = program.slots[slotId];
   const Tensor &t = ctx.slots[slotId].tensor;
   auto mismatch = [&](const std::string &why) {

@@ -621,6 +621,12 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
   }
   for (int i = 0; i < no; ++i) {
     int slot = in.outputs(i);
+    if (slot == -1) {
+      // An optional output left out (the weights of an unweighted KJT): the
+      // kernel must not produce it (checked when it runs).
+      info.outputs.push_back(-1);
+      continue;
+    }
     EMBER_RETURN_IF_ERROR(fail(define(slot, SlotInfo::Kind::kInstruction, index,
                                       "output " + std::to_string(i))));
     info.outputs.push_back(slot);
@@ -710,7 +716,8 @@ void ProgramBuilder::computeLiveness() {
       if (s >= 0)
         lastUse[s] = i;
     for (int s : in.outputs)
-      lastUse[s] = std::max(lastUse[s], i); // unused results die at once
+      if (s >= 0)
+        lastUse[s] = std::max(lastUse[s], i); // unused results die at once
   }
   for (size_t s = 0; s < program_->slots.size(); ++s) {
     const SlotInfo &info = program_->slots[s];

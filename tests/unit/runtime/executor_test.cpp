@@ -77,6 +77,14 @@ Status wrongDType(KernelContext &ctx) {
   return Status::ok();
 }
 Status noOutput(KernelContext &) { return Status::ok(); }
+/// Output 0 = in + 1; output 1 (optional) = in, or undefined unless attr
+/// "produce" is 1 (as kjt_split leaves the weights of an unweighted KJT).
+Status optionalSecond(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(addScalar(ctx));
+  if (ctx.attrs().getInt("produce", 0) == 1)
+    return ctx.setOutput(1, ctx.input(0));
+  return ctx.setOutput(1, Tensor());
+}
 Status validateValue(const Attributes &attrs, int, int) {
   if (attrs.has("value") && !attrs.getFloat("value").isOk())
     return invalidArgument("attribute 'value' must be a number");
@@ -101,6 +109,12 @@ const KernelRegistry &testKernels() {
     add("fail", failing);
     add("wrong_dtype", wrongDType);
     add("no_output", noOutput);
+    KernelDef def;
+    def.name = "optional_second";
+    def.run = optionalSecond;
+    def.minInputs = def.maxInputs = 1;
+    def.minOutputs = def.maxOutputs = 2;
+    EXPECT_TRUE(r.add(def).isOk());
     return r;
   }();
   return registry;
@@ -210,6 +224,34 @@ TEST(Executor, KernelOutputsAreCheckedAgainstThePlan) {
     EXPECT_ERROR(
         (*session)->run(in).status(), StatusCode::kInternal,
         "output 0 is float32[1, 4] but the plan declares float32[B, 5]");
+  }
+}
+
+TEST(Executor, OptionalOutputLeftOutWithMinusOne) {
+  TempDir dir;
+  std::vector<float> x = {1, 2, 3, 4};
+  RunInputs in;
+  in.set("x", Tensor::view(x.data(), DType::kFloat32, {1, 4}));
+  for (int produce : {0, 1}) {
+    PlanBuilder b;
+    int xs = b.input("x", DType::kFloat32, {"B", 4});
+    int y = b.slot("y", DType::kFloat32, {"B", 4});
+    b.instruction("optional_second", {xs}, {y, -1}, "opt")
+        .attr("produce", static_cast<int64_t>(produce));
+    b.output("y", y);
+    auto path = b.write(dir.path(), "opt" + std::to_string(produce));
+    ASSERT_TRUE(path.isOk());
+    auto session = Session::load(*path, {}, testKernels());
+    ASSERT_TRUE(session.isOk()) << session.status().toString();
+    auto out = (*session)->run(in);
+    if (produce == 0) {
+      ASSERT_TRUE(out.isOk()) << out.status().toString();
+      EXPECT_EQ(out->find("y")->data<float>()[3], 5.0f);
+    } else {
+      EXPECT_ERROR(out.status(), StatusCode::kInternal,
+                   "output 1 is left out by the plan (slot -1) but the "
+                   "kernel produces it");
+    }
   }
 }
 

@@ -11,12 +11,16 @@ from .awaitable import NoWait, is_awaitable
 from .errors import DataDependentControlFlowError, ExampleEvaluationError, TraceError
 from .export import ExportError, export, to_onnx
 from .kjt import KeyedJaggedTensor, make_kjt
+from .modules import EmbeddingBagCollection, EmbeddingBagConfig, KeyedTensor
 from .leaves import is_registered_leaf, register_leaf, unregister_leaf
 from .recursive import GraphCollection, trace
 from .tracer import Tracer, symbolic_trace
 
 __all__ = [
     "DataDependentControlFlowError",
+    "EmbeddingBagCollection",
+    "EmbeddingBagConfig",
+    "KeyedTensor",
     "ExampleEvaluationError",
     "ExportError",
     "GraphCollection",

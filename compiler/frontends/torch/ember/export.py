@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 from .errors import TraceError
 from .kjt import make_kjt
+from .modules import EmbeddingBagCollection
 from .recursive import trace
 from .tracer import LeafSpec
 
@@ -154,15 +155,60 @@ class _Converter:
         return arg
 
     # ---------------------------------------------------------------- driver
+    def kjt_input_names(self) -> Dict[str, str]:
+        """Graph inputs of a KJT argument (placeholders ``x_1``, ``x_2`` [, ``x_3``] that feed
+        one KJT construction) are named ``x.values``, ``x.lengths`` [, ``x.weights``]:
+        ember-compile turns them into the plan's KJT input ``x``."""
+        names: Dict[str, str] = {}
+        for node in self.gm.graph.nodes:
+            if node.target is not make_kjt:
+                continue
+            parts = list(node.args[1:])
+            if not parts or not all(isinstance(p, torch.fx.Node) and p.op == "placeholder"
+                                    for p in parts):
+                continue
+            bases = {p.target.rsplit("_", 1)[0] for p in parts}
+            if len(bases) != 1 or any(p.target in names for p in parts):
+                continue
+            base = bases.pop()
+            for p, suffix in zip(parts, ("values", "lengths", "weights")):
+                names[p.target] = f"{base}.{suffix}"
+        return names
+
+    def ragged_inputs(self) -> set:
+        """Placeholders whose size is a value count, not a shape: the 1-D ids and
+        per-sample weights of EmbeddingBags, and KJT values / weights. They are exported with a
+        symbolic dim (``N_<input>``) so that the compiled plan takes any count."""
+        ragged = set()
+        for node in self.gm.graph.nodes:
+            parts = []
+            if node.target is make_kjt:
+                parts = [node.args[1]] + list(node.args[3:4])
+            elif node.op == "call_module" and isinstance(self.gm.get_submodule(node.target),
+                                                         nn.EmbeddingBag):
+                bound = dict(zip(["input", "offsets", "per_sample_weights"], node.args))
+                bound.update(node.kwargs)
+                parts = [bound.get("input"), bound.get("per_sample_weights")]
+            for p in parts:
+                if isinstance(p, torch.fx.Node) and p.op == "placeholder":
+                    value = p.meta.get("ember_value")
+                    if isinstance(value, torch.Tensor) and value.dim() == 1:
+                        ragged.add(p.target)
+        return ragged
+
     def convert(self, graph_name: str):
+        input_names = self.kjt_input_names()
+        ragged = self.ragged_inputs()
         for node in self.gm.graph.nodes:
             value = node.meta.get("ember_value")
             if node.op == "placeholder":
                 if not isinstance(value, torch.Tensor):
                     raise self.error(node, "graph inputs must be tensors (flattened lists / KJTs are)")
+                name = input_names.get(node.target, node.target)
+                shape = [f"N_{name.replace('.', '_')}"] if node.target in ragged else list(value.shape)
                 self.inputs.append(self.helper.make_tensor_value_info(
-                    node.target, self.elem_type(value, node), list(value.shape)))
-                self.env[node] = _Tensor(node.target, value)
+                    name, self.elem_type(value, node), shape))
+                self.env[node] = _Tensor(name, value)
             elif node.op == "output":
                 self.convert_output(node)
             elif node.meta.get("ember_static") and not _is_mutation(node):
@@ -250,6 +296,13 @@ class _Converter:
             self.env[node] = _Tensor(self.emit("Gather", [w, self.tensor(x, node)], node, axis=0)[0], value)
         elif isinstance(mod, nn.EmbeddingBag):
             self.convert_embedding_bag(node, mod, args, kw, value)
+        elif isinstance(mod, EmbeddingBagCollection) or _is_torchrec_ebc(mod):
+            rep = self.env.get(x) if isinstance(x, torch.fx.Node) else None
+            if (_is_torchrec_ebc(mod) and not mod.is_weighted() and isinstance(rep, tuple)
+                    and rep[0] == "kjt" and rep[3]):
+                raise self.error(node, "an unweighted TorchRec EmbeddingBagCollection ignores "
+                                       "the KJT's weights; pass a KJT without weights")
+            self.convert_ebc(node, _ebc_tables(mod), x, value)
         else:
             raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
 
@@ -283,10 +336,55 @@ class _Converter:
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
         self.env[node] = _Tensor(out, value)
 
+    def convert_ebc(self, node, tables, features, value) -> None:
+        """One ember.EmbeddingBagCollection node over the KJT (permuted first when the module
+        reads its features in another order than the KJT holds them). ``tables``: (name,
+        weight, pooling, feature names) per table, in the module's order."""
+        rep = self.env.get(features) if isinstance(features, torch.fx.Node) else None
+        if not (isinstance(rep, tuple) and rep[0] == "kjt"):
+            raise self.error(node, "the EmbeddingBagCollection input must be a KJT")
+        _, kjt_name, kjt_keys, weighted = rep
+        wanted = [f for t in tables for f in t[3]]
+        missing = [f for f in wanted if f not in kjt_keys]
+        if missing:
+            raise self.error(node, f"the KJT has no feature(s) {missing}")
+        if wanted != kjt_keys:
+            kjt_name = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
+                                 permutation=[kjt_keys.index(f) for f in wanted])[0]
+        weights, feature_tables, pooling = [], [], []
+        for i, (name, weight, mode, feature_names) in enumerate(tables):
+            weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
+            pooling.append(mode)
+            feature_tables.extend([i] * len(feature_names))
+        out = self.emit("EmbeddingBagCollection", [kjt_name] + weights, node,
+                        domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling)[0]
+        self.env[node] = ("keyed", _Tensor(out, value.values()), value)
+
+    def convert_keyed(self, node, target, args, value) -> bool:
+        """Reads of a KeyedTensor: values(), kt[key], to_dict(). False if not one."""
+        rep = self.env.get(args[0]) if args and isinstance(args[0], torch.fx.Node) else None
+        if not (isinstance(rep, tuple) and rep[0] == "keyed"):
+            return False
+        _, values, kt = rep
+        if target == "values":
+            self.env[node] = values
+        elif target is operator.getitem and isinstance(args[1], str):
+            i = kt.keys().index(args[1])
+            start, dim = kt.offset_per_key()[i], kt.length_per_key()[i]
+            out = self.emit("Slice", [values.name, self.const([start], "starts", torch.int64),
+                                      self.const([start + dim], "ends", torch.int64),
+                                      self.const([1], "axes", torch.int64)], node)[0]
+            self.env[node] = _Tensor(out, value)
+        else:
+            raise self.error(node, "only values() and [key] of a KeyedTensor are exported")
+        return True
+
     # ---------------------------------------------------------------- ops
     def convert_op(self, node: torch.fx.Node, value: Any) -> None:
         target = node.target
         args, kw = list(node.args), dict(node.kwargs)
+        if self.convert_keyed(node, target, args, value):
+            return
         if target in _BINARY and node.op in ("call_function", "call_method"):
             like = value if isinstance(value, torch.Tensor) else None
             if target == "add" or target == "add_" or target is torch.add:
@@ -374,10 +472,9 @@ class _Converter:
         elif target is operator.setitem:
             self.convert_setitem(node, args)
         elif target is make_kjt:
-            ins = [self.tensor(a, node) for a in args[1:]]
-            out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]),
-                            weighted=int(len(ins) == 3))[0]
-            self.env[node] = ("kjt", out)
+            ins = [self.tensor(a, node) for a in args[1:] if a is not None]
+            out = self.emit("KJT", ins, node, domain=EMBER_DOMAIN, keys=list(args[0]))[0]
+            self.env[node] = ("kjt", out, list(args[0]), len(ins) == 3)
         else:
             raise self.error(node, "operation not supported by the exporter")
 
@@ -503,6 +600,27 @@ class _Converter:
         out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
         self.env[node] = None
         self.rebind(node, base, _Tensor(out, value))
+
+
+def _is_torchrec_ebc(mod: nn.Module) -> bool:
+    cls = type(mod)
+    return cls.__name__ == "EmbeddingBagCollection" and cls.__module__.startswith("torchrec.")
+
+
+def _ebc_tables(mod: nn.Module):
+    """(name, weight, pooling, feature names) of each table of ember's or TorchRec's
+    EmbeddingBagCollection."""
+    if isinstance(mod, EmbeddingBagCollection):
+        return [(t.name, mod.embedding_bags[t.name].weight, t.pooling, list(t.feature_names))
+                for t in mod.tables]
+    tables = []
+    for config in mod.embedding_bag_configs():
+        pooling = getattr(config.pooling, "name", str(config.pooling)).lower()
+        if pooling not in ("sum", "mean"):
+            raise ExportError(f"table '{config.name}': pooling {config.pooling} is not supported")
+        tables.append((config.name, mod.embedding_bags[config.name].weight, pooling,
+                       list(config.feature_names)))
+    return tables
 
 
 def _after(user: torch.fx.Node, node: torch.fx.Node) -> bool:

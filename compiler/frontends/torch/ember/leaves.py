@@ -46,7 +46,9 @@ def embedding_leaf_types() -> Tuple[type, ...]:
     """nn.EmbeddingBag, nn.Embedding, and TorchRec's embedding collections when importable."""
     if _embedding_types_cache:
         return _embedding_types_cache[0]
-    types: List[type] = [nn.EmbeddingBag, nn.Embedding]
+    from .modules import EmbeddingBagCollection
+
+    types: List[type] = [nn.EmbeddingBag, nn.Embedding, EmbeddingBagCollection]
     for module_name, names in _TORCHREC_LEAVES:
         try:
             module = __import__(module_name, fromlist=list(names))

@@ -238,6 +238,88 @@ def ember_embedding_bag():
                  extra_opsets=[helper.make_opsetid("ember", 1)])
 
 
+def _kjt_ebc_nodes(kjt_inputs, keys, kjt_attrs=None):
+    return [
+        helper.make_node("KJT", kjt_inputs, ["kjt"], name="make_kjt", domain="ember",
+                         keys=keys, **(kjt_attrs or {})),
+        helper.make_node("KJTPermute", ["kjt"], ["kjt_p"], name="ebc/permute",
+                         domain="ember", permutation=[1, 0]),
+        helper.make_node("EmbeddingBagCollection", ["kjt_p", "t0", "t1"], ["pooled"],
+                         name="ebc", domain="ember", feature_tables=[0, 1],
+                         pooling=["sum", "sum"]),
+    ]
+
+
+def _kjt_tables():
+    r = rng()
+    return [const("t0", r.standard_normal((10, 4)).astype(np.float32)),
+            const("t1", r.standard_normal((20, 2)).astype(np.float32))]
+
+
+@register
+def ember_kjt_ebc():
+    """A weighted KJT of graph inputs (promoted to one KJT argument; its lengths are also
+    read directly), permuted, into an EmbeddingBagCollection."""
+    nodes = _kjt_ebc_nodes(["f.values", "f.lengths", "f.weights"], ["a", "b"])
+    nodes.append(helper.make_node("Cast", ["f.lengths"], ["lf"], name="cast", to=F))
+    return model(nodes, [vi("f.values", I64, ["n"]), vi("f.lengths", I64, [6]),
+                         vi("f.weights", F, ["n"])],
+                 [vi("pooled", F, [3, 6]), vi("lf", F, [6])], _kjt_tables(),
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_offsets():
+    """A KJT made from offsets (not promoted to a KJT argument)."""
+    nodes = _kjt_ebc_nodes(["vals", "offs"], ["a", "b"], {"offsets": 1})
+    return model(nodes, [vi("vals", I64, ["n"]), vi("offs", I64, [7])],
+                 [vi("pooled", F, [3, 6])], _kjt_tables(),
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_repeated_key():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "a"])
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("pooled", F, [3, 6])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_bad_lengths():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [5])], [vi("pooled", F, [3, 6])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_ebc_bad_feature_tables():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    nodes[2] = helper.make_node("EmbeddingBagCollection", ["kjt_p", "t0", "t1"], ["pooled"],
+                                name="ebc", domain="ember", feature_tables=[0, 2],
+                                pooling=["sum", "sum"])
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("pooled", F, [3, 6])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_ebc_weighted_mean():
+    nodes = _kjt_ebc_nodes(["v", "l", "w"], ["a", "b"])
+    nodes[2] = helper.make_node("EmbeddingBagCollection", ["kjt_p", "t0", "t1"], ["pooled"],
+                                name="ebc", domain="ember", feature_tables=[0, 1],
+                                pooling=["sum", "mean"])
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6]), vi("w", F, ["n"])],
+                 [vi("pooled", F, [3, 6])], _kjt_tables(),
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_ebc_not_a_kjt():
+    nodes = [helper.make_node("EmbeddingBagCollection", ["v", "t0"], ["pooled"], name="ebc",
+                              domain="ember", feature_tables=[0], pooling=["sum"])]
+    return model(nodes, [vi("v", I64, ["n"])], [vi("pooled", F, [3, 4])], _kjt_tables()[:1],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
 @register
 def mlp():
     """A DLRM-like dense arch: bottom MLP, interaction by concat, top MLP."""

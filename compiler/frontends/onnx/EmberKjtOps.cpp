@@ -1,0 +1,276 @@
+//===- EmberKjtOps.cpp - KJT nodes of the 'ember' ONNX domain -------------===//
+//
+// ember.KJT builds a keyed jagged tensor from its parts, and
+// ember.EmbeddingBagCollection looks every KJT feature up in its table.
+// Documented (inputs, attributes) in docs/frontend-onnx.md. A KJT is an MLIR
+// value of type !ember.kjt that only these nodes consume; graph inputs that
+// feed an ember.KJT node become one KJT argument (promoteKjtInputs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ember/EmberOps.h"
+#include "ember/EmberTypes.h"
+#include "frontends/onnx/IRBuilders.h"
+#include "frontends/onnx/KjtInputs.h"
+#include "frontends/onnx/OpConverterRegistry.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir {
+namespace ember {
+namespace onnx_importer {
+
+namespace {
+
+bool isIndexTensor(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getRank() == 1 &&
+         (type.getElementType().isInteger(32) ||
+          type.getElementType().isInteger(64));
+}
+
+/// ember.KJT(values [N], lengths [K*B] (or offsets [K*B+1]) [, weights [N]])
+///   -> KJT
+/// attributes: keys (strings, required), offsets (0 | 1: the second input is
+/// offsets instead of lengths; default 0).
+LogicalResult convertKjt(ImportContext &ctx) {
+  Value values = ctx.input(0), counts = ctx.input(1);
+  if (!values || !counts)
+    return failure();
+  Value weights;
+  if (ctx.hasInput(2) && !(weights = ctx.input(2)))
+    return failure();
+  if (!isIndexTensor(values) || !isIndexTensor(counts))
+    return ctx.emitError() << "values and lengths/offsets must be 1-D i32/i64 "
+                              "tensors, got "
+                           << values.getType() << " and " << counts.getType();
+  if (weights) {
+    auto type = dyn_cast<RankedTensorType>(weights.getType());
+    if (!type || type.getRank() != 1 || !type.getElementType().isF32())
+      return ctx.emitError()
+             << "weights must be a 1-D f32 tensor, got " << weights.getType();
+  }
+  const ::onnx::AttributeProto *keysAttr = ctx.attr("keys");
+  if (!keysAttr || keysAttr->strings_size() == 0)
+    return ctx.emitError() << "needs a non-empty 'keys' attribute (strings)";
+  SmallVector<std::string> keyStorage(keysAttr->strings().begin(),
+                                      keysAttr->strings().end());
+  llvm::StringSet<> seen;
+  for (const std::string &k : keyStorage)
+    if (k.empty() || !seen.insert(k).second)
+      return ctx.emitError() << "key '" << k << "' is empty or repeated";
+  SmallVector<llvm::StringRef> keys(keyStorage.begin(), keyStorage.end());
+  int64_t isOffsets = ctx.intAttr("offsets", 0);
+  if (isOffsets != 0 && isOffsets != 1)
+    return ctx.emitError() << "'offsets' must be 0 or 1";
+  int64_t count = tensorTypeOf(counts).getDimSize(0);
+  if (!ShapedType::isDynamic(count) &&
+      (count - isOffsets) % static_cast<int64_t>(keys.size()) != 0)
+    return ctx.emitError() << (isOffsets ? "offsets" : "lengths") << " has "
+                           << count << " entries, which does not fit "
+                           << keys.size() << " keys";
+  auto type = KeyedJaggedTensorType::get(
+      ctx.getContext(), keys, tensorTypeOf(values).getElementType(),
+      tensorTypeOf(counts).getElementType(), /*weighted=*/bool(weights));
+  OpBuilder &b = ctx.builder;
+  Value lengths = isOffsets ? Value() : counts;
+  Value offsets = isOffsets ? counts : Value();
+  ctx.setOutput(0, KJTCreateOp::create(b, ctx.loc(), type, values, lengths,
+                                       offsets, weights, Value()));
+  return success();
+}
+
+/// ember.EmbeddingBagCollection(kjt, weight_0 [R_0, D_0], ...,
+///                              weight_{T-1}) -> [B, sum of the features' D]
+/// attributes: feature_tables (ints, one per KJT key: its table),
+/// pooling (strings, one per table: sum | mean | max).
+/// The output is the pooled keyed tensor's dense values, key i's columns
+/// after those of keys 0..i-1.
+LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
+  Value features = ctx.input(0);
+  if (!features)
+    return failure();
+  auto kjtType = dyn_cast<KeyedJaggedTensorType>(features.getType());
+  if (!kjtType)
+    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
+                           << features.getType();
+  int numTables = ctx.node().input_size() - 1;
+  if (numTables < 1)
+    return ctx.emitError() << "needs at least one table";
+  std::optional<SmallVector<int64_t>> featureTables =
+      ctx.intsAttr("feature_tables");
+  if (!featureTables ||
+      featureTables->size() != static_cast<size_t>(kjtType.getNumKeys()))
+    return ctx.emitError() << "'feature_tables' must give one table per KJT "
+                              "key ("
+                           << kjtType.getNumKeys() << ")";
+  for (int64_t t : *featureTables)
+    if (t < 0 || t >= numTables)
+      return ctx.emitError() << "feature table " << t << " is not one of the "
+                             << numTables << " tables";
+  const ::onnx::AttributeProto *poolingAttr = ctx.attr("pooling");
+  if (!poolingAttr || poolingAttr->strings_size() != numTables)
+    return ctx.emitError() << "'pooling' must give one mode per table ("
+                           << numTables << ")";
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  SmallVector<Value> tables;
+  SmallVector<PoolingMode> pooling;
+  for (int t = 0; t < numTables; ++t) {
+    Value weight = ctx.input(t + 1);
+    if (!weight)
+      return failure();
+    auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+    if (!weightType || weightType.getRank() != 2 ||
+        !weightType.hasStaticShape() || !weightType.getElementType().isF32())
+      return ctx.emitError()
+             << "table " << t << " must be a static 2-D f32 tensor, got "
+             << weight.getType();
+    std::optional<PoolingMode> mode =
+        symbolizePoolingMode(poolingAttr->strings(t));
+    if (!mode)
+      return ctx.emitError()
+             << "unsupported pooling '" << poolingAttr->strings(t)
+             << "' of table " << t << " (sum, mean or max)";
+    if (kjtType.isWeighted() && *mode != PoolingMode::sum)
+      for (int64_t ft : *featureTables)
+        if (ft == t)
+          return ctx.emitError()
+                 << "a weighted KJT needs sum pooling, but table " << t
+                 << " pools with " << poolingAttr->strings(t);
+    pooling.push_back(*mode);
+    auto tableType = TableType::get(ctx.getContext(), weightType.getDimSize(0),
+                                    weightType.getDimSize(1), TableFormat::f32);
+    tables.push_back(TableFromTensorOp::create(b, loc, tableType, weight));
+  }
+  auto ebc = EmbeddingBagCollectionOp::create(b, loc, features, tables,
+                                              *featureTables, pooling);
+  auto resultType = cast<KeyedTensorType>(ebc.getResult().getType());
+  // A static batch when the KJT's lengths say it (static exports).
+  int64_t batch = ShapedType::kDynamic;
+  if (auto create = features.getDefiningOp<KJTCreateOp>()) {
+    Value counts =
+        create.getLengths() ? create.getLengths() : create.getOffsets();
+    int64_t n = tensorTypeOf(counts).getDimSize(0);
+    if (!ShapedType::isDynamic(n))
+      batch = (n - (create.getLengths() ? 0 : 1)) / kjtType.getNumKeys();
+  }
+  auto valuesType = RankedTensorType::get({batch, resultType.getTotalDim()},
+                                          resultType.getElementType());
+  ctx.setOutput(
+      0, KeyedTensorValuesOp::create(b, loc, valuesType, ebc.getResult()));
+  return success();
+}
+
+/// ember.KJTPermute(kjt) -> KJT whose key i is input key permutation[i]
+/// attributes: permutation (ints, required; keys may be dropped, not
+/// repeated).
+LogicalResult convertKjtPermute(ImportContext &ctx) {
+  Value input = ctx.input(0);
+  if (!input)
+    return failure();
+  auto type = dyn_cast<KeyedJaggedTensorType>(input.getType());
+  if (!type)
+    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
+                           << input.getType();
+  std::optional<SmallVector<int64_t>> perm = ctx.intsAttr("permutation");
+  if (!perm || perm->empty())
+    return ctx.emitError() << "needs a non-empty 'permutation' attribute";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t p : *perm)
+    if (p < 0 || p >= type.getNumKeys() || !seen.insert(p).second)
+      return ctx.emitError() << "permutation entry " << p
+                             << " is out of range or repeated (the KJT has "
+                             << type.getNumKeys() << " keys)";
+  ctx.setOutput(0, KJTPermuteOp::create(ctx.builder, ctx.loc(), input, *perm));
+  return success();
+}
+
+} // namespace
+
+void registerEmberKjtConverters(OpConverterRegistry &r) {
+  r.add(kEmberDomain, "KJT", convertKjt, {"keys", "offsets"});
+  r.add(kEmberDomain, "KJTPermute", convertKjtPermute, {"permutation"});
+  r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
+        {"feature_tables", "pooling"});
+}
+
+LogicalResult promoteKjtInputs(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  SmallVector<KJTCreateOp> creates;
+  func.walk([&](KJTCreateOp op) {
+    if (op->getBlock() == &entry)
+      creates.push_back(op);
+  });
+  llvm::DenseSet<Value> claimed;
+  OpBuilder b(func.getContext());
+  for (KJTCreateOp create : creates) {
+    if (create.getOffsets() || create.getBatchSizes() || !create.getLengths())
+      continue;
+    SmallVector<Value> parts = {create.getValues(), create.getLengths()};
+    if (create.getWeights())
+      parts.push_back(create.getWeights());
+    bool eligible = true;
+    for (Value v : parts) {
+      auto arg = dyn_cast<BlockArgument>(v);
+      eligible &= arg && arg.getOwner() == &entry && !claimed.contains(v);
+    }
+    if (!eligible ||
+        llvm::SmallDenseSet<Value>(parts.begin(), parts.end()).size() !=
+            parts.size())
+      continue;
+    for (Value v : parts)
+      claimed.insert(v);
+    unsigned valuesIndex = cast<BlockArgument>(parts[0]).getArgNumber();
+    std::string name = "kjt";
+    if (auto n = func.getArgAttrOfType<StringAttr>(valuesIndex, "onnx.name")) {
+      name = n.getValue().str();
+      llvm::StringRef ref(name);
+      if (ref.consume_back(".values") && !ref.empty())
+        name = ref.str();
+    }
+    Type kjtType = create.getResult().getType();
+    if (failed(func.insertArgument(valuesIndex, kjtType,
+                                   b.getDictionaryAttr(b.getNamedAttr(
+                                       "onnx.name", b.getStringAttr(name))),
+                                   create.getLoc())))
+      return failure();
+    BlockArgument kjt = entry.getArgument(valuesIndex);
+    create.getResult().replaceAllUsesWith(kjt);
+    // Other readers of the parts read them through accessors of the KJT.
+    b.setInsertionPointToStart(&entry);
+    for (auto [i, v] : llvm::enumerate(parts)) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : v.getUses())
+        if (use.getOwner() != create.getOperation())
+          uses.push_back(&use);
+      if (uses.empty())
+        continue;
+      Value part;
+      if (i == 0)
+        part = KJTValuesOp::create(b, create.getLoc(), kjt);
+      else if (i == 1)
+        part = KJTLengthsOp::create(b, create.getLoc(), kjt);
+      else
+        part = KJTWeightsOp::create(b, create.getLoc(), kjt);
+      if (part.getType() != v.getType())
+        part = tensor::CastOp::create(b, create.getLoc(), v.getType(), part);
+      for (OpOperand *use : uses)
+        use->set(part);
+    }
+    create.erase();
+  }
+  llvm::BitVector erase(func.getNumArguments());
+  for (Value v : claimed)
+    erase.set(cast<BlockArgument>(v).getArgNumber());
+  if (erase.any() && failed(func.eraseArguments(erase)))
+    return failure();
+  return success();
+}
+
+} // namespace onnx_importer
+} // namespace ember
+} // namespace mlir

@@ -1,0 +1,170 @@
+"""export -> ember-compile -> ember-run equals eager PyTorch, for models fed by KJTs.
+
+A TorchRec-style model: a KeyedJaggedTensor input feeding an EmbeddingBagCollection
+(ember's own; TorchRec's when installed is in test_torchrec.py), sum / mean / max pooling,
+weighted KJTs, features read in another order than the KJT holds them (a KJT permute), a KJT
+key that no table reads, and DLRM-style models built from nn.EmbeddingBag. Random data with
+fixed seeds; edge cases: empty bags, batch 1, ids at the table edge, other value counts than
+the example had.
+"""
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+pytest.importorskip("onnx")
+
+import ember  # noqa: E402
+from e2e import compile_and_run, kjt_arrays  # noqa: E402
+from ember import EmbeddingBagCollection, EmbeddingBagConfig  # noqa: E402
+
+ROWS = {"user": 50, "item": 30, "ctx": 20}
+
+
+def random_kjt(keys, batch, weighted=False, max_len=4, seed=0, edge=True):
+    g = torch.Generator().manual_seed(seed)
+    lengths = torch.randint(0, max_len + 1, (len(keys) * batch,), generator=g)
+    if edge:
+        lengths[0] = 0  # an empty bag
+    values = []
+    for k, key in enumerate(keys):
+        n = int(lengths[k * batch:(k + 1) * batch].sum())
+        ids = torch.randint(0, ROWS[key], (n,), generator=g)
+        if edge and n:
+            ids[-1] = ROWS[key] - 1  # an id at the table edge
+        values.append(ids)
+    values = torch.cat(values)
+    weights = torch.rand(values.numel(), generator=g) if weighted else None
+    return ember.KeyedJaggedTensor(list(keys), values, lengths, weights)
+
+
+class SparseModel(nn.Module):
+    """TorchRec-style: pooled embeddings of a KJT, a dense tower, the pooled values also
+    returned as they are. (Reading one key, ``pooled["user"]``, exports as a Slice, which the
+    plan emitter does not lower yet.)"""
+
+    def __init__(self, poolings=("sum", "mean", "max"), dense_in=3):
+        super().__init__()
+        torch.manual_seed(0)
+        self.ebc = EmbeddingBagCollection([
+            EmbeddingBagConfig("t_item", ROWS["item"], 4, ["item"], poolings[0]),
+            EmbeddingBagConfig("t_user", ROWS["user"], 8, ["user"], poolings[1]),
+            EmbeddingBagConfig("t_ctx", ROWS["ctx"], 4, ["ctx"], poolings[2]),
+        ])
+        self.dense = nn.Sequential(nn.Linear(dense_in, 4), nn.ReLU())
+        self.over = nn.Linear(16 + 4, 1)
+
+    def forward(self, dense, features):
+        pooled = self.ebc(features)
+        x = torch.cat([pooled.values(), self.dense(dense)], dim=1)
+        return torch.sigmoid(self.over(x)), pooled.values()
+
+
+def eager(model, *inputs):
+    with torch.no_grad():
+        out = model(*inputs)
+    return [o.numpy() for o in (out if isinstance(out, tuple) else (out,))]
+
+
+def check(model, example, run_inputs, arrays, tmp_path, name="model"):
+    got = compile_and_run(model, example, arrays, tmp_path, name)
+    want = eager(model, *run_inputs)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("poolings", [("sum", "mean", "max"), ("max", "sum", "mean")])
+def test_kjt_into_embedding_bag_collection(poolings, tmp_path):
+    model = SparseModel(poolings).eval()
+    keys = ["user", "item", "ctx"]  # KJT order differs from the tables' feature order
+    batch = 5
+    example = (torch.randn(batch, 3), random_kjt(keys, batch, seed=1))
+    # Run on other data than the example: another value count, same batch.
+    dense, kjt = torch.randn(batch, 3), random_kjt(keys, batch, seed=2, max_len=6)
+    assert kjt.values().numel() != example[1].values().numel()
+    check(model, example, (dense, kjt),
+          {"dense": dense.numpy(), **kjt_arrays("features", kjt)}, tmp_path)
+
+
+def test_weighted_kjt_and_unread_key(tmp_path):
+    class Weighted(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(3)
+            self.ebc = EmbeddingBagCollection([
+                EmbeddingBagConfig("t0", ROWS["item"], 6, ["item"], "sum"),
+                EmbeddingBagConfig("t1", ROWS["user"], 2, ["user"], "sum"),
+            ])
+
+        def forward(self, kjt):
+            return self.ebc(kjt).values() + 0.5
+
+    model = Weighted().eval()
+    keys = ["item", "ctx", "user"]  # "ctx" is read by no table
+    example = (random_kjt(keys, 4, weighted=True, seed=4),)
+    kjt = random_kjt(keys, 4, weighted=True, seed=5)
+    check(model, example, (kjt,), kjt_arrays("kjt", kjt), tmp_path)
+
+
+def test_batch_one_and_all_bags_empty_for_a_key(tmp_path):
+    model = SparseModel().eval()
+    keys = ["item", "user", "ctx"]  # already in table order: no permute
+    example = (torch.randn(1, 3), random_kjt(keys, 1, seed=6))
+    values = torch.tensor([ROWS["item"] - 1, 0, 7], dtype=torch.int64)
+    lengths = torch.tensor([1, 0, 2])  # user's only bag is empty (mean pools to zeros)
+    kjt = ember.KeyedJaggedTensor(keys, values, lengths)
+    dense = torch.randn(1, 3)
+    check(model, example, (dense, kjt), {"dense": dense.numpy(), **kjt_arrays("features", kjt)},
+          tmp_path)
+
+
+class BagDLRM(nn.Module):
+    """DLRM-style: nn.EmbeddingBag tables fed by (ids, offsets), bottom and top MLPs."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(7)
+        self.bags = nn.ModuleList([nn.EmbeddingBag(40, 4, mode="sum"),
+                                   nn.EmbeddingBag(25, 4, mode="mean")])
+        self.bottom = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 4), nn.ReLU())
+        self.top = nn.Sequential(nn.Linear(12, 6), nn.ReLU(), nn.Linear(6, 1))
+
+    def forward(self, dense, ids0, offsets0, ids1, offsets1):
+        pooled = [self.bottom(dense), self.bags[0](ids0, offsets0), self.bags[1](ids1, offsets1)]
+        return torch.sigmoid(self.top(torch.cat(pooled, dim=1)))
+
+
+def bag_inputs(batch, seed):
+    g = torch.Generator().manual_seed(seed)
+    out = [torch.randn(batch, 5, generator=g)]
+    for rows in (40, 25):
+        lengths = torch.randint(0, 4, (batch,), generator=g)
+        lengths[0] = 0
+        ids = torch.randint(0, rows, (int(lengths.sum()),), generator=g)
+        if ids.numel():
+            ids[0] = rows - 1
+        out += [ids, torch.cat([lengths.new_zeros(1), lengths.cumsum(0)[:-1]])]
+    return tuple(out)
+
+
+@pytest.mark.parametrize("batch", [6, 1])
+def test_dlrm_from_embedding_bags(batch, tmp_path):
+    model = BagDLRM().eval()
+    example = bag_inputs(batch, seed=8)
+    run = bag_inputs(batch, seed=9)
+    names = ["dense", "ids0", "offsets0", "ids1", "offsets1"]
+    check(model, example, run, {n: t.numpy() for n, t in zip(names, run)}, tmp_path)
+
+
+def test_all_bags_empty(tmp_path):
+    """No ids at all (N = 0): every pooled row is zero, the plan still runs."""
+    model = SparseModel().eval()
+    keys = ["item", "user", "ctx"]
+    example = (torch.randn(2, 3), random_kjt(keys, 2, seed=10))
+    kjt = ember.KeyedJaggedTensor(keys, torch.zeros(0, dtype=torch.int64),
+                                  torch.zeros(6, dtype=torch.int64))
+    dense = torch.randn(2, 3)
+    check(model, example, (dense, kjt), {"dense": dense.numpy(), **kjt_arrays("features", kjt)},
+          tmp_path)
