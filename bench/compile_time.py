@@ -91,7 +91,7 @@ def main():
              os.path.getsize(onnx_path) / 2**20, export_s))
 
     plan = os.path.join(work, "model.plan")
-    cmd = [compiler, onnx_path, "-o", plan, "--stats"]
+    cmd = [compiler, onnx_path, "-o", plan, "--memory-stats"]
     if args.max_batch:
         cmd += ["--max-batch", str(args.max_batch)]
     times = []

@@ -19,9 +19,9 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
     if (symbols.empty())
       return module.emitError()
              << "--max-batch " << options.maxBatch
-             << " given, but the model's batch dimension is static (no input "
-                "has a symbolic dim 0); export it with a dynamic batch or "
-                "drop --max-batch";
+             << " given, but the model has no symbolic batch dimension (no "
+                "symbolic dim 0 shared by an input and an output, no KJT "
+                "input); export it with a dynamic batch or drop --max-batch";
     plan.clear_symbol_bounds();
     for (const std::string &symbol : symbols) {
       pb::SymbolBound *bound = plan.add_symbol_bounds();

@@ -98,10 +98,20 @@ llvm::ArrayRef<llvm::StringRef> viewKernels() {
 }
 
 std::vector<std::string> batchSymbols(const pb::Plan &plan) {
-  std::set<std::string> symbols;
+  auto leading = [](const pb::TensorSpec &spec) -> std::string {
+    if (spec.shape_size() > 0 && spec.shape(0).kind_case() == pb::Dim::kSymbol)
+      return spec.shape(0).symbol();
+    return "";
+  };
+  // A dim 0 shared by an input and an output is the batch (a 1-D input's
+  // dim 0 alone may be an id count).
+  std::set<std::string> outputs, symbols;
+  for (const pb::TensorSpec &out : plan.signature().outputs())
+    if (std::string s = leading(out); !s.empty())
+      outputs.insert(s);
   for (const pb::TensorSpec &in : plan.signature().inputs())
-    if (in.shape_size() > 0 && in.shape(0).kind_case() == pb::Dim::kSymbol)
-      symbols.insert(in.shape(0).symbol());
+    if (std::string s = leading(in); !s.empty() && outputs.count(s))
+      symbols.insert(s);
   for (const pb::KjtSpec &kjt : plan.signature().kjt_inputs())
     symbols.insert(kjt.batch_symbol().empty() ? "B" : kjt.batch_symbol());
   return {symbols.begin(), symbols.end()};

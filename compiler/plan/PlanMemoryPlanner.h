@@ -37,8 +37,8 @@ namespace mlir::ember::plan_emitter {
 /// the lifetime of what they view.
 llvm::ArrayRef<llvm::StringRef> viewKernels();
 
-/// The symbols that name the batch: dim 0 of every dense input that is
-/// symbolic, and every KJT input's batch symbol.
+/// The symbols that name the batch: every symbolic dim 0 shared by a dense
+/// input and an output, and every KJT input's batch symbol.
 std::vector<std::string> batchSymbols(const ::ember::plan::Plan &plan);
 
 /// Assigns arena offsets to the slots of `program` whose size is bounded

@@ -2,7 +2,7 @@
 //
 //   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan [--emit plan|mlir]
 //       [--target cpu|cuda] [--max-batch N] [--dump-after-each DIR]
-//       [--no-memory-plan] [--stats]
+//       [--no-memory-plan] [--memory-stats]
 //
 // Imports an ONNX model (EmberOnnxImporter) or parses MLIR, runs the
 // compiler driver's pipeline (compiler/driver/Pipeline.h) and writes the plan
@@ -71,14 +71,14 @@ static cl::opt<bool> noMemoryPlan(
     "no-memory-plan",
     cl::desc("Leave every buffer to the runtime's dynamic arena"));
 static cl::opt<bool> printStats(
-    "stats", cl::desc("Print the memory plan's figures to stderr"));
+    "memory-stats", cl::desc("Print the memory plan's figures to stderr"));
 // Sharding options (--world-size, --sharding, ...) join here and fill the
 // matching fields of driver::CompileOptions.
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
 
-/// "file:line:col" for source locations, "<model file>: node '<name>'" for
+/// "file:line:col" for source locations ("file" for the whole file), "<model file>: node '<name>'" for
 /// ONNX node locations, the printed location otherwise.
 static std::string describeLocation(mlir::Location loc) {
   std::string text;
@@ -90,8 +90,9 @@ static std::string describeLocation(mlir::Location loc) {
     return text;
   }
   if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
+    os << file.getFilename().getValue();
+    if (file.getLine() != 0) // line 0: the file as a whole
+      os << ":" << file.getLine() << ":" << file.getColumn();
     return text;
   }
   loc.print(os);
