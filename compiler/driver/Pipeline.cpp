@@ -88,7 +88,8 @@ LogicalResult runCompilePipeline(ModuleOp module,
              << options.dumpAfterEachDir << "': " << ec.message();
     // The pass manager prints IR only when it runs passes on one thread.
     context->disableMultithreading();
-    auto config = std::make_unique<NumberedFileDumper>(options.dumpAfterEachDir);
+    auto config =
+        std::make_unique<NumberedFileDumper>(options.dumpAfterEachDir);
     dumper = config.get();
     if (!dumper->writeInput(module))
       return failure();

@@ -1,4 +1,4 @@
-//===- PlanFinalization.h - Target, bounds and memory plan -------*- C++ -*-===//
+//===- PlanFinalization.h - Target, bounds, memory plan ---*- C++ -*-===//
 //
 // What writePlan adds to a translated plan before writing it: the target
 // backend (Plan.target), the batch bound of --max-batch (Plan.symbol_bounds)

@@ -17,7 +17,9 @@ namespace {
 constexpr int64_t kAlignment = 64;
 constexpr int64_t kMaxBytes = int64_t{1} << 46;
 
-int64_t alignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
+int64_t alignUp(int64_t v) {
+  return (v + kAlignment - 1) / kAlignment * kAlignment;
+}
 
 int64_t dtypeBytes(int dtype) {
   switch (dtype) {
@@ -92,7 +94,7 @@ struct Candidate {
 } // namespace
 
 llvm::ArrayRef<llvm::StringRef> viewKernels() {
-  static const llvm::StringRef kernels[] = {"reshape", "flatten", "squeeze",
+  static const llvm::StringRef kernels[] = {"reshape",   "flatten",  "squeeze",
                                             "unsqueeze", "identity", "cast"};
   return kernels;
 }

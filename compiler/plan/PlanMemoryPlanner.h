@@ -1,4 +1,4 @@
-//===- PlanMemoryPlanner.h - Static arena offsets for plan slots -*- C++ -*-===//
+//===- PlanMemoryPlanner.h - Static arena offsets ---------*- C++ -*-===//
 //
 // The compiler's memory plan (docs/plan-format.md, "Memory plan"). The
 // runtime's dynamic arena already recycles a slot's block after its last

@@ -50,13 +50,13 @@ static cl::opt<EmitKind> emitKind(
     cl::values(clEnumValN(EmitKind::Plan, "plan",
                           "the plan and its weights file (default)"),
                clEnumValN(EmitKind::Mlir, "mlir", "the IR after the passes")));
-static cl::opt<mlir::ember::plan_emitter::PlanTarget> target(
-    "target", cl::desc("The backend the plan is for"),
-    cl::init(mlir::ember::plan_emitter::PlanTarget::Cpu),
-    cl::values(clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cpu, "cpu",
-                          "the CPU backend (default)"),
-               clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cuda, "cuda",
-                          "the CUDA backend")));
+static cl::opt<mlir::ember::plan_emitter::PlanTarget>
+    target("target", cl::desc("The backend the plan is for"),
+           cl::init(mlir::ember::plan_emitter::PlanTarget::Cpu),
+           cl::values(clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cpu,
+                                 "cpu", "the CPU backend (default)"),
+                      clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cuda,
+                                 "cuda", "the CUDA backend")));
 static cl::opt<int64_t> maxBatch(
     "max-batch",
     cl::desc("Largest batch the plan accepts (the runtime refuses larger "
@@ -67,19 +67,21 @@ static cl::opt<std::string> dumpAfterEach(
     cl::desc("Write the IR before the passes and after each pass to "
              "numbered files in DIR"),
     cl::value_desc("DIR"));
-static cl::opt<bool> noMemoryPlan(
-    "no-memory-plan",
-    cl::desc("Leave every buffer to the runtime's dynamic arena"));
-static cl::opt<bool> printStats(
-    "memory-stats", cl::desc("Print the memory plan's figures to stderr"));
+static cl::opt<bool>
+    noMemoryPlan("no-memory-plan",
+                 cl::desc("Leave every buffer to the runtime's dynamic arena"));
+static cl::opt<bool>
+    printStats("memory-stats",
+               cl::desc("Print the memory plan's figures to stderr"));
 // Sharding options (--world-size, --sharding, ...) join here and fill the
 // matching fields of driver::CompileOptions.
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
 
-/// "file:line:col" for source locations ("file" for the whole file), "<model file>: node '<name>'" for
-/// ONNX node locations, the printed location otherwise.
+/// "file:line:col" for source locations ("file" for the whole file), "<model
+/// file>: node '<name>'" for ONNX node locations, the printed location
+/// otherwise.
 static std::string describeLocation(mlir::Location loc) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -197,8 +199,8 @@ int main(int argc, char **argv) {
   mlir::ember::plan_emitter::PlanEmitterOptions emitterOptions =
       mlir::ember::driver::planEmitterOptions(options);
   emitterOptions.memoryStats = &stats;
-  if (mlir::failed(mlir::ember::plan_emitter::writePlan(
-          *module, outputFilename, emitterOptions)))
+  if (mlir::failed(mlir::ember::plan_emitter::writePlan(*module, outputFilename,
+                                                        emitterOptions)))
     return 1;
   if (printStats)
     llvm::errs() << "memory plan: " << stats.plannedSlots

@@ -56,13 +56,13 @@ public:
     if (info.arenaOffset >= 0) {
       // A compiler-planned slot: its place in the static arena is fixed.
       if (bytes > static_cast<unsigned __int128>(info.arenaCapacity))
-        return resourceExhausted(
-            location() + ": output " + std::to_string(i) + " " +
-            std::string(dtypeName(dtype)) + shape.toString() + " needs " +
-            std::to_string(static_cast<uint64_t>(bytes)) +
-            " bytes but the memory plan reserved " +
-            std::to_string(info.arenaCapacity) +
-            " (its size at the plan's symbol bounds)");
+        return resourceExhausted(location() + ": output " + std::to_string(i) +
+                                 " " + std::string(dtypeName(dtype)) +
+                                 shape.toString() + " needs " +
+                                 std::to_string(static_cast<uint64_t>(bytes)) +
+                                 " bytes but the memory plan reserved " +
+                                 std::to_string(info.arenaCapacity) +
+                                 " (its size at the plan's symbol bounds)");
       slot.tensor = Tensor::view(run_.staticArena.data() + info.arenaOffset,
                                  dtype, shape);
       return &slot.tensor;

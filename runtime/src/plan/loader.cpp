@@ -207,8 +207,7 @@ Status ProgramBuilder::buildSymbolBounds() {
       return invalidArgument("a symbol bound has no symbol");
     if (b.max() < 1 || b.max() > (int64_t{1} << 40))
       return invalidArgument("the bound of symbol '" + b.symbol() + "' is " +
-                             std::to_string(b.max()) +
-                             " (must be in 1..2^40)");
+                             std::to_string(b.max()) + " (must be in 1..2^40)");
     int id = internSymbol(b.symbol());
     if (program_->symbolMax[id] >= 0)
       return invalidArgument("symbol '" + b.symbol() + "' is bounded twice");

@@ -104,8 +104,7 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
                              "memory of their own)");
     if (offset % kArenaAlignment != 0)
       return invalidArgument(what + " has arena offset " +
-                             std::to_string(offset) +
-                             ", not a multiple of 64");
+                             std::to_string(offset) + ", not a multiple of 64");
     unsigned __int128 bytes = dtypeSize(info.dtype);
     for (int d = 0; d < info.rank; ++d) {
       const DimSpec &spec = info.dims[d];
@@ -113,8 +112,9 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
       if (spec.isSymbolic()) {
         int64_t bound = program.symbolMax[spec.symbol];
         if (bound < 0)
-          return invalidArgument(what + " has an arena offset but its size "
-                                        "depends on '" +
+          return invalidArgument(what +
+                                 " has an arena offset but its size "
+                                 "depends on '" +
                                  program.symbols[spec.symbol] +
                                  "', which has no bound in the plan");
         size = bound * spec.factor;
@@ -124,7 +124,8 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
         return invalidArgument(what + " is too large for the static arena");
     }
     auto capacity = static_cast<int64_t>(bytes);
-    if (offset > arenaBytes || capacity > static_cast<int64_t>(arenaBytes - offset))
+    if (offset > arenaBytes ||
+        capacity > static_cast<int64_t>(arenaBytes - offset))
       return invalidArgument(what + " needs bytes [" + std::to_string(offset) +
                              ", " + std::to_string(offset + capacity) +
                              ") of a static arena of " +
@@ -146,7 +147,7 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
                      return life[a.slot].first < life[b.slot].first;
                    });
   std::map<int64_t, const Planned *> live; // by offset
-  using Expiry = std::pair<int, int64_t>;   // (last use, offset)
+  using Expiry = std::pair<int, int64_t>;  // (last use, offset)
   std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>>
       expiries;
   auto conflict = [&](const Planned &a, const Planned &b) {

@@ -237,19 +237,19 @@ TEST_F(MemoryPlanTest, BatchAboveTheBoundIsRefused) {
 TEST_F(MemoryPlanTest, OverlappingLiveSlotsAreRefused) {
   // The output and the planned input of the instruction defining it are
   // alive together: giving them the same bytes must be refused.
-  EXPECT_ERROR(loadStatus([&](plan::Plan &p) {
-                 planDistinct(p);
-                 plan::RankProgram &rp = *p.mutable_programs(0);
-                 int out = rp.output_slots(0);
-                 for (const plan::Instruction &in : rp.instructions())
-                   if (std::count(in.outputs().begin(), in.outputs().end(),
-                                  out))
-                     for (int s : in.inputs())
-                       if (s >= 0 && rp.slots(s).has_arena_offset())
-                         rp.mutable_slots(out)->set_arena_offset(
-                             rp.slots(s).arena_offset());
-               }),
-               StatusCode::kInvalidArgument, "the memory plan overlaps");
+  EXPECT_ERROR(
+      loadStatus([&](plan::Plan &p) {
+        planDistinct(p);
+        plan::RankProgram &rp = *p.mutable_programs(0);
+        int out = rp.output_slots(0);
+        for (const plan::Instruction &in : rp.instructions())
+          if (std::count(in.outputs().begin(), in.outputs().end(), out))
+            for (int s : in.inputs())
+              if (s >= 0 && rp.slots(s).has_arena_offset())
+                rp.mutable_slots(out)->set_arena_offset(
+                    rp.slots(s).arena_offset());
+      }),
+      StatusCode::kInvalidArgument, "the memory plan overlaps");
 }
 
 TEST_F(MemoryPlanTest, InconsistentMemoryPlansAreRefused) {
@@ -298,19 +298,17 @@ TEST_F(MemoryPlanTest, InconsistentMemoryPlansAreRefused) {
 }
 
 TEST_F(MemoryPlanTest, PlansForAnotherTargetAreRefused) {
-  EXPECT_ERROR(loadStatus([](plan::Plan &p) {
-                 p.set_target(plan::TARGET_CUDA);
-               }),
-               StatusCode::kFailedPrecondition,
-               "the plan was compiled for the cuda target (ember-compile "
-               "--target cuda) but this session runs on the cpu backend");
+  EXPECT_ERROR(
+      loadStatus([](plan::Plan &p) { p.set_target(plan::TARGET_CUDA); }),
+      StatusCode::kFailedPrecondition,
+      "the plan was compiled for the cuda target (ember-compile "
+      "--target cuda) but this session runs on the cpu backend");
   EXPECT_ERROR(loadStatus([](plan::Plan &p) {
                  p.set_target(static_cast<plan::Target>(7));
                }),
                StatusCode::kInvalidArgument, "unknown target 7");
-  EXPECT_TRUE(loadStatus([](plan::Plan &p) {
-                p.set_target(plan::TARGET_CPU);
-              }).isOk());
+  EXPECT_TRUE(
+      loadStatus([](plan::Plan &p) { p.set_target(plan::TARGET_CPU); }).isOk());
 }
 
 TEST_F(MemoryPlanTest, FormatOnePlansStillLoad) {
