@@ -10,6 +10,7 @@
 #include "plan/PlanEmitter.h"
 #include "plan/PlanConstantFolding.h"
 #include "plan/PlanKjtOps.h"
+#include "plan/PlanFinalization.h"
 #include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
@@ -946,6 +947,8 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
   plan.set_world_size(1);
   FunctionEmitter emitter(func, &plan);
   if (failed(emitter.run()))
+    return failure();
+  if (failed(finishPlan(module, plan, options)))
     return failure();
 
   // Everything translated: write the weights file, then the plan.

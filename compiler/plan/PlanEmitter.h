@@ -30,15 +30,36 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 
 namespace mlir::ember::plan_emitter {
+
+/// What the memory planner did (PlanMemoryPlanner.h), for reports and tests.
+struct MemoryPlanStats {
+  int plannedSlots = 0;   // slots given an arena offset
+  int dynamicSlots = 0;   // instruction results left to the dynamic arena
+  int64_t arenaBytes = 0; // the static arena
+  int64_t sumBytes = 0;   // planned slots' sizes added up (no reuse)
+};
+
+/// The backend a plan is compiled for (Plan.target).
+enum class PlanTarget { Cpu, Cuda };
 
 struct PlanEmitterOptions {
   /// Name of the function to emit.
   std::string functionName = "main";
   /// Plan.producer.
   std::string producer = "ember-compile";
+  /// Plan.target: a runtime without that backend refuses the plan.
+  PlanTarget target = PlanTarget::Cpu;
+  /// When > 0, bounds the batch symbols (Plan.symbol_bounds): the runtime
+  /// refuses larger batches and the memory planner places batch-sized slots.
+  int64_t maxBatch = 0;
+  /// Assign static arena offsets (PlanMemoryPlanner.h).
+  bool planMemory = true;
+  /// When set, receives what the memory planner did.
+  MemoryPlanStats *memoryStats = nullptr;
 };
 
 /// Writes the plan of `module` to `planPath` (binary, or protobuf text when

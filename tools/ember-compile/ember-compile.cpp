@@ -1,21 +1,21 @@
-//===- ember-compile.cpp - ONNX/MLIR -> Ember plan
-//-------------------------===//
+//===- ember-compile.cpp - ONNX/MLIR -> Ember plan ------------------------===//
 //
 //   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan [--emit plan|mlir]
+//       [--target cpu|cuda] [--max-batch N] [--dump-after-each DIR]
+//       [--no-memory-plan] [--memory-stats]
 //
-// Imports an ONNX model (EmberOnnxImporter) or parses MLIR, runs the cleanup
-// passes (--ember-raise-embedding-bags --ember-functionalize
-// --ember-simplify-slices --canonicalize) and writes the plan with its
-// weights file (--emit plan, the default) or the IR after the passes
+// Imports an ONNX model (EmberOnnxImporter) or parses MLIR, runs the
+// compiler driver's pipeline (compiler/driver/Pipeline.h) and writes the plan
+// with its weights file (--emit plan, the default) or the IR after the passes
 // (--emit mlir). On any error it prints diagnostics with their locations,
 // exits with status 1 and leaves no output file (outputs are written to
 // temporary files and renamed on success).
 //
 //===----------------------------------------------------------------------===//
 
+#include "driver/Pipeline.h"
 #include "ember/EmberDialect.h"
 #include "frontends/onnx/OnnxImporter.h"
-#include "passes/Passes.h"
 #include "plan/PlanEmitter.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -28,9 +28,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
@@ -52,12 +50,38 @@ static cl::opt<EmitKind> emitKind(
     cl::values(clEnumValN(EmitKind::Plan, "plan",
                           "the plan and its weights file (default)"),
                clEnumValN(EmitKind::Mlir, "mlir", "the IR after the passes")));
+static cl::opt<mlir::ember::plan_emitter::PlanTarget>
+    target("target", cl::desc("The backend the plan is for"),
+           cl::init(mlir::ember::plan_emitter::PlanTarget::Cpu),
+           cl::values(clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cpu,
+                                 "cpu", "the CPU backend (default)"),
+                      clEnumValN(mlir::ember::plan_emitter::PlanTarget::Cuda,
+                                 "cuda", "the CUDA backend")));
+static cl::opt<int64_t> maxBatch(
+    "max-batch",
+    cl::desc("Largest batch the plan accepts (the runtime refuses larger "
+             "ones); lets the memory planner place batch-sized buffers"),
+    cl::value_desc("N"), cl::init(0));
+static cl::opt<std::string> dumpAfterEach(
+    "dump-after-each",
+    cl::desc("Write the IR before the passes and after each pass to "
+             "numbered files in DIR"),
+    cl::value_desc("DIR"));
+static cl::opt<bool>
+    noMemoryPlan("no-memory-plan",
+                 cl::desc("Leave every buffer to the runtime's dynamic arena"));
+static cl::opt<bool>
+    printStats("memory-stats",
+               cl::desc("Print the memory plan's figures to stderr"));
+// Sharding options (--world-size, --sharding, ...) join here and fill the
+// matching fields of driver::CompileOptions.
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
 
-/// "file:line:col" for source locations, "<model file>: node '<name>'" for
-/// ONNX node locations, the printed location otherwise.
+/// "file:line:col" for source locations ("file" for the whole file), "<model
+/// file>: node '<name>'" for ONNX node locations, the printed location
+/// otherwise.
 static std::string describeLocation(mlir::Location loc) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -68,8 +92,9 @@ static std::string describeLocation(mlir::Location loc) {
     return text;
   }
   if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc)) {
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
+    os << file.getFilename().getValue();
+    if (file.getLine() != 0) // line 0: the file as a whole
+      os << ":" << file.getLine() << ":" << file.getColumn();
     return text;
   }
   loc.print(os);
@@ -140,17 +165,21 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   installDiagnosticPrinter(context);
 
+  if (maxBatch < 0) {
+    llvm::errs() << "ember-compile: --max-batch must be positive (got "
+                 << maxBatch << ")\n";
+    return 1;
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module = loadInput(context);
   if (!module)
     return 1;
 
-  mlir::PassManager pm(&context);
-  pm.addPass(mlir::ember::createEmberRaiseEmbeddingBags());
-  pm.addPass(mlir::ember::createEmberFunctionalize());
-  pm.addPass(mlir::ember::createEmberSimplifySlices());
-  pm.addPass(mlir::ember::createEmberGroupTables());
-  pm.addPass(mlir::createCanonicalizerPass());
-  if (mlir::failed(pm.run(*module)))
+  mlir::ember::driver::CompileOptions options;
+  options.target = target;
+  options.maxBatch = maxBatch;
+  options.dumpAfterEachDir = dumpAfterEach;
+  options.planMemory = !noMemoryPlan;
+  if (mlir::failed(mlir::ember::driver::runCompilePipeline(*module, options)))
     return 1;
 
   if (emitKind == EmitKind::Mlir) {
@@ -166,8 +195,17 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
-  if (mlir::failed(
-          mlir::ember::plan_emitter::writePlan(*module, outputFilename)))
+  mlir::ember::plan_emitter::MemoryPlanStats stats;
+  mlir::ember::plan_emitter::PlanEmitterOptions emitterOptions =
+      mlir::ember::driver::planEmitterOptions(options);
+  emitterOptions.memoryStats = &stats;
+  if (mlir::failed(mlir::ember::plan_emitter::writePlan(*module, outputFilename,
+                                                        emitterOptions)))
     return 1;
+  if (printStats)
+    llvm::errs() << "memory plan: " << stats.plannedSlots
+                 << " slots in a static arena of " << stats.arenaBytes
+                 << " bytes (" << stats.sumBytes << " without reuse), "
+                 << stats.dynamicSlots << " slots left to the dynamic arena\n";
   return 0;
 }

@@ -175,7 +175,8 @@ SessionStats Session::stats() const {
   s.runContexts = impl_->created;
   for (const auto &ctx : impl_->idle) {
     s.arenaGrowths += ctx->arena.growths();
-    s.arenaBytes += ctx->arena.reservedBytes();
+    s.arenaBytes += ctx->arena.reservedBytes() +
+                    static_cast<int64_t>(ctx->staticArena.bytes());
   }
   s.runs = impl_->runs.load(std::memory_order_relaxed);
   return s;

@@ -86,6 +86,19 @@ void Arena::releaseAll() {
   }
 }
 
+StaticArena::~StaticArena() { std::free(data_); }
+
+Status StaticArena::reserve(size_t bytes) {
+  if (data_ || bytes == 0)
+    return Status::ok();
+  data_ = static_cast<char *>(std::aligned_alloc(64, bytes));
+  if (!data_)
+    return resourceExhausted("cannot allocate the plan's static arena of " +
+                             std::to_string(bytes) + " bytes");
+  bytes_ = bytes;
+  return Status::ok();
+}
+
 int Arena::findBlock(const void *p) const {
   const char *c = static_cast<const char *>(p);
   for (int i = 0; i < static_cast<int>(blocks_.size()); ++i) {

@@ -55,6 +55,30 @@ private:
   int64_t reservedBytes_ = 0;
 };
 
+/// The compiler-planned part of a run's memory: one 64-byte aligned block,
+/// allocated on the first run and kept, in which every slot with an arena
+/// offset lives at that fixed offset (no allocator work per slot).
+class StaticArena {
+public:
+  StaticArena() = default;
+  ~StaticArena();
+  StaticArena(const StaticArena &) = delete;
+  StaticArena &operator=(const StaticArena &) = delete;
+
+  /// Allocates `bytes` (a multiple of 64) unless already done.
+  Status reserve(size_t bytes);
+  char *data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  bool contains(const void *p) const {
+    const char *c = static_cast<const char *>(p);
+    return data_ && c >= data_ && c < data_ + bytes_;
+  }
+
+private:
+  char *data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
 /// Rounds a request up to a size class: multiples of 64 bytes, and above
 /// 4 KiB multiples of an eighth of the next power of two, so that
 /// batch-to-batch variation reuses blocks.

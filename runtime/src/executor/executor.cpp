@@ -56,6 +56,21 @@ public:
     }
     SlotState &slot = run_.slots[instr_->outputs[i]];
     dropSlot(slot);
+    const SlotInfo &info = program_.slots[instr_->outputs[i]];
+    if (info.arenaOffset >= 0) {
+      // A compiler-planned slot: its place in the static arena is fixed.
+      if (bytes > static_cast<unsigned __int128>(info.arenaCapacity))
+        return resourceExhausted(location() + ": output " + std::to_string(i) +
+                                 " " + std::string(dtypeName(dtype)) +
+                                 shape.toString() + " needs " +
+                                 std::to_string(static_cast<uint64_t>(bytes)) +
+                                 " bytes but the memory plan reserved " +
+                                 std::to_string(info.arenaCapacity) +
+                                 " (its size at the plan's symbol bounds)");
+      slot.tensor = Tensor::view(run_.staticArena.data() + info.arenaOffset,
+                                 dtype, shape);
+      return &slot.tensor;
+    }
     EMBER_ASSIGN_OR_RETURN(int block,
                            run_.arena.allocate(static_cast<size_t>(bytes)));
     slot.block = block;
@@ -75,6 +90,14 @@ public:
       return Status::ok();
     }
     SlotState &slot = run_.slots[instr_->outputs[i]];
+    // The memory plan extends lifetimes only over views made by kernels
+    // that declare them; any other view of planned memory could be
+    // overwritten while alive.
+    if (tensor.data() && run_.staticArena.contains(tensor.data()) &&
+        !instr_->kernel->outputsAliasInputs)
+      return internalError(location() + ": kernel '" + instr_->kernelName +
+                           "' returned a view of planned memory but does "
+                           "not declare outputsAliasInputs");
     // An alias of an arena buffer keeps that buffer alive.
     int block = tensor.data() ? run_.arena.findBlock(tensor.data()) : -1;
     if (block >= 0)
@@ -142,6 +165,11 @@ Status checkOutput(const Program &program, const InstructionInfo &instr,
       return mismatch("");
     int64_t value = t.dim(d) / spec.factor;
     int64_t &bound = ctx.symbolValues[spec.symbol];
+    if (bound < 0 && program.symbolMax[spec.symbol] >= 0 &&
+        value > program.symbolMax[spec.symbol])
+      return mismatch(" ('" + program.symbols[spec.symbol] +
+                      "' is above its bound of " +
+                      std::to_string(program.symbolMax[spec.symbol]) + ")");
     if (bound < 0)
       bound = value; // a data-dependent size, first seen here
     else if (bound != value)
@@ -160,6 +188,8 @@ Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
     if (program.slots[s].kind == SlotInfo::Kind::kConstant)
       ctx.slots[s].tensor = program.constants[s];
 
+  EMBER_RETURN_IF_ERROR(
+      ctx.staticArena.reserve(static_cast<size_t>(program.staticArenaBytes)));
   InstructionContext kctx(program, ctx, pool, boundsCheck);
   for (const InstructionInfo &instr : program.instructions) {
     kctx.setInstruction(&instr);

@@ -25,6 +25,13 @@ void RunContext::reset() {
 
 Status RunContext::bindSymbol(const Program &program, int id, int64_t value,
                               const std::string &source) {
+  if (program.symbolMax[id] >= 0 && value > program.symbolMax[id])
+    return invalidArgument(
+        "'" + program.symbols[id] + "' is " + std::to_string(value) + " for " +
+        source + ", above the plan's bound of " +
+        std::to_string(program.symbolMax[id]) + " (compiled with --max-batch " +
+        std::to_string(program.symbolMax[id]) +
+        "; recompile with a larger bound)");
   if (symbolValues[id] < 0) {
     symbolValues[id] = value;
     symbolSources[id] = &source;

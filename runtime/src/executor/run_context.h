@@ -40,6 +40,7 @@ public:
   std::vector<const std::string *> symbolSources;
   std::vector<int> scratchBlocks;
   Arena arena;
+  StaticArena staticArena; // slots with a compiler-planned offset
   int64_t invalidIds = 0;
 };
 

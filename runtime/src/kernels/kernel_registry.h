@@ -28,6 +28,10 @@ struct KernelDef {
   int minInputs = 0, maxInputs = 0;   // arity, checked before validate
   int minOutputs = 1, maxOutputs = 1;
   std::string summary;                // one line for `ember-run --list-kernels`
+  /// The kernel may make an output a view of an input (setOutput) instead of
+  /// writing new memory. The memory plan extends the input's lifetime over
+  /// the view's, and the executor refuses such views from other kernels.
+  bool outputsAliasInputs = false;
 };
 
 /// The kernels of one backend. Registration is explicit (no static

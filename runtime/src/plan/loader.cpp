@@ -4,6 +4,7 @@
 #include "kernels/kernel_registry.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/mapped_file.h"
+#include "plan/memory_plan.h"
 #include "plan/plan_format.h"
 #include "plan/xxhash64.h"
 
@@ -114,6 +115,8 @@ public:
 private:
   Status checkHeader();
   Status checkCollectives();
+  Status checkTarget() const;
+  Status buildSymbolBounds();
   Status buildSlots(const plan::RankProgram &rp);
   Result<std::vector<DimSpec>>
   convertDims(const google::protobuf::RepeatedPtrField<plan::Dim> &dims,
@@ -172,6 +175,47 @@ Status ProgramBuilder::checkHeader() {
   return Status::ok();
 }
 
+const char *targetName(int target) {
+  switch (target) {
+  case plan::TARGET_UNSPECIFIED: // format 1 plans
+  case plan::TARGET_CPU:
+    return "cpu";
+  case plan::TARGET_CUDA:
+    return "cuda";
+  default:
+    return nullptr;
+  }
+}
+
+Status ProgramBuilder::checkTarget() const {
+  const char *target = targetName(plan_.target());
+  if (!target)
+    return invalidArgument("the plan has an unknown target " +
+                           std::to_string(plan_.target()));
+  if (options_.backend != target)
+    return failedPrecondition(
+        std::string("the plan was compiled for the ") + target +
+        " target (ember-compile --target " + target +
+        ") but this session runs on the " + options_.backend +
+        " backend; recompile the model with --target " + options_.backend);
+  return Status::ok();
+}
+
+Status ProgramBuilder::buildSymbolBounds() {
+  for (const plan::SymbolBound &b : plan_.symbol_bounds()) {
+    if (b.symbol().empty())
+      return invalidArgument("a symbol bound has no symbol");
+    if (b.max() < 1 || b.max() > (int64_t{1} << 40))
+      return invalidArgument("the bound of symbol '" + b.symbol() + "' is " +
+                             std::to_string(b.max()) + " (must be in 1..2^40)");
+    int id = internSymbol(b.symbol());
+    if (program_->symbolMax[id] >= 0)
+      return invalidArgument("symbol '" + b.symbol() + "' is bounded twice");
+    program_->symbolMax[id] = b.max();
+  }
+  return Status::ok();
+}
+
 Status ProgramBuilder::checkCollectives() {
   int64_t world = plan_.programs_size();
   for (int c = 0; c < plan_.collectives_size(); ++c) {
@@ -223,6 +267,7 @@ int ProgramBuilder::internSymbol(const std::string &name) {
     return it->second;
   int id = static_cast<int>(program_->symbols.size());
   program_->symbols.push_back(name);
+  program_->symbolMax.push_back(-1);
   symbolIds_.emplace(name, id);
   return id;
 }
@@ -731,6 +776,7 @@ void ProgramBuilder::computeLiveness() {
 
 Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   EMBER_RETURN_IF_ERROR(checkHeader());
+  EMBER_RETURN_IF_ERROR(checkTarget());
   EMBER_RETURN_IF_ERROR(checkCollectives());
   const plan::RankProgram &rp = plan_.programs(options_.rank);
   program_->rank = options_.rank;
@@ -740,11 +786,13 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
     return s.isOk() ? s : s.withContext(rankContext);
   };
   EMBER_RETURN_IF_ERROR(inRank(buildSlots(rp)));
+  EMBER_RETURN_IF_ERROR(buildSymbolBounds());
   EMBER_RETURN_IF_ERROR(inRank(buildSignature(rp)));
   EMBER_RETURN_IF_ERROR(inRank(buildConstants(rp)));
   EMBER_RETURN_IF_ERROR(inRank(buildInstructions(rp)));
   EMBER_RETURN_IF_ERROR(inRank(buildOutputs(rp)));
   computeLiveness();
+  EMBER_RETURN_IF_ERROR(inRank(validateMemoryPlan(rp, *program_)));
   if (plan_.programs_size() > 1)
     return failedPrecondition(
         "the plan is for " + std::to_string(plan_.programs_size()) +

@@ -22,6 +22,9 @@ class KernelRegistry;
 struct LoadOptions {
   int rank = 0;
   bool verifyChecksums = true;
+  /// The backend that will run the program ("cpu" or "cuda"); a plan
+  /// compiled for another target is refused.
+  std::string backend = "cpu";
 };
 
 Result<std::shared_ptr<const Program>>

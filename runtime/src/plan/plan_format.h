@@ -11,8 +11,11 @@
 
 namespace ember {
 
-/// The newest plan format this build reads and writes.
-constexpr uint32_t kPlanFormatVersion = 1;
+/// The newest plan format this build reads and writes. Version 2 added
+/// Plan.target, Plan.symbol_bounds, RankProgram.arena_bytes and
+/// Slot.arena_offset (a version 1 plan reads as: CPU, no bounds, no static
+/// arena). docs/plan-format.md lists the changes.
+constexpr uint32_t kPlanFormatVersion = 2;
 /// Plan.end_marker of every complete binary plan: "EMBEREND" little-endian.
 constexpr uint64_t kPlanEndMarker = 0x444E45524542454DULL;
 /// Constants start at multiples of this many bytes in a weights file.

@@ -45,6 +45,11 @@ struct SlotInfo {
   } kind = Kind::kUndefined;
   int definedBy = -1; // instruction index for kInstruction
   bool isOutput = false;
+  /// The compiler's memory plan: the slot lives at this byte offset of the
+  /// run's static arena, which holds `arenaCapacity` bytes for it (its size
+  /// at the symbols' bounds). -1: allocated from the dynamic arena.
+  int64_t arenaOffset = -1;
+  int64_t arenaCapacity = 0;
 };
 
 struct InstructionInfo {
@@ -82,6 +87,10 @@ class MappedFile;
 struct Program {
   int rank = 0;
   std::vector<std::string> symbols;
+  /// Per symbol: its upper bound from the plan (--max-batch), or -1.
+  std::vector<int64_t> symbolMax;
+  /// Bytes of the static arena (RankProgram.arena_bytes); 0 = none.
+  int64_t staticArenaBytes = 0;
   std::vector<SlotInfo> slots;
   std::vector<InstructionInfo> instructions;
   std::vector<DenseInputBinding> inputs;

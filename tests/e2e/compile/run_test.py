@@ -29,6 +29,17 @@ Cases:
              error, exit 1, no output files
   bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to a product of
              two run-time dims): error, exit 1, no output files
+  dlrm_max_batch   examples/dlrm compiled with --max-batch 64 --memory-stats: the
+             memory planner places the batch-sized buffers in a static arena
+             smaller than their sum; batches 64 and 1 match torch eager,
+             batch 65 is refused with an error naming the bound; the static
+             arena (ember-run's arena_bytes) is smaller than the dynamic
+             arena of the plan compiled with --no-memory-plan
+  target_cuda      --target cuda writes a plan that this (CPU) ember-run
+             refuses with an error naming the target
+  dump_after_each  --dump-after-each DIR writes 00-input.mlir and one
+             numbered file per pass (a header line, then the IR), the last one
+             equal to --emit mlir
 Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
 """
 import os
@@ -87,9 +98,11 @@ def dlrm(compiler, runner, work, batch):
                      "gather", "reshape", "concat"])
 
 
-def compile_and_run(compiler, runner, work, input_names, kernels):
+def compile_and_run(compiler, runner, work, input_names, kernels,
+                    flags=(), inputs_dir=None, expected=None):
     plan = os.path.join(work, "model.plan")
-    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan])
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan,
+                *flags])
     if proc.returncode != 0:
         fail("ember-compile failed", proc)
     for f in ("model.plan", "model.rank0.weights"):
@@ -99,15 +112,10 @@ def compile_and_run(compiler, runner, work, input_names, kernels):
     for kernel in kernels:
         if kernel.encode() not in data:
             fail("the plan has no %s instruction" % kernel)
-    outdir = os.path.join(work, "out")
-    cmd = [runner, plan, "--output-dir", outdir]
-    for name in input_names:
-        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
-    proc = run(cmd)
+    proc, got = run_plan(runner, plan, work, input_names, inputs_dir)
     if proc.returncode != 0:
         fail("ember-run failed", proc)
-    got = np.load(os.path.join(outdir, "prob.npy"))
-    want = np.load(os.path.join(work, "expected.npy"))
+    want = np.load(expected or os.path.join(work, "expected.npy"))
     if got.shape != want.shape or got.dtype != want.dtype:
         fail("output is %s %s, torch gives %s %s"
              % (got.dtype, got.shape, want.dtype, want.shape))
@@ -115,6 +123,80 @@ def compile_and_run(compiler, runner, work, input_names, kernels):
         fail("output differs from torch:\n%s\nvs\n%s" % (got, want))
     print("max abs difference %.3g over %d values"
           % (float(np.max(np.abs(got - want))), want.size))
+
+
+def run_plan(runner, plan, work, input_names, inputs_dir=None, extra=()):
+    """Runs ember-run on WORK/<name>.npy; returns the process and prob."""
+    outdir = os.path.join(work, "out")
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [runner, plan, "--output-dir", outdir, *extra]
+    for name in input_names:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(inputs_dir or work,
+                                                         name + ".npy"))]
+    proc = run(cmd)
+    prob = os.path.join(outdir, "prob.npy")
+    return proc, (np.load(prob) if proc.returncode == 0 else None)
+
+
+def arena_bytes(runner, plan, work):
+    """ember-run's arena_bytes for the DLRM inputs in WORK."""
+    report = os.path.join(work, "report.json")
+    proc, _ = run_plan(runner, plan, work, DLRM_INPUTS,
+                       extra=["--report-json", report, "--repeat", "2"])
+    if proc.returncode != 0:
+        fail("ember-run failed", proc)
+    import json
+    return json.load(open(report))["arena_bytes"]
+
+
+def dlrm_max_batch(compiler, runner, work):
+    export = os.path.join(DLRM_EXAMPLE, "export.py")
+    big, small, over = (os.path.join(work, d) for d in ("b64", "b1", "b65"))
+    for d, b in ((big, 64), (small, 1), (over, 65)):
+        proc = run([sys.executable, export, d, "--batch", str(b)])
+        if proc.returncode != 0:
+            fail("examples/dlrm/export.py failed", proc)
+    shutil.copy(os.path.join(big, "model.onnx"), work)
+    plan = os.path.join(work, "model.plan")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan,
+                "--max-batch", "64", "--memory-stats"])
+    if proc.returncode != 0:
+        fail("ember-compile --max-batch failed", proc)
+    print(proc.stderr)
+    import re
+    m = re.search(r"memory plan: (\d+) slots in a static arena of (\d+) "
+                  r"bytes \((\d+) without reuse\)", proc.stderr)
+    if not m:
+        fail("--memory-stats printed no memory plan", proc)
+    planned, arena, total = (int(g) for g in m.groups())
+    if planned < 10 or not 0 < arena < total:
+        fail("expected a static arena smaller than the sum of %d planned "
+             "slots: %d vs %d" % (planned, arena, total))
+    for d in (big, small):
+        proc, got = run_plan(runner, plan, work, DLRM_INPUTS, inputs_dir=d)
+        if proc.returncode != 0:
+            fail("ember-run failed", proc)
+        want = np.load(os.path.join(d, "expected.npy"))
+        if got.shape != want.shape or not np.allclose(got, want, rtol=1e-5,
+                                                      atol=1e-6):
+            fail("output differs from torch eager for %s" % d)
+    proc, _ = run_plan(runner, plan, work, DLRM_INPUTS, inputs_dir=over)
+    if proc.returncode == 0 or "above the plan's bound of 64" not in proc.stderr:
+        fail("a batch of 65 must be refused naming the bound", proc)
+    # The planned arena against the dynamic one, same inputs (batch 64).
+    for name in DLRM_INPUTS:
+        shutil.copy(os.path.join(big, name + ".npy"), work)
+    dynamic_plan = os.path.join(work, "dynamic.plan")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o",
+                dynamic_plan, "--no-memory-plan"])
+    if proc.returncode != 0:
+        fail("ember-compile --no-memory-plan failed", proc)
+    planned_bytes = arena_bytes(runner, plan, work)
+    dynamic_bytes = arena_bytes(runner, dynamic_plan, work)
+    print("arena bytes at batch 64: planned %d, dynamic %d"
+          % (planned_bytes, dynamic_bytes))
+    if not planned_bytes < dynamic_bytes:
+        fail("the memory plan should need less memory than the dynamic arena")
 
 
 def mlir_generic(compiler, runner, work):
@@ -216,6 +298,42 @@ def main():
                       "'tensor.reshape': dim 0 of the shape is not a constant"])
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
+    elif case == "dlrm_max_batch":
+        dlrm_max_batch(compiler, runner, work)
+    elif case == "target_cuda":
+        make_model(work)
+        plan = os.path.join(work, "model.plan")
+        proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan,
+                    "--target", "cuda"])
+        if proc.returncode != 0:
+            fail("ember-compile --target cuda failed", proc)
+        proc, _ = run_plan(runner, plan, work, ["dense", "ids", "offsets"])
+        if proc.returncode == 0 or "compiled for the cuda target" not in \
+                proc.stderr:
+            fail("ember-run must refuse a plan for the cuda target", proc)
+    elif case == "dump_after_each":
+        make_model(work)
+        dump = os.path.join(work, "dump")
+        out = os.path.join(work, "model.mlir")
+        proc = run([compiler, os.path.join(work, "model.onnx"), "-o", out,
+                    "--emit", "mlir", "--dump-after-each", dump])
+        if proc.returncode != 0:
+            fail("ember-compile --dump-after-each failed", proc)
+        files = sorted(os.listdir(dump))
+        want = ["00-input.mlir", "01-ember-raise-embedding-bags.mlir",
+                "02-ember-functionalize.mlir", "03-ember-simplify-slices.mlir",
+                "04-ember-fold-shapes.mlir", "05-canonicalize.mlir"]
+        if files != want:
+            fail("dump files %s, expected %s" % (files, want))
+        first = open(os.path.join(dump, files[0])).read()
+        raised = open(os.path.join(dump, files[1])).read()
+        if "scf.for" not in first or "scf.for" in raised or \
+                "ember.embedding_bag" not in raised:
+            fail("00-input.mlir should hold the loop, 01-... the raised bag")
+        last = [l for l in open(os.path.join(dump, files[-1])).read()
+                .strip().splitlines() if not l.startswith("// -----//")]
+        if last != open(out).read().strip().splitlines():
+            fail("the last dump differs from --emit mlir")
     elif case == "bad_clamp":
         expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_clamp.mlir"),
                      ["bad_clamp.mlir:3:8: error:", "'tosa.clamp' is supported only as ReLU"])

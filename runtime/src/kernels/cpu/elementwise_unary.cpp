@@ -83,6 +83,7 @@ Status registerUnaryKernels(KernelRegistry &registry) {
     def.run = e.fn;
     def.minInputs = def.maxInputs = 1;
     def.summary = e.summary;
+    def.outputsAliasInputs = e.fn == identityKernel;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

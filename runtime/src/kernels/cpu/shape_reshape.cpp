@@ -10,6 +10,7 @@
 #include "kernels/kernel_registry.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace ember::cpu {
 namespace {
@@ -271,6 +272,7 @@ Status registerReshapeKernels(KernelRegistry &registry) {
     def.minInputs = e.minInputs;
     def.maxInputs = e.maxInputs;
     def.summary = e.summary;
+    def.outputsAliasInputs = std::string_view(e.name) != "shape";
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

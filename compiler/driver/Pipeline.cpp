@@ -1,0 +1,115 @@
+//===- Pipeline.cpp - ember-compile's options and pass pipeline -----------===//
+#include "driver/Pipeline.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::ember::driver {
+
+namespace {
+
+/// Writes the IR after each pass to <dir>/NN-<pass argument>.mlir.
+class NumberedFileDumper : public PassManager::IRPrinterConfig {
+public:
+  explicit NumberedFileDumper(std::string dir)
+      : IRPrinterConfig(/*printModuleScope=*/true), dir_(std::move(dir)) {}
+
+  /// Writes <dir>/00-input.mlir; false (with a message) on error.
+  bool writeInput(Operation *op) {
+    return write("input", [&](raw_ostream &os) { op->print(os); });
+  }
+
+  void printAfterIfEnabled(Pass *pass, Operation *,
+                           PrintCallbackFn printCallback) override {
+    llvm::StringRef name = pass->getArgument();
+    write(name.empty() ? pass->getName() : name, printCallback);
+  }
+
+  bool failed() const { return failed_; }
+
+private:
+  bool write(llvm::StringRef name, PrintCallbackFn print) {
+    llvm::SmallString<256> path(dir_);
+    llvm::sys::path::append(path,
+                            llvm::formatv("{0:02}-{1}.mlir", next_++, name));
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
+    if (!ec) {
+      print(os);
+      os << "\n";
+      os.close();
+      ec = os.error();
+    }
+    if (ec) {
+      llvm::errs() << "ember-compile: cannot write '" << path
+                   << "': " << ec.message() << "\n";
+      failed_ = true;
+      os.clear_error();
+      return false;
+    }
+    return true;
+  }
+
+  std::string dir_;
+  int next_ = 0;
+  bool failed_ = false;
+};
+
+} // namespace
+
+void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
+  (void)options; // the sharding passes will depend on it
+  pm.addPass(createEmberRaiseEmbeddingBags());
+  pm.addPass(createEmberFunctionalize());
+  pm.addPass(createEmberSimplifySlices());
+  pm.addPass(createEmberFoldShapes());
+  pm.addPass(createEmberGroupTables());
+  pm.addPass(createCanonicalizerPass());
+}
+
+LogicalResult runCompilePipeline(ModuleOp module,
+                                 const CompileOptions &options) {
+  MLIRContext *context = module.getContext();
+  PassManager pm(context);
+  buildCompilePipeline(pm, options);
+  NumberedFileDumper *dumper = nullptr;
+  if (!options.dumpAfterEachDir.empty()) {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(options.dumpAfterEachDir))
+      return module.emitError()
+             << "--dump-after-each: cannot create directory '"
+             << options.dumpAfterEachDir << "': " << ec.message();
+    // The pass manager prints IR only when it runs passes on one thread.
+    context->disableMultithreading();
+    auto config =
+        std::make_unique<NumberedFileDumper>(options.dumpAfterEachDir);
+    dumper = config.get();
+    if (!dumper->writeInput(module))
+      return failure();
+    pm.enableIRPrinting(std::move(config));
+  }
+  if (failed(pm.run(module)))
+    return failure();
+  if (dumper && dumper->failed())
+    return failure();
+  return success();
+}
+
+plan_emitter::PlanEmitterOptions
+planEmitterOptions(const CompileOptions &options) {
+  plan_emitter::PlanEmitterOptions out;
+  out.target = options.target;
+  out.maxBatch = options.maxBatch;
+  out.planMemory = options.planMemory;
+  return out;
+}
+
+} // namespace mlir::ember::driver

@@ -1,0 +1,54 @@
+//===- Pipeline.h - ember-compile's options and pass pipeline ---*- C++ -*-===//
+//
+// The compiler driver: what `ember-compile` does between reading a model and
+// writing its plan, as a library so that tools stay small and tests can call
+// it. CompileOptions holds every option of the pipeline; the tool only
+// parses flags into it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMPILER_DRIVER_PIPELINE_H
+#define EMBER_COMPILER_DRIVER_PIPELINE_H
+
+#include "plan/PlanEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mlir::ember::driver {
+
+struct CompileOptions {
+  /// The backend the plan is for (Plan.target).
+  plan_emitter::PlanTarget target = plan_emitter::PlanTarget::Cpu;
+  /// When > 0, the largest batch the plan accepts (Plan.symbol_bounds); the
+  /// memory planner then also places batch-sized slots.
+  int64_t maxBatch = 0;
+  /// When not empty, the IR before the passes (00-input.mlir) and after each
+  /// pass (NN-<pass>.mlir) is written to this directory.
+  std::string dumpAfterEachDir;
+  /// Assign static arena offsets (off: every slot from the dynamic arena).
+  bool planMemory = true;
+
+  // Sharding (issue 6) joins here: world size, ranks per node, sharding
+  // type, topology and plan files. buildCompilePipeline adds the planner
+  // and partitioning passes after the cleanup passes when worldSize > 1.
+};
+
+/// Adds the passes from imported IR to plan-ready IR: raise embedding bags,
+/// functionalize, simplify slices, fold shapes, canonicalize.
+void buildCompilePipeline(PassManager &pm, const CompileOptions &options);
+
+/// Runs that pipeline on `module` (writing the dumps when asked). Errors are
+/// diagnostics.
+LogicalResult runCompilePipeline(ModuleOp module,
+                                 const CompileOptions &options);
+
+/// The plan emitter's options for `options`.
+plan_emitter::PlanEmitterOptions
+planEmitterOptions(const CompileOptions &options);
+
+} // namespace mlir::ember::driver
+
+#endif // EMBER_COMPILER_DRIVER_PIPELINE_H

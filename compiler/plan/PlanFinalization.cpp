@@ -1,0 +1,42 @@
+//===- PlanFinalization.cpp - Target, bounds and memory plan --------------===//
+#include "plan/PlanFinalization.h"
+
+#include "plan/PlanMemoryPlanner.h"
+
+#include "mlir/IR/Diagnostics.h"
+
+namespace mlir::ember::plan_emitter {
+
+namespace pb = ::ember::plan;
+
+LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
+                         const PlanEmitterOptions &options) {
+  plan.set_target(options.target == PlanTarget::Cuda ? pb::TARGET_CUDA
+                                                     : pb::TARGET_CPU);
+  std::map<std::string, int64_t> bounds;
+  if (options.maxBatch > 0) {
+    std::vector<std::string> symbols = batchSymbols(plan);
+    if (symbols.empty())
+      return module.emitError()
+             << "--max-batch " << options.maxBatch
+             << " given, but the model has no symbolic batch dimension (no "
+                "symbolic dim 0 shared by an input and an output, no KJT "
+                "input); export it with a dynamic batch or drop --max-batch";
+    plan.clear_symbol_bounds();
+    for (const std::string &symbol : symbols) {
+      pb::SymbolBound *bound = plan.add_symbol_bounds();
+      bound->set_symbol(symbol);
+      bound->set_max(options.maxBatch);
+      bounds[symbol] = options.maxBatch;
+    }
+  }
+  MemoryPlanStats stats;
+  if (options.planMemory)
+    for (pb::RankProgram &program : *plan.mutable_programs())
+      stats = planMemory(program, bounds);
+  if (options.memoryStats)
+    *options.memoryStats = stats;
+  return success();
+}
+
+} // namespace mlir::ember::plan_emitter

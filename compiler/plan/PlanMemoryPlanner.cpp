@@ -1,0 +1,208 @@
+//===- PlanMemoryPlanner.cpp - Static arena offsets for plan slots --------===//
+#include "plan/PlanMemoryPlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+#include <vector>
+
+namespace mlir::ember::plan_emitter {
+
+namespace pb = ::ember::plan;
+
+namespace {
+
+constexpr int64_t kAlignment = 64;
+constexpr int64_t kMaxBytes = int64_t{1} << 46;
+
+int64_t alignUp(int64_t v) {
+  return (v + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+int64_t dtypeBytes(int dtype) {
+  switch (dtype) {
+  case pb::FLOAT32:
+  case pb::INT32:
+    return 4;
+  case pb::FLOAT16:
+  case pb::BFLOAT16:
+    return 2;
+  case pb::INT8:
+  case pb::UINT8:
+  case pb::BOOL:
+    return 1;
+  case pb::INT64:
+  case pb::FLOAT64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
+/// The slot's size with every symbol at its bound; -1 when unbounded.
+int64_t boundedBytes(const pb::Slot &slot,
+                     const std::map<std::string, int64_t> &bounds) {
+  int64_t bytes = dtypeBytes(slot.dtype());
+  if (bytes == 0)
+    return -1;
+  for (const pb::Dim &d : slot.shape()) {
+    int64_t size;
+    if (d.kind_case() == pb::Dim::kSize) {
+      size = d.size();
+    } else if (d.kind_case() == pb::Dim::kSymbol) {
+      auto it = bounds.find(d.symbol());
+      if (it == bounds.end())
+        return -1;
+      size = it->second * (d.factor() == 0 ? 1 : d.factor());
+    } else {
+      return -1;
+    }
+    if (size < 0)
+      return -1;
+    if (size != 0 && bytes > kMaxBytes / size)
+      return -1;
+    bytes *= size;
+  }
+  return bytes;
+}
+
+class Groups {
+public:
+  explicit Groups(size_t n) : parent_(n) {
+    std::iota(parent_.begin(), parent_.end(), 0);
+  }
+  int find(int s) {
+    while (parent_[s] != s)
+      s = parent_[s] = parent_[parent_[s]];
+    return s;
+  }
+  void unite(int a, int b) { parent_[find(a)] = find(b); }
+
+private:
+  std::vector<int> parent_;
+};
+
+struct Candidate {
+  int slot;
+  int first, last; // lifetime, inclusive instruction indices
+  int64_t bytes;
+  int64_t offset = -1;
+};
+
+} // namespace
+
+llvm::ArrayRef<llvm::StringRef> viewKernels() {
+  static const llvm::StringRef kernels[] = {"reshape",   "flatten",  "squeeze",
+                                            "unsqueeze", "identity", "cast"};
+  return kernels;
+}
+
+std::vector<std::string> batchSymbols(const pb::Plan &plan) {
+  auto leading = [](const pb::TensorSpec &spec) -> std::string {
+    if (spec.shape_size() > 0 && spec.shape(0).kind_case() == pb::Dim::kSymbol)
+      return spec.shape(0).symbol();
+    return "";
+  };
+  // A dim 0 shared by an input and an output is the batch (a 1-D input's
+  // dim 0 alone may be an id count).
+  std::set<std::string> outputs, symbols;
+  for (const pb::TensorSpec &out : plan.signature().outputs())
+    if (std::string s = leading(out); !s.empty())
+      outputs.insert(s);
+  for (const pb::TensorSpec &in : plan.signature().inputs())
+    if (std::string s = leading(in); !s.empty() && outputs.count(s))
+      symbols.insert(s);
+  for (const pb::KjtSpec &kjt : plan.signature().kjt_inputs())
+    symbols.insert(kjt.batch_symbol().empty() ? "B" : kjt.batch_symbol());
+  return {symbols.begin(), symbols.end()};
+}
+
+MemoryPlanStats planMemory(pb::RankProgram &program,
+                           const std::map<std::string, int64_t> &bounds) {
+  const int numSlots = program.slots_size();
+  const int numInstrs = program.instructions_size();
+  std::vector<int> definedBy(numSlots, -1), last(numSlots, -1);
+  std::vector<bool> isView(numSlots, false), isOutput(numSlots, false);
+  Groups groups(numSlots);
+  auto valid = [&](int s) { return s >= 0 && s < numSlots; };
+  for (int i = 0; i < numInstrs; ++i) {
+    const pb::Instruction &in = program.instructions(i);
+    bool view = llvm::is_contained(viewKernels(), in.kernel());
+    for (int s : in.inputs())
+      if (valid(s))
+        last[s] = i;
+    for (int s : in.outputs()) {
+      if (!valid(s))
+        continue;
+      definedBy[s] = i;
+      last[s] = std::max(last[s], i);
+      isView[s] = view;
+      if (view)
+        for (int x : in.inputs())
+          if (valid(x))
+            groups.unite(s, x);
+    }
+  }
+  for (int s : program.output_slots())
+    if (valid(s))
+      isOutput[s] = true;
+  std::vector<int> groupLast(numSlots, -1);
+  for (int s = 0; s < numSlots; ++s) {
+    int g = groups.find(s);
+    groupLast[g] = std::max(groupLast[g], isOutput[s] ? numInstrs : last[s]);
+  }
+
+  MemoryPlanStats stats;
+  std::vector<Candidate> candidates;
+  for (int s = 0; s < numSlots; ++s) {
+    program.mutable_slots(s)->clear_arena_offset();
+    if (definedBy[s] < 0 || isView[s])
+      continue;
+    int64_t bytes = boundedBytes(program.slots(s), bounds);
+    if (bytes <= 0) { // unbounded (or empty: nothing to place)
+      ++stats.dynamicSlots;
+      continue;
+    }
+    candidates.push_back({s, definedBy[s], groupLast[groups.find(s)], bytes});
+  }
+
+  // Largest first; each at the lowest aligned offset that no already placed
+  // slot with an overlapping lifetime occupies.
+  std::vector<Candidate *> order;
+  for (Candidate &c : candidates)
+    order.push_back(&c);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate *a, const Candidate *b) {
+                     return a->bytes > b->bytes;
+                   });
+  std::vector<const Candidate *> placed;
+  int64_t arenaBytes = 0;
+  for (Candidate *c : order) {
+    std::vector<std::pair<int64_t, int64_t>> busy; // [begin, end)
+    for (const Candidate *p : placed)
+      if (p->first <= c->last && c->first <= p->last && p->bytes > 0)
+        busy.push_back({p->offset, p->offset + alignUp(p->bytes)});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + c->bytes <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    c->offset = offset;
+    placed.push_back(c);
+    arenaBytes = std::max(arenaBytes, alignUp(offset + c->bytes));
+    stats.sumBytes += alignUp(c->bytes);
+  }
+  for (const Candidate &c : candidates)
+    program.mutable_slots(c.slot)->set_arena_offset(
+        static_cast<uint64_t>(c.offset));
+  stats.plannedSlots = static_cast<int>(candidates.size());
+  stats.arenaBytes = arenaBytes;
+  program.set_arena_bytes(static_cast<uint64_t>(arenaBytes));
+  return stats;
+}
+
+} // namespace mlir::ember::plan_emitter
