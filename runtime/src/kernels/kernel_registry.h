@@ -21,6 +21,11 @@ using KernelFn = Status (*)(KernelContext &ctx);
 using KernelValidateFn = Status (*)(const Attributes &attrs, int numInputs,
                                     int numOutputs);
 
+/// For collective kernels: checks the attributes against the size of the
+/// collective's group (e.g. one split per member) at load time.
+using KernelValidateGroupFn = Status (*)(const Attributes &attrs,
+                                         int groupSize);
+
 struct KernelDef {
   std::string name;  // the plan's instruction kind, e.g. "embedding_bag"
   KernelFn run = nullptr;
@@ -28,6 +33,10 @@ struct KernelDef {
   int minInputs = 0, maxInputs = 0;   // arity, checked before validate
   int minOutputs = 1, maxOutputs = 1;
   std::string summary;                // one line for `ember-run --list-kernels`
+  /// Collective kernels: the plan::CollectiveDescriptor::Kind their
+  /// instruction's descriptor must have (0: not a collective).
+  int collectiveKind = 0;
+  KernelValidateGroupFn validateGroup = nullptr;
 };
 
 /// The kernels of one backend. Registration is explicit (no static

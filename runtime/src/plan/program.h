@@ -9,6 +9,7 @@
 #ifndef EMBER_PLAN_PROGRAM_H
 #define EMBER_PLAN_PROGRAM_H
 
+#include "comm/collective_info.h"
 #include "ember/dtype.h"
 #include "ember/session.h"
 #include "ember/tensor.h"
@@ -55,6 +56,7 @@ struct InstructionInfo {
   std::vector<int> outputs;
   Attributes attrs;
   int stream = 0;
+  int collective = -1;           // index into Program::collectives, or -1
   std::vector<int> releaseAfter; // slots whose last use is this instruction
   std::string location;          // "instruction 3 'linear' (bottom_mlp.0)"
 };
@@ -81,12 +83,16 @@ class MappedFile;
 
 struct Program {
   int rank = 0;
+  int worldSize = 1;
   std::vector<std::string> symbols;
   std::vector<SlotInfo> slots;
   std::vector<InstructionInfo> instructions;
   std::vector<DenseInputBinding> inputs;
   std::vector<KjtInputBinding> kjtInputs;
   std::vector<OutputBinding> outputs;
+  /// Every CollectiveDescriptor of the plan, seen from this rank (position
+  /// -1 where this rank is not in the group).
+  std::vector<CollectiveInfo> collectives;
   /// One per slot; defined for constant slots (views of mapped files).
   std::vector<Tensor> constants;
   std::vector<std::shared_ptr<MappedFile>> files;
