@@ -54,7 +54,7 @@ exchangeCounts(Communicator *comm, const std::vector<int> &group, int position,
     recvs[i] = {theirs.data() + i * n, n * sizeof(int64_t)};
   }
   EMBER_RETURN_IF_ERROR(
-      runExchange(comm, group, position, sends, recvs, what + " (sizes)"));
+      runExchange(comm, group, position, sends, recvs, what));
   return theirs;
 }
 

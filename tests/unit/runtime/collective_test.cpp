@@ -67,7 +67,7 @@ CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
   for (int r = 0; r < world; ++r)
     info.groupRanks.push_back(r);
   info.position = rank;
-  info.name = "test";
+  info.name = "emb_dist";
   return info;
 }
 
@@ -337,13 +337,19 @@ TEST(CollectiveFailureTest, MismatchedAttributesAreAnError) {
   runRanks(2, 30, [&](int r, Communicator *comm) {
     CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, 2, r),
                           comm);
-    ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {3 + 3 * r, 1}))
+    ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {6, 1}))
         .addInput(Tensor::view(ref.data(), DType::kFloat32, {3}));
     ctx.setNumOutputs(1);
-    // Rank 1 claims another split: both ranks find out from the exchange.
-    ctx.attrs().set("dim_per_rank", std::vector<int64_t>{1, r == 0 ? 1 : 2});
+    // Rank 1 believes rank 0 has 2 columns: it finds out from the exchanged
+    // sizes and stops; rank 0 then loses it.
+    ctx.attrs().set("dim_per_rank", std::vector<int64_t>{r == 0 ? 1 : 2, 1});
     Status s = runKernel("pooled_all_to_all", ctx);
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+    if (r == 1) {
+      EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+      EXPECT_NE(s.message().find("dim_per_rank"), std::string::npos);
+    } else {
+      EXPECT_FALSE(s.isOk());
+    }
   });
 }
 
@@ -379,7 +385,8 @@ TEST(CollectiveFailureTest, HungPeerTimesOutNamingIt) {
     EXPECT_FALSE(s.isOk());
     EXPECT_LT(took, 2.0) << s.toString();
     EXPECT_NE(s.message().find("rank 2"), std::string::npos) << s.toString();
-    EXPECT_NE(s.message().find("test"), std::string::npos) << s.toString();
+    EXPECT_NE(s.message().find("emb_dist"), std::string::npos) << s.toString();
+    EXPECT_EQ(s.code(), StatusCode::kDeadlineExceeded) << s.toString();
     // The communicator is broken for good: a later collective fails at once.
     Status again = runKernel("all_reduce", ctx);
     EXPECT_FALSE(again.isOk());

@@ -18,6 +18,7 @@
 #include <gloo/transport/unbound_buffer.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -32,10 +33,16 @@ using Buffer = std::unique_ptr<gloo::transport::UnboundBuffer>;
 constexpr uint64_t kSlotBase = uint64_t{1} << 40;
 
 std::string rankList(const std::vector<int> &ranks) {
-  std::string s;
-  for (int r : ranks)
-    s += (s.empty() ? "" : ", ") + std::to_string(r);
+  std::string s = ranks.size() == 1 ? "rank " : "ranks ";
+  for (size_t i = 0; i < ranks.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(ranks[i]);
   return s;
+}
+
+std::string seconds(std::chrono::milliseconds t) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f", t.count() / 1000.0);
+  return buf;
 }
 
 class GlooCommunicator final : public Communicator {
@@ -185,14 +192,14 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
   if (timedOut)
     return fail(deadlineExceeded(
         what + ": rank " + std::to_string(rank()) + " timed out after " +
-        std::to_string(timeout_.count() / 1000.0).substr(0, 6) +
-        " s; not heard from rank(s) " +
-        (silent.empty() ? std::to_string(errorPeer) : rankList(silent)) +
+        seconds(timeout_) +
+        " s; not heard from " +
+        rankList(silent.empty() ? std::vector<int>{errorPeer} : silent) +
         " (dead, hung or not running this collective)"));
   return fail(unavailable(
       what + ": rank " + std::to_string(rank()) + " lost rank " +
       std::to_string(errorPeer) +
-      (silent.empty() ? "" : " (not heard from rank(s) " + rankList(silent) + ")") +
+      (silent.empty() ? "" : " (not heard from " + rankList(silent) + ")") +
       ": " + error));
 }
 
