@@ -25,9 +25,8 @@ Status writeInputs(const std::string &path, const ShardedTestModel &m,
   std::vector<std::pair<std::string, Tensor>> arrays = {
       {"dense", Tensor::view(b.dense.data(), DType::kFloat32,
                              {b.batch, ShardedTestModel::kDenseWidth})},
-      {"sparse.values",
-       Tensor::view(b.values.data(), DType::kInt64,
-                    {static_cast<int64_t>(b.values.size())})},
+      {"sparse.values", Tensor::view(b.values.data(), DType::kInt64,
+                                     {static_cast<int64_t>(b.values.size())})},
       {"sparse.lengths",
        Tensor::view(b.lengths.data(), DType::kInt64,
                     {static_cast<int64_t>(b.lengths.size())})}};
@@ -60,9 +59,9 @@ Status writeAll(const std::string &dir, int64_t batch) {
   EMBER_RETURN_IF_ERROR(writeInputs(dir + "/rw_inputs.npz", rw, rwBatch));
   int64_t first = (batch + 1) / 2;
   for (int r = 0; r < 2; ++r) {
-    ShardedTestBatch part = sliceShardedTestBatch(
-        twBatch, static_cast<int64_t>(tw.keys.size()), r == 0 ? 0 : first,
-        r == 0 ? first : batch);
+    ShardedTestBatch part =
+        sliceShardedTestBatch(twBatch, static_cast<int64_t>(tw.keys.size()),
+                              r == 0 ? 0 : first, r == 0 ? first : batch);
     EMBER_RETURN_IF_ERROR(writeInputs(
         dir + "/tw_inputs.rank" + std::to_string(r) + ".npz", tw, part));
   }

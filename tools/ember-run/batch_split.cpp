@@ -87,10 +87,9 @@ Status splitGlobalBatch(const ModelSignature &sig,
                              std::to_string(F) + " keys");
     EMBER_ASSIGN_OR_RETURN(Tensor l, Tensor::allocate(DType::kInt64, {n}));
     for (int64_t i = 0; i < n; ++i)
-      l.data<int64_t>()[i] = lengths.defined()
-                                 ? loadIndex(lengths, i)
-                                 : loadIndex(offsets, i + 1) -
-                                       loadIndex(offsets, i);
+      l.data<int64_t>()[i] =
+          lengths.defined() ? loadIndex(lengths, i)
+                            : loadIndex(offsets, i + 1) - loadIndex(offsets, i);
     EMBER_RETURN_IF_ERROR(agree(n / F, where));
     kjts.push_back({&k, values, l, weights, index.dtype()});
   }
@@ -127,8 +126,8 @@ Status splitGlobalBatch(const ModelSignature &sig,
     if (k.values.rank() != 1 || total != k.values.dim(0) ||
         (k.weights.defined() &&
          (k.weights.rank() != 1 || k.weights.dim(0) != total)))
-      return invalidArgument("KJT input '" + k.info->name + "': lengths sum to " +
-                             std::to_string(total) +
+      return invalidArgument("KJT input '" + k.info->name +
+                             "': lengths sum to " + std::to_string(total) +
                              " but values/weights do not have that many "
                              "entries");
     const size_t ves = dtypeSize(k.values.dtype());
@@ -137,8 +136,8 @@ Status splitGlobalBatch(const ModelSignature &sig,
     for (int64_t f = 0; f < F; ++f)
       for (int64_t b = begin; b < end; ++b)
         count += len[f * batch + b];
-    EMBER_ASSIGN_OR_RETURN(Tensor lengths,
-                           Tensor::allocate(k.lengthsType, {F * (end - begin)}));
+    EMBER_ASSIGN_OR_RETURN(
+        Tensor lengths, Tensor::allocate(k.lengthsType, {F * (end - begin)}));
     EMBER_ASSIGN_OR_RETURN(Tensor values,
                            Tensor::allocate(k.values.dtype(), {count}));
     Tensor weights;

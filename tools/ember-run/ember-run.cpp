@@ -23,10 +23,10 @@
 #include "options.h"
 
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <unistd.h>
 

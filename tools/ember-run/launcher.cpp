@@ -97,8 +97,9 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
   std::string tmpl =
       std::string(tmpBase && *tmpBase ? tmpBase : "/tmp") + "/ember_run_XXXXXX";
   if (!::mkdtemp(tmpl.data())) {
-    std::fprintf(stderr, "ember-run: error: cannot create a temporary "
-                         "directory for the rendezvous: %s\n",
+    std::fprintf(stderr,
+                 "ember-run: error: cannot create a temporary "
+                 "directory for the rendezvous: %s\n",
                  std::strerror(errno));
     return 1;
   }
@@ -208,8 +209,9 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (failed >= 0) {
-    std::fprintf(stderr, "ember-run: error: %d-rank run failed (rank %d "
-                         "first); no outputs written\n",
+    std::fprintf(stderr,
+                 "ember-run: error: %d-rank run failed (rank %d "
+                 "first); no outputs written\n",
                  n, failed);
     cleanup();
     return 1;

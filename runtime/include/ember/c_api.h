@@ -104,8 +104,9 @@ EmberStatusCode ember_session_options_set_collective_timeout(
     EmberSessionOptions *options, double seconds, EmberStatus **status);
 /* RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR + MASTER_PORT, EMBER_RENDEZVOUS,
  * EMBER_COMM_TIMEOUT, EMBER_COMM_HOST from the environment. */
-EmberStatusCode ember_session_options_apply_launch_environment(
-    EmberSessionOptions *options, EmberStatus **status);
+EmberStatusCode
+ember_session_options_apply_launch_environment(EmberSessionOptions *options,
+                                               EmberStatus **status);
 
 /* --- session ------------------------------------------------------------ */
 /* options may be NULL (defaults: 1 thread, fatal bounds checks). */

@@ -154,9 +154,10 @@ EmberStatusCode ember_session_options_set_rank(EmberSessionOptions *options,
   return ok(status);
 }
 
-EmberStatusCode ember_session_options_set_rendezvous(
-    EmberSessionOptions *options, const char *rendezvous,
-    EmberStatus **status) {
+EmberStatusCode
+ember_session_options_set_rendezvous(EmberSessionOptions *options,
+                                     const char *rendezvous,
+                                     EmberStatus **status) {
   if (!options)
     return nullArgument(status, "ember_session_options_set_rendezvous",
                         "options");
@@ -179,18 +180,17 @@ EmberStatusCode ember_session_options_set_collective_timeout(
   if (!(seconds > 0) || seconds > 86400)
     return fail(status, EMBER_INVALID_ARGUMENT,
                 "ember_session_options_set_collective_timeout: " +
-                    std::to_string(seconds) +
-                    " s is out of range (0, 86400]");
+                    std::to_string(seconds) + " s is out of range (0, 86400]");
   options->options.collectiveTimeoutSeconds = seconds;
   return ok(status);
 }
 
-EmberStatusCode ember_session_options_apply_launch_environment(
-    EmberSessionOptions *options, EmberStatus **status) {
+EmberStatusCode
+ember_session_options_apply_launch_environment(EmberSessionOptions *options,
+                                               EmberStatus **status) {
   if (!options)
-    return nullArgument(status,
-                        "ember_session_options_apply_launch_environment",
-                        "options");
+    return nullArgument(
+        status, "ember_session_options_apply_launch_environment", "options");
   try {
     ember::SessionOptions copy = options->options;
     ember::Status s = ember::applyLaunchEnvironment(copy);

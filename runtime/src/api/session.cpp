@@ -105,12 +105,11 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     return invalidArgument("SessionOptions.threads " +
                            std::to_string(options.threads) +
                            " is out of range");
-  if (options.worldSize < 1 || options.worldSize > 65536 ||
-      options.rank < 0 || options.rank >= options.worldSize)
-    return invalidArgument("SessionOptions: rank " +
-                           std::to_string(options.rank) +
-                           " is not in a world of " +
-                           std::to_string(options.worldSize));
+  if (options.worldSize < 1 || options.worldSize > 65536 || options.rank < 0 ||
+      options.rank >= options.worldSize)
+    return invalidArgument(
+        "SessionOptions: rank " + std::to_string(options.rank) +
+        " is not in a world of " + std::to_string(options.worldSize));
   LoadOptions loadOptions;
   loadOptions.rank = options.rank;
   loadOptions.worldSize = options.worldSize;

@@ -1,4 +1,5 @@
-//===- collective_info.h - A collective as an instruction sees it -*- C++ -*-===//
+//===- collective_info.h - A collective as an instruction sees it -*- C++
+//-*-===//
 #ifndef EMBER_COMM_COLLECTIVE_INFO_H
 #define EMBER_COMM_COLLECTIVE_INFO_H
 

@@ -39,10 +39,11 @@ Status runExchange(Communicator *comm, const std::vector<int> &group,
   return comm->exchange(group, sends, recvs, what);
 }
 
-Result<std::vector<int64_t>>
-exchangeCounts(Communicator *comm, const std::vector<int> &group, int position,
-               const std::vector<int64_t> &mine, size_t n,
-               const std::string &what) {
+Result<std::vector<int64_t>> exchangeCounts(Communicator *comm,
+                                            const std::vector<int> &group,
+                                            int position,
+                                            const std::vector<int64_t> &mine,
+                                            size_t n, const std::string &what) {
   size_t g = group.size();
   if (mine.size() != g * n)
     return internalError(what + ": malformed count exchange");
@@ -53,8 +54,7 @@ exchangeCounts(Communicator *comm, const std::vector<int> &group, int position,
     sends[i] = {mine.data() + i * n, n * sizeof(int64_t)};
     recvs[i] = {theirs.data() + i * n, n * sizeof(int64_t)};
   }
-  EMBER_RETURN_IF_ERROR(
-      runExchange(comm, group, position, sends, recvs, what));
+  EMBER_RETURN_IF_ERROR(runExchange(comm, group, position, sends, recvs, what));
   return theirs;
 }
 

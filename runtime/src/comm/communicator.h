@@ -58,10 +58,11 @@ Status exchangeLocally(int position, const std::vector<SendBuffer> &sends,
 /// Exchanges `perPeer` fixed-size records of int64: mine[i * n .. i * n + n)
 /// goes to position i; the result holds position j's record for me at
 /// [j * n, j * n + n). `comm` may be null for a group of one.
-Result<std::vector<int64_t>>
-exchangeCounts(Communicator *comm, const std::vector<int> &group, int position,
-               const std::vector<int64_t> &mine, size_t n,
-               const std::string &what);
+Result<std::vector<int64_t>> exchangeCounts(Communicator *comm,
+                                            const std::vector<int> &group,
+                                            int position,
+                                            const std::vector<int64_t> &mine,
+                                            size_t n, const std::string &what);
 
 /// Runs an exchange: locally for a group of one, else through `comm` (an
 /// error when it is null: the plan needs a multi-rank session).

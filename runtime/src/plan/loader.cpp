@@ -456,9 +456,9 @@ Status ProgramBuilder::buildSignature(const plan::RankProgram &rp) {
                                program_->describeSlot(b.weightsSlot) +
                                " must be float32 of rank 1");
     }
-    program_->signature.kjtInputs.push_back(
-        {b.name, b.keys, valuesType, lengthsType, spec.has_weights(),
-         program_->symbols[b.batchSymbol]});
+    program_->signature.kjtInputs.push_back({b.name, b.keys, valuesType,
+                                             lengthsType, spec.has_weights(),
+                                             program_->symbols[b.batchSymbol]});
     program_->kjtInputs.push_back(std::move(b));
   }
   return Status::ok();
@@ -677,8 +677,8 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
 }
 
 Status ProgramBuilder::checkCollectiveUse(const KernelDef &def,
-                                         const plan::Instruction &in,
-                                         InstructionInfo &info) {
+                                          const plan::Instruction &in,
+                                          InstructionInfo &info) {
   if (def.collectiveKind == 0) {
     if (in.collective() != 0)
       return invalidArgument("kernel '" + def.name +
@@ -701,19 +701,20 @@ Status ProgramBuilder::checkCollectiveUse(const KernelDef &def,
   std::string what =
       "collective " + std::to_string(index) + " '" + c.name + "'";
   if (static_cast<int>(c.kind) != def.collectiveKind)
-    return invalidArgument("kernel '" + def.name + "' needs a collective of kind " +
+    return invalidArgument("kernel '" + def.name +
+                           "' needs a collective of kind " +
                            kindName(def.collectiveKind) + " but " + what +
                            " is " + kindName(static_cast<int>(c.kind)));
   if (c.position < 0) {
     std::string ranks;
     for (int r : c.groupRanks)
       ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
-    return invalidArgument("rank " + std::to_string(options_.rank) +
-                           " runs " + what + " but is not in its group (" +
-                           ranks + ")");
+    return invalidArgument("rank " + std::to_string(options_.rank) + " runs " +
+                           what + " but is not in its group (" + ranks + ")");
   }
   if (def.validateGroup) {
-    Status s = def.validateGroup(info.attrs, static_cast<int>(c.groupRanks.size()));
+    Status s =
+        def.validateGroup(info.attrs, static_cast<int>(c.groupRanks.size()));
     if (!s.isOk())
       return s.withContext(what);
   }

@@ -249,8 +249,8 @@ TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   auto single = writeSingleRankTestPlan(m, dir.path(), "single");
-  auto sharded = writeShardedTestPlan(m, TestSharding::kTableWise, 2,
-                                      dir.path(), "tw2");
+  auto sharded =
+      writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
   ASSERT_TRUE(single.isOk() && sharded.isOk());
   const int64_t batch = 5, F = static_cast<int64_t>(m.keys.size());
   ShardedTestBatch global = makeShardedTestBatch(m, batch, 3);
@@ -276,15 +276,15 @@ TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
     EmberSessionOptions *options = ember_session_options_create();
     EXPECT_EQ(ember_session_options_set_rank(options, 2, 2, st.out()),
               EMBER_INVALID_ARGUMENT);
-    EXPECT_EQ(ember_session_options_set_collective_timeout(options, -1,
-                                                           st.out()),
-              EMBER_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        ember_session_options_set_collective_timeout(options, -1, st.out()),
+        EMBER_INVALID_ARGUMENT);
     EXPECT_EQ(ember_session_options_set_rendezvous(options, nullptr, st.out()),
               EMBER_INVALID_ARGUMENT);
     EmberSession *session = nullptr;
-    EXPECT_EQ(ember_session_create(sharded->c_str(), options, &session,
-                                   st.out()),
-              EMBER_FAILED_PRECONDITION);
+    EXPECT_EQ(
+        ember_session_create(sharded->c_str(), options, &session, st.out()),
+        EMBER_FAILED_PRECONDITION);
     EXPECT_NE(st.message().find("single-rank session"), std::string::npos)
         << st.message();
     ember_session_options_free(options);
@@ -301,13 +301,13 @@ TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
       ASSERT_EQ(ember_session_options_set_rendezvous(
                     options, rendezvous.c_str(), st.out()),
                 EMBER_OK);
-      ASSERT_EQ(ember_session_options_set_collective_timeout(options, 30,
-                                                             st.out()),
-                EMBER_OK);
+      ASSERT_EQ(
+          ember_session_options_set_collective_timeout(options, 30, st.out()),
+          EMBER_OK);
       EmberSession *session = nullptr;
-      ASSERT_EQ(ember_session_create(sharded->c_str(), options, &session,
-                                     st.out()),
-                EMBER_OK)
+      ASSERT_EQ(
+          ember_session_create(sharded->c_str(), options, &session, st.out()),
+          EMBER_OK)
           << st.message();
       ember_session_options_free(options);
       int64_t begin = r == 0 ? 0 : 3, end = r == 0 ? 3 : batch;
@@ -320,8 +320,8 @@ TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
                                &dense, st.out());
       ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
                                &values, st.out());
-      ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
-                               local.lengths.data(), &lengths, st.out());
+      ember_tensor_create_view(EMBER_INT64, &nLengths, 1, local.lengths.data(),
+                               &lengths, st.out());
       std::vector<const char *> keys;
       for (const std::string &k : m.keys)
         keys.push_back(k.c_str());

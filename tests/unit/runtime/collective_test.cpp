@@ -161,8 +161,8 @@ TEST_P(CollectiveTest, KjtAllToAllMatchesReference) {
   };
   for (bool withWeights : {false, true}) {
     runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(
-          groupInfo(CollectiveInfo::Kind::kKjtAllToAll, w, r), comm);
+      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kKjtAllToAll, w, r),
+                            comm);
       LocalKjt &mine = in[r];
       ctx.addInput(Tensor::view(mine.lengths.data(), DType::kInt64,
                                 {static_cast<int64_t>(mine.lengths.size())}));
@@ -269,7 +269,8 @@ TEST_P(CollectiveTest, ReduceScatterMatchesReference) {
       for (int q = 1; q < w; ++q)
         for (size_t i = 0; i < expected.size(); ++i) {
           float v = x[q][rowOff * 6 + i];
-          expected[i] = op[0] == 's' ? expected[i] + v : std::max(expected[i], v);
+          expected[i] =
+              op[0] == 's' ? expected[i] + v : std::max(expected[i], v);
         }
       EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], 2, 3}));
       EXPECT_EQ(toVector(ctx.output(0)), expected) << op << " rank " << r;
@@ -318,7 +319,8 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
       ctx.setNumOutputs(1);
       Status s = runKernel("all_reduce", ctx);
       ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      EXPECT_EQ(toVector(ctx.output(0)), expected) << "n " << n << " rank " << r;
+      EXPECT_EQ(toVector(ctx.output(0)), expected)
+          << "n " << n << " rank " << r;
     });
   }
 }
@@ -379,9 +381,9 @@ TEST(CollectiveFailureTest, HungPeerTimesOutNamingIt) {
     ctx.setNumOutputs(1);
     auto start = std::chrono::steady_clock::now();
     Status s = runKernel("all_reduce", ctx);
-    double took = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+    double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     EXPECT_FALSE(s.isOk());
     EXPECT_LT(took, 2.0) << s.toString();
     EXPECT_NE(s.message().find("rank 2"), std::string::npos) << s.toString();

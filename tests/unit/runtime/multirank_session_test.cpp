@@ -146,8 +146,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(MultiRankSessionErrors, SingleRankSessionRefusesAMultiRankPlan) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
-  auto plan = writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(),
-                                   "tw2");
+  auto plan =
+      writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
   ASSERT_TRUE(plan.isOk()) << plan.status().toString();
   auto s = Session::load(*plan);
   ASSERT_FALSE(s.isOk());

@@ -18,8 +18,8 @@
 #include <gloo/transport/unbound_buffer.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -192,8 +192,7 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
   if (timedOut)
     return fail(deadlineExceeded(
         what + ": rank " + std::to_string(rank()) + " timed out after " +
-        seconds(timeout_) +
-        " s; not heard from " +
+        seconds(timeout_) + " s; not heard from " +
         rankList(silent.empty() ? std::vector<int>{errorPeer} : silent) +
         " (dead, hung or not running this collective)"));
   return fail(unavailable(

@@ -1,4 +1,5 @@
-//===- gloo_communicator.h - Communicator over Gloo's TCP transport -*- C++ -*-===//
+//===- gloo_communicator.h - Communicator over Gloo's TCP transport -*- C++
+//-*-===//
 #ifndef EMBER_COMM_GLOO_GLOO_COMMUNICATOR_H
 #define EMBER_COMM_GLOO_GLOO_COMMUNICATOR_H
 

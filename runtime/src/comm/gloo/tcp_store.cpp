@@ -211,8 +211,8 @@ Result<int> connectTo(const std::string &host, int port,
     addrinfo hints{}, *res = nullptr;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    int gai = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints,
-                            &res);
+    int gai =
+        ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &res);
     if (gai != 0) {
       last = ::gai_strerror(gai);
     } else {
@@ -232,12 +232,11 @@ Result<int> connectTo(const std::string &host, int port,
       ::freeaddrinfo(res);
     }
     if (Clock::now() >= deadline)
-      return deadlineExceeded("TCP store: cannot reach " + host + ":" +
-                              std::to_string(port) + " within " +
-                              std::to_string(timeout.count() / 1000) +
-                              " s: " + last +
-                              " (is rank 0 running with the same "
-                              "MASTER_ADDR/MASTER_PORT?)");
+      return deadlineExceeded(
+          "TCP store: cannot reach " + host + ":" + std::to_string(port) +
+          " within " + std::to_string(timeout.count() / 1000) + " s: " + last +
+          " (is rank 0 running with the same "
+          "MASTER_ADDR/MASTER_PORT?)");
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -292,8 +291,8 @@ public:
       throw std::runtime_error("TCP store: malformed reply for '" + key + "'");
     std::vector<char> data(len);
     if (!readAll(fd_, data.data(), len))
-      throw std::runtime_error("TCP store: lost the connection while reading '" +
-                               key + "'");
+      throw std::runtime_error(
+          "TCP store: lost the connection while reading '" + key + "'");
     return data;
   }
 

@@ -26,12 +26,12 @@ Status run(KernelContext &ctx) {
   std::vector<int64_t> batches(g);
   for (int q = 0; q < g; ++q) {
     batches[q] = hdr[3 * q];
-    if (hdr[3 * q + 1] != e || hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " has rows of " + std::to_string(hdr[3 * q + 1]) +
-                             " elements of dtype code " +
-                             std::to_string(hdr[3 * q + 2]) + ", this rank " +
-                             x.describe());
+    if (hdr[3 * q + 1] != e ||
+        hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
+      return invalidArgument(
+          where + ": group position " + std::to_string(q) + " has rows of " +
+          std::to_string(hdr[3 * q + 1]) + " elements of dtype code " +
+          std::to_string(hdr[3 * q + 2]) + ", this rank " + x.describe());
   }
   std::vector<int64_t> rowOff = prefixSums(batches);
   Shape shape = x.shape();

@@ -69,7 +69,8 @@ Result<bool> reduceIsMax(const Attributes &attrs) {
   std::string r = attrs.getString("reduce", "sum");
   if (r != "sum" && r != "max")
     return invalidArgument("attribute 'reduce' must be \"sum\" or \"max\", not "
-                           "\"" + r + "\"");
+                           "\"" +
+                           r + "\"");
   return r == "max";
 }
 

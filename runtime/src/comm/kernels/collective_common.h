@@ -1,4 +1,5 @@
-//===- collective_common.h - Shared pieces of the collective kernels -*- C++ -*-===//
+//===- collective_common.h - Shared pieces of the collective kernels -*- C++
+//-*-===//
 #ifndef EMBER_COMM_KERNELS_COLLECTIVE_COMMON_H
 #define EMBER_COMM_KERNELS_COLLECTIVE_COMMON_H
 

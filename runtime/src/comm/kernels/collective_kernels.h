@@ -1,4 +1,5 @@
-//===- collective_kernels.h - Registration of the collective kernels -*- C++ -*-===//
+//===- collective_kernels.h - Registration of the collective kernels -*- C++
+//-*-===//
 //
 // The runtime side of the collective contract (docs/plan-format.md,
 // "Collectives"): kjt_all_to_all, pooled_all_to_all, reduce_scatter,

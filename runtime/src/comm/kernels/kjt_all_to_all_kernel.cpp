@@ -65,18 +65,18 @@ Status run(KernelContext &ctx) {
            (t.dtype() == DType::kInt32 || t.dtype() == DType::kInt64);
   };
   if (!isIndex(lengths) || !isIndex(values))
-    return invalidArgument(where +
-                           ": lengths and values must be int32/int64 of rank 1");
+    return invalidArgument(
+        where + ": lengths and values must be int32/int64 of rank 1");
   // Weights travel when the input has them and the plan asks for them.
   const bool hasWeights = weights.defined() && ctx.numOutputs() == 3;
-  if (hasWeights && (weights.dtype() != DType::kFloat32 || weights.rank() != 1 ||
-                     weights.dim(0) != values.dim(0)))
+  if (hasWeights && (weights.dtype() != DType::kFloat32 ||
+                     weights.rank() != 1 || weights.dim(0) != values.dim(0)))
     return invalidArgument(where + ": weights must be float32[" +
                            std::to_string(values.dim(0)) + "], not " +
                            weights.describe());
   if (ctx.numOutputs() == 3 && !weights.defined())
     return invalidArgument(where + ": the plan asks for output weights but "
-                           "the input has no weights");
+                                   "the input has no weights");
   if (lengths.dim(0) % numKeys != 0)
     return invalidArgument(where + ": lengths has " +
                            std::to_string(lengths.dim(0)) +

@@ -71,8 +71,8 @@ Status run(KernelContext &ctx) {
   const int64_t dSum = colOff[g];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, x.dtype(), {bMe, dSum}));
-  EMBER_ASSIGN_OR_RETURN(char *staging,
-                         scratchBytes(ctx, static_cast<size_t>(bMe * dSum) * es));
+  EMBER_ASSIGN_OR_RETURN(
+      char *staging, scratchBytes(ctx, static_cast<size_t>(bMe * dSum) * es));
   std::vector<SendBuffer> sends(g);
   std::vector<RecvBuffer> recvs(g);
   const char *xs = static_cast<const char *>(x.data());
@@ -106,7 +106,8 @@ KernelDef pooledAllToAllKernel() {
   d.validateGroup = validateGroup;
   d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kAllToAll);
   d.minInputs = d.maxInputs = 2;
-  d.summary = "pooled embeddings [B_total, D_me] -> [B_me, sum D] (output dist)";
+  d.summary =
+      "pooled embeddings [B_total, D_me] -> [B_me, sum D] (output dist)";
   return d;
 }
 

@@ -11,9 +11,9 @@ namespace ember {
 const KernelRegistry &cpuKernels() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
-    for (auto registerFn : {registerEmbeddingKernels, registerJaggedKernels,
-                            registerDenseKernels, registerShapeKernels,
-                            registerCollectiveKernels}) {
+    for (auto registerFn :
+         {registerEmbeddingKernels, registerJaggedKernels, registerDenseKernels,
+          registerShapeKernels, registerCollectiveKernels}) {
       Status s = registerFn(r);
       if (!s.isOk()) {
         // A duplicate or malformed kernel definition is a bug in Ember itself,

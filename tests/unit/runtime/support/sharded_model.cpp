@@ -40,8 +40,8 @@ Common addCommon(PlanBuilder &b, const ShardedTestModel &m) {
   Common c;
   c.dense = b.input("dense", DType::kFloat32,
                     {"B", Dim(ShardedTestModel::kDenseWidth)});
-  c.sparse = b.kjtInput("sparse", m.keys, DType::kInt64, DType::kInt64,
-                        m.weighted);
+  c.sparse =
+      b.kjtInput("sparse", m.keys, DType::kInt64, DType::kInt64, m.weighted);
   int relu = b.slot("dense_relu", DType::kFloat32,
                     {"B", Dim(ShardedTestModel::kDenseWidth)});
   b.instruction("relu", {c.dense}, {relu}, "dense_arch");
@@ -107,15 +107,13 @@ void buildTableWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
       .set_collective(1);
   std::vector<int> tables;
   for (int64_t i = 0; i < mine; ++i)
-    tables.push_back(b.constant("sparse_arch.t" + std::to_string(first + i),
-                                DType::kFloat32,
-                                {m.rows[first + i], m.dims[first + i]},
-                                m.tables[first + i].data()));
-  int local =
-      b.slot("sparse_arch.local", DType::kFloat32, {"BT", Dim(dimPerRank[rank])});
+    tables.push_back(b.constant(
+        "sparse_arch.t" + std::to_string(first + i), DType::kFloat32,
+        {m.rows[first + i], m.dims[first + i]}, m.tables[first + i].data()));
+  int local = b.slot("sparse_arch.local", DType::kFloat32,
+                     {"BT", Dim(dimPerRank[rank])});
   addLookup(b, m, v2, l2, -1, tables, first, mine, local, "sparse_arch.lookup");
-  int pooled =
-      b.slot("pooled", DType::kFloat32, {"B", Dim(m.pooledWidth())});
+  int pooled = b.slot("pooled", DType::kFloat32, {"B", Dim(m.pooledWidth())});
   b.instruction("pooled_all_to_all", {local, c.dense}, {pooled},
                 "sparse_arch.output_dist")
       .attr("dim_per_rank", dimPerRank)
@@ -124,7 +122,9 @@ void buildTableWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
   b.output("pooled", pooled);
 }
 
-int64_t blockSize(int64_t rows, int world) { return (rows + world - 1) / world; }
+int64_t blockSize(int64_t rows, int world) {
+  return (rows + world - 1) / world;
+}
 
 void buildRowWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
                       int rank) {
@@ -156,13 +156,13 @@ void buildRowWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
     int64_t begin = std::min(m.rows[f], rank * blocks[f]);
     int64_t end = std::min(m.rows[f], begin + blocks[f]);
     shard.rows[f] = end - begin;
-    tables.push_back(b.constant(
-        "sparse_arch.t" + std::to_string(f) + ".shard" + std::to_string(rank),
-        DType::kFloat32, {end - begin, m.dims[f]},
-        m.tables[f].data() + begin * m.dims[f]));
+    tables.push_back(b.constant("sparse_arch.t" + std::to_string(f) + ".shard" +
+                                    std::to_string(rank),
+                                DType::kFloat32, {end - begin, m.dims[f]},
+                                m.tables[f].data() + begin * m.dims[f]));
   }
-  int partial =
-      b.slot("sparse_arch.partial", DType::kFloat32, {"BT", Dim(m.pooledWidth())});
+  int partial = b.slot("sparse_arch.partial", DType::kFloat32,
+                       {"BT", Dim(m.pooledWidth())});
   addLookup(b, shard, v2, l2, w2, tables, 0, F, partial, "sparse_arch.lookup");
   int pooled = b.slot("pooled", DType::kFloat32, {"B", Dim(m.pooledWidth())});
   b.instruction("reduce_scatter", {partial, c.dense}, {pooled},
