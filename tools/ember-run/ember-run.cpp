@@ -8,15 +8,24 @@
 // only when every run succeeded, each through a temporary file, and either
 // all of them appear or none.
 //
+// Multi-rank: --nproc N starts N local ranks (launcher.h); a rank started by
+// an outside launcher (RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT or
+// EMBER_RENDEZVOUS in its environment) runs its program, the outputs are
+// gathered in rank order and rank 0 alone prints and writes them.
+//
 //===----------------------------------------------------------------------===//
+#include "batch_split.h"
 #include "ember/session.h"
 #include "io/npy.h"
 #include "kernels/kernel_registry.h"
 #include "latency.h"
+#include "launcher.h"
 #include "options.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <unistd.h>
@@ -32,7 +41,14 @@ constexpr int kExitUsage = 2;
 /// Arrays read from the input files, by name.
 using NamedArrays = std::map<std::string, Tensor>;
 
-Status readInputs(const RunOptions &o, NamedArrays &arrays) {
+/// '{rank}' in an input path becomes the rank (outside launchers).
+std::string forRank(std::string path, int rank) {
+  for (size_t at; (at = path.find("{rank}")) != std::string::npos;)
+    path.replace(at, 6, std::to_string(rank));
+  return path;
+}
+
+Status readInputs(const RunOptions &o, int rank, NamedArrays &arrays) {
   auto add = [&](const std::string &name, Tensor t,
                  const std::string &from) -> Status {
     if (!arrays.emplace(name, std::move(t)).second)
@@ -40,12 +56,14 @@ Status readInputs(const RunOptions &o, NamedArrays &arrays) {
                              "' is given twice (again in " + from + ")");
     return Status::ok();
   };
-  for (const std::string &npz : o.npzFiles) {
+  for (const std::string &npzPattern : o.npzFiles) {
+    std::string npz = forRank(npzPattern, rank);
     EMBER_ASSIGN_OR_RETURN(auto entries, npy::readNpz(npz));
     for (auto &e : entries)
       EMBER_RETURN_IF_ERROR(add(e.first, std::move(e.second), "'" + npz + "'"));
   }
-  for (const auto &[name, file] : o.inputFiles) {
+  for (const auto &[name, filePattern] : o.inputFiles) {
+    std::string file = forRank(filePattern, rank);
     EMBER_ASSIGN_OR_RETURN(Tensor t, npy::readNpy(file));
     EMBER_RETURN_IF_ERROR(add(name, std::move(t), "'" + file + "'"));
   }
@@ -169,28 +187,71 @@ Status writeReport(const RunOptions &o, const LatencyStats &s, int64_t batch,
   return npy::writeFileAtomic(o.reportJson, json);
 }
 
+std::string gRankPrefix; // "rank 2: " in a multi-rank run
+
 int fail(const Status &s) {
-  std::fprintf(stderr, "ember-run: error: %s\n", s.toString().c_str());
+  std::fprintf(stderr, "ember-run: %serror: %s\n", gRankPrefix.c_str(),
+               s.toString().c_str());
   return kExitRuntime;
 }
+
+/// Test-only: EMBER_RUN_TEST_FAULT=R:exit makes rank R exit (status 3) and
+/// R:hang makes it hang, both just before its first run, so that its peers
+/// are left waiting in their first collective.
+void injectTestFault(int rank) {
+  const char *fault = std::getenv("EMBER_RUN_TEST_FAULT");
+  if (!fault)
+    return;
+  std::string f = fault;
+  size_t colon = f.find(':');
+  if (colon == std::string::npos || std::atoi(f.c_str()) != rank)
+    return;
+  std::string what = f.substr(colon + 1);
+  std::fflush(stdout);
+  if (what == "exit")
+    ::_exit(3);
+  if (what == "hang")
+    for (;;)
+      ::pause();
+}
+
+int report(const RunOptions &o, const Session &session, const RunOutputs &out,
+           const std::vector<double> &latencies);
 
 int run(const RunOptions &o) {
   SessionOptions sessionOptions;
   sessionOptions.threads = o.threads;
   sessionOptions.boundsCheck = o.boundsCheck;
+  Status s = applyLaunchEnvironment(sessionOptions);
+  if (!s.isOk())
+    return fail(s);
+  if (!o.rendezvous.empty())
+    sessionOptions.rendezvous = o.rendezvous;
+  if (o.timeoutGiven)
+    sessionOptions.collectiveTimeoutSeconds = o.timeoutSeconds;
+  const int rank = sessionOptions.rank, world = sessionOptions.worldSize;
+  const bool multi = world > 1;
+  if (multi)
+    gRankPrefix = "rank " + std::to_string(rank) + ": ";
   auto session = Session::load(o.planPath, sessionOptions);
   if (!session)
     return fail(session.status());
   NamedArrays arrays;
-  Status s = readInputs(o, arrays);
+  s = readInputs(o, rank, arrays);
   if (!s.isOk())
+    return fail(s);
+  if (o.splitBatch &&
+      !(s = splitGlobalBatch((*session)->signature(), arrays, rank, world))
+           .isOk())
     return fail(s);
   RunInputs inputs;
   s = buildRunInputs((*session)->signature(), arrays, inputs);
   if (!s.isOk())
     return fail(s);
 
-  RunOutputs out;
+  injectTestFault(rank);
+  RunOutputs localOut;
+  RunOutputs &out = localOut;
   for (int i = 0; i < o.warmup; ++i)
     if (!(s = (*session)->run(inputs, &out)).isOk())
       return fail(s);
@@ -205,6 +266,24 @@ int run(const RunOptions &o) {
     latencies.push_back(
         std::chrono::duration<double, std::milli>(end - start).count());
   }
+  RunOutputs gathered;
+  const RunOutputs *result = &out;
+  if (multi) {
+    // Every rank takes part in the gather; the final barrier makes sure
+    // that rank 0 writes only when no rank failed up to here.
+    if (!(s = (*session)->gatherOutputs(out, &gathered)).isOk() ||
+        !(s = (*session)->barrier()).isOk())
+      return fail(s);
+    result = &gathered;
+    if (rank != 0)
+      return 0;
+  }
+  return report(o, **session, *result, latencies);
+}
+
+int report(const RunOptions &o, const Session &session, const RunOutputs &out,
+           const std::vector<double> &latencies) {
+  Status s;
   int64_t batch = batchSizeOf(out);
   LatencyStats stats = computeLatencyStats(latencies, batch);
 
@@ -223,7 +302,7 @@ int run(const RunOptions &o) {
   if (!o.outputDir.empty() && !(s = writeOutputs(o.outputDir, out)).isOk())
     return fail(s);
   if (!o.reportJson.empty() &&
-      !(s = writeReport(o, stats, batch, out, (*session)->stats())).isOk())
+      !(s = writeReport(o, stats, batch, out, session.stats())).isOk())
     return fail(s);
   return 0;
 }
@@ -249,6 +328,8 @@ int main(int argc, char **argv) {
       }
       return 0;
     }
+    if (options->nproc > 0)
+      return launchLocalRanks(argc, argv, *options);
     return run(*options);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ember-run: internal error: %s\n", e.what());

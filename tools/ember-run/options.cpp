@@ -24,6 +24,18 @@ read from NumPy files and writes its outputs as NAME.npy files.
   --threads T              kernel threads (default 1; 0 = one per core)
   --bounds-check MODE      fatal (default), warning or ignore
   --report-json FILE       write the latency report as JSON
+  --nproc N                start N local ranks (a plan for N ranks): the
+                           inputs are one global batch, split over the
+                           ranks; outputs are gathered in rank order
+  --timeout S              seconds after which rendezvous or a collective
+                           fails when a rank is dead or hung (default 60)
+  --rendezvous SPEC        file:DIR or tcp:HOST:PORT for ranks started by
+                           an outside launcher (default: MASTER_ADDR and
+                           MASTER_PORT, or EMBER_RENDEZVOUS)
+  --split-batch            with an outside launcher: every rank reads the
+                           same global inputs and takes its part of the
+                           batch (otherwise each reads its own; '{rank}' in
+                           an input path is replaced by the rank)
   --list-kernels           list the CPU kernels of this build and exit
   --help                   this text
 
@@ -92,6 +104,25 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       EMBER_ASSIGN_OR_RETURN(o.threads, parseCount(arg, v.c_str(), 0));
       if (o.threads > 1024)
         return invalidArgument("--threads " + v + " is too many");
+    } else if (arg == "--nproc") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      EMBER_ASSIGN_OR_RETURN(o.nproc, parseCount(arg, v.c_str(), 1));
+      if (o.nproc > 1024)
+        return invalidArgument("--nproc " + v + " is too many (at most 1024)");
+    } else if (arg == "--timeout") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      char *end = nullptr;
+      errno = 0;
+      double t = std::strtod(v.c_str(), &end);
+      if (errno || !end || *end || end == v.c_str() || !(t > 0) || t > 86400)
+        return invalidArgument("--timeout needs seconds in (0, 86400], not '" +
+                               v + "'");
+      o.timeoutSeconds = t;
+      o.timeoutGiven = true;
+    } else if (arg == "--rendezvous") {
+      EMBER_ASSIGN_OR_RETURN(o.rendezvous, next());
+    } else if (arg == "--split-batch") {
+      o.splitBatch = true;
     } else if (arg == "--bounds-check") {
       EMBER_ASSIGN_OR_RETURN(std::string v, next());
       auto mode = parseBoundsCheckMode(v);

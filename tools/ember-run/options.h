@@ -23,6 +23,12 @@ struct RunOptions {
   BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
   bool listKernels = false;
   bool help = false;
+  // Multi-rank (docs/runtime.md, "Multi-rank runs").
+  int nproc = 0;              // --nproc N: start N local ranks
+  double timeoutSeconds = 60; // --timeout S: rendezvous and collectives
+  bool timeoutGiven = false;
+  std::string rendezvous;  // --rendezvous file:DIR | tcp:HOST:PORT
+  bool splitBatch = false; // --split-batch: inputs are the global batch
 };
 
 /// Parses argv; an error is a usage error (exit code 2).

@@ -91,6 +91,23 @@ EmberStatusCode ember_session_options_set_threads(EmberSessionOptions *options,
 EmberStatusCode ember_session_options_set_bounds_check(
     EmberSessionOptions *options, EmberBoundsCheck mode, EmberStatus **status);
 
+/* Multi-rank sessions (docs/runtime.md, "Multi-rank"): this process runs
+ * rank `rank` of `world_size` (default 0 of 1); the ranks meet through
+ * `rendezvous` ("file:DIR" or "tcp:HOST:PORT"); rendezvous and collectives
+ * fail after `seconds` without hearing from a peer (default 60). */
+EmberStatusCode ember_session_options_set_rank(EmberSessionOptions *options,
+                                               int rank, int world_size,
+                                               EmberStatus **status);
+EmberStatusCode ember_session_options_set_rendezvous(
+    EmberSessionOptions *options, const char *rendezvous, EmberStatus **status);
+EmberStatusCode ember_session_options_set_collective_timeout(
+    EmberSessionOptions *options, double seconds, EmberStatus **status);
+/* RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR + MASTER_PORT, EMBER_RENDEZVOUS,
+ * EMBER_COMM_TIMEOUT, EMBER_COMM_HOST from the environment. */
+EmberStatusCode
+ember_session_options_apply_launch_environment(EmberSessionOptions *options,
+                                               EmberStatus **status);
+
 /* --- session ------------------------------------------------------------ */
 /* options may be NULL (defaults: 1 thread, fatal bounds checks). */
 EmberStatusCode ember_session_create(const char *plan_path,

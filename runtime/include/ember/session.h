@@ -41,13 +41,35 @@ struct SessionOptions {
   int threads = 1;
   /// What lookups do with ids outside their table.
   BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
-  /// The rank whose program this session runs. Plans for more than one rank
-  /// need the multi-rank launcher (not part of this build) and are refused.
+  /// Multi-rank execution: this process runs the program of `rank` out of
+  /// `worldSize` ranks (Plan.programs[rank] and its weights file). A plan
+  /// for another number of ranks is refused. applyLaunchEnvironment() fills
+  /// these from RANK / WORLD_SIZE / LOCAL_RANK / MASTER_ADDR / MASTER_PORT.
   int rank = 0;
+  int worldSize = 1;
+  int localRank = 0; // informational (LOCAL_RANK)
+  /// How the ranks find each other when worldSize > 1: "file:DIR" (a
+  /// directory every rank reaches; fresh for each job) or "tcp:HOST:PORT"
+  /// (rank 0 serves the store on PORT).
+  std::string rendezvous;
+  /// Rendezvous and every collective fail after this many seconds without
+  /// hearing from a peer (a dead or hung rank), naming the silent ranks.
+  double collectiveTimeoutSeconds = 60;
+  /// The address this rank's transport listens on; empty = 127.0.0.1 (all
+  /// ranks on one machine).
+  std::string commHost;
   /// Verify the XXH64 checksum of every weights file at load (reads every
   /// byte once).
   bool verifyChecksums = true;
 };
+
+/// Fills the multi-rank fields of `options` from the launcher's environment:
+/// RANK, WORLD_SIZE, LOCAL_RANK; MASTER_ADDR + MASTER_PORT give the rendezvous
+/// "tcp:MASTER_ADDR:MASTER_PORT"; EMBER_RENDEZVOUS (file:DIR | tcp:HOST:PORT)
+/// overrides it; EMBER_COMM_TIMEOUT (seconds) and EMBER_COMM_HOST set the
+/// timeout and listen address. Variables that are not set leave the field
+/// unchanged; malformed ones are an error naming the variable.
+Status applyLaunchEnvironment(SessionOptions &options);
 
 /// A dense input or output as the plan declares it; dims are sizes ("13") or
 /// symbols ("B", "4*B").
@@ -63,6 +85,7 @@ struct KjtInfo {
   DType valuesDType = DType::kInt64;
   DType lengthsDType = DType::kInt64;
   bool hasWeights = false;
+  std::string batchSymbol = "B"; // the symbol of its batch dimension
 };
 
 struct ModelSignature {
@@ -144,6 +167,15 @@ public:
 
   const ModelSignature &signature() const;
   const SessionOptions &options() const;
+
+  /// Multi-rank: concatenates every rank's outputs in rank order along
+  /// dimension 0 where the plan's output has a symbolic first dimension (the
+  /// batch), and takes rank 0's value for the others. Every rank must call
+  /// it; every rank gets the result. In a single-rank session a copy.
+  Status gatherOutputs(const RunOutputs &local, RunOutputs *global) const;
+  /// Multi-rank: returns when every rank has called it (or fails within the
+  /// timeout). A no-op in a single-rank session.
+  Status barrier() const;
   SessionStats stats() const;
 
   struct Impl;

@@ -140,6 +140,69 @@ EmberStatusCode ember_session_options_set_threads(EmberSessionOptions *options,
   return ok(status);
 }
 
+EmberStatusCode ember_session_options_set_rank(EmberSessionOptions *options,
+                                               int rank, int world_size,
+                                               EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_rank", "options");
+  if (world_size < 1 || world_size > 65536 || rank < 0 || rank >= world_size)
+    return fail(status, EMBER_INVALID_ARGUMENT,
+                "ember_session_options_set_rank: rank " + std::to_string(rank) +
+                    " is not in a world of " + std::to_string(world_size));
+  options->options.rank = rank;
+  options->options.worldSize = world_size;
+  return ok(status);
+}
+
+EmberStatusCode
+ember_session_options_set_rendezvous(EmberSessionOptions *options,
+                                     const char *rendezvous,
+                                     EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_rendezvous",
+                        "options");
+  if (!rendezvous)
+    return nullArgument(status, "ember_session_options_set_rendezvous",
+                        "rendezvous");
+  try {
+    options->options.rendezvous = rendezvous;
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
+
+EmberStatusCode ember_session_options_set_collective_timeout(
+    EmberSessionOptions *options, double seconds, EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_collective_timeout",
+                        "options");
+  if (!(seconds > 0) || seconds > 86400)
+    return fail(status, EMBER_INVALID_ARGUMENT,
+                "ember_session_options_set_collective_timeout: " +
+                    std::to_string(seconds) + " s is out of range (0, 86400]");
+  options->options.collectiveTimeoutSeconds = seconds;
+  return ok(status);
+}
+
+EmberStatusCode
+ember_session_options_apply_launch_environment(EmberSessionOptions *options,
+                                               EmberStatus **status) {
+  if (!options)
+    return nullArgument(
+        status, "ember_session_options_apply_launch_environment", "options");
+  try {
+    ember::SessionOptions copy = options->options;
+    ember::Status s = ember::applyLaunchEnvironment(copy);
+    if (!s.isOk())
+      return fail(status, static_cast<EmberStatusCode>(s.code()), s.message());
+    options->options = copy;
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
+
 EmberStatusCode ember_session_options_set_bounds_check(
     EmberSessionOptions *options, EmberBoundsCheck mode, EmberStatus **status) {
   if (!options)

@@ -1,6 +1,9 @@
 //===- session.cpp - Loading and running Ember plans ----------------------===//
 #include "ember/session.h"
 
+#include "comm/comm_options.h"
+#include "comm/communicator.h"
+
 #include "executor/executor.h"
 #include "executor/input_binding.h"
 #include "executor/run_context.h"
@@ -54,6 +57,10 @@ struct Session::Impl {
   std::shared_ptr<const Program> program;
   SessionOptions options;
   std::unique_ptr<ThreadPool> pool;
+  /// Multi-rank sessions: the communicator, and one run at a time (every
+  /// rank must issue its collectives in the same order).
+  std::unique_ptr<Communicator> comm;
+  mutable std::mutex runMutex;
 
   mutable std::mutex mutex;
   mutable std::vector<std::unique_ptr<RunContext>> idle;
@@ -98,14 +105,35 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     return invalidArgument("SessionOptions.threads " +
                            std::to_string(options.threads) +
                            " is out of range");
+  if (options.worldSize < 1 || options.worldSize > 65536 || options.rank < 0 ||
+      options.rank >= options.worldSize)
+    return invalidArgument(
+        "SessionOptions: rank " + std::to_string(options.rank) +
+        " is not in a world of " + std::to_string(options.worldSize));
   LoadOptions loadOptions;
   loadOptions.rank = options.rank;
+  loadOptions.worldSize = options.worldSize;
   loadOptions.verifyChecksums = options.verifyChecksums;
   EMBER_ASSIGN_OR_RETURN(std::shared_ptr<const Program> program,
                          loadProgram(planPath, loadOptions, kernels));
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(program);
   impl->options = options;
+  if (options.worldSize > 1) {
+    if (options.rendezvous.empty())
+      return invalidArgument(
+          "SessionOptions.rendezvous is empty: a session of " +
+          std::to_string(options.worldSize) +
+          " ranks needs file:DIR or tcp:HOST:PORT (or MASTER_ADDR/"
+          "MASTER_PORT through applyLaunchEnvironment)");
+    CommOptions comm;
+    comm.rank = options.rank;
+    comm.worldSize = options.worldSize;
+    comm.rendezvous = options.rendezvous;
+    comm.timeoutSeconds = options.collectiveTimeoutSeconds;
+    comm.host = options.commHost;
+    EMBER_ASSIGN_OR_RETURN(impl->comm, createCommunicator(comm));
+  }
   impl->pool = std::make_unique<ThreadPool>(options.threads);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -128,11 +156,14 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
   if (!outputs)
     return invalidArgument("Session::run: outputs is null");
   const Program &program = *impl_->program;
+  std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
+  if (impl_->comm)
+    serial.lock();
   std::unique_ptr<RunContext> ctx = impl_->acquire();
   Status status = bindInputs(program, inputs, *ctx);
   if (status.isOk())
-    status =
-        executeProgram(program, *ctx, *impl_->pool, impl_->options.boundsCheck);
+    status = executeProgram(program, *ctx, *impl_->pool,
+                            impl_->options.boundsCheck, impl_->comm.get());
   if (status.isOk()) {
     auto &entries = outputs->entries_;
     bool sameNames = entries.size() == program.outputs.size();
@@ -161,6 +192,85 @@ Result<RunOutputs> Session::run(const RunInputs &inputs) const {
   RunOutputs outputs;
   EMBER_RETURN_IF_ERROR(run(inputs, &outputs));
   return outputs;
+}
+
+Status Session::barrier() const {
+  if (!impl_->comm)
+    return Status::ok();
+  return ember::barrier(*impl_->comm, "Session::barrier");
+}
+
+Status Session::gatherOutputs(const RunOutputs &local,
+                              RunOutputs *global) const {
+  if (!global)
+    return invalidArgument("Session::gatherOutputs: global is null");
+  if (global == &local)
+    return invalidArgument(
+        "Session::gatherOutputs: local and global must differ");
+  const Program &program = *impl_->program;
+  if (local.size() != program.outputs.size())
+    return invalidArgument("Session::gatherOutputs: the local outputs are "
+                           "not those of a run of this session");
+  Communicator *comm = impl_->comm.get();
+  const int world = comm ? comm->worldSize() : 1;
+  const int me = comm ? comm->rank() : 0;
+  std::vector<int> group(world);
+  for (int r = 0; r < world; ++r)
+    group[r] = r;
+  global->entries_.clear();
+  global->invalidIds_ = local.invalidIds();
+  for (size_t i = 0; i < program.outputs.size(); ++i) {
+    const Tensor &t = local.tensor(i);
+    const SlotInfo &slot = program.slots[program.outputs[i].slot];
+    bool batched = t.rank() > 0 && slot.rank > 0 && slot.dims[0].isSymbolic();
+    std::string what = "gathering output '" + local.name(i) + "'";
+    int64_t rowBytes = 0;
+    if (t.rank() > 0 && t.dim(0) > 0)
+      rowBytes = static_cast<int64_t>(t.nbytes()) / t.dim(0);
+    else if (t.rank() > 0) {
+      rowBytes = static_cast<int64_t>(dtypeSize(t.dtype()));
+      for (int d = 1; d < t.rank(); ++d)
+        rowBytes *= t.dim(d);
+    }
+    int64_t rows = batched ? t.dim(0) : 0;
+    std::vector<int64_t> mine;
+    for (int r = 0; r < world; ++r)
+      mine.insert(mine.end(), {rows, rowBytes});
+    EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> all,
+                           exchangeCounts(comm, group, me, mine, 2, what));
+    Tensor out;
+    std::vector<SendBuffer> sends(world);
+    std::vector<RecvBuffer> recvs(world);
+    if (batched) {
+      int64_t total = 0;
+      for (int r = 0; r < world; ++r) {
+        if (all[2 * r + 1] != rowBytes && all[2 * r] > 0)
+          return invalidArgument(what + ": rank " + std::to_string(r) +
+                                 " has rows of another size");
+        total += all[2 * r];
+      }
+      Shape shape = t.shape();
+      shape[0] = total;
+      EMBER_ASSIGN_OR_RETURN(out, Tensor::allocate(t.dtype(), shape));
+      int64_t off = 0;
+      for (int r = 0; r < world; ++r) {
+        sends[r] = {t.data(), t.nbytes()};
+        recvs[r] = {static_cast<char *>(out.data()) + off * rowBytes,
+                    static_cast<size_t>(all[2 * r] * rowBytes)};
+        off += all[2 * r];
+      }
+    } else {
+      // Rank 0's value, sent to every rank (shapes agree by the plan).
+      EMBER_ASSIGN_OR_RETURN(out, Tensor::allocate(t.dtype(), t.shape()));
+      for (int r = 0; r < world; ++r) {
+        sends[r] = {t.data(), me == 0 ? t.nbytes() : 0};
+        recvs[r] = {out.data(), r == 0 ? out.nbytes() : 0};
+      }
+    }
+    EMBER_RETURN_IF_ERROR(runExchange(comm, group, me, sends, recvs, what));
+    global->entries_.emplace_back(local.name(i), std::move(out));
+  }
+  return Status::ok();
 }
 
 const ModelSignature &Session::signature() const {

@@ -17,8 +17,8 @@ const Tensor &undefinedTensor() {
 class InstructionContext : public KernelContext {
 public:
   InstructionContext(const Program &program, RunContext &run, ThreadPool &pool,
-                     BoundsCheckMode mode)
-      : program_(program), run_(run), pool_(pool), mode_(mode) {}
+                     BoundsCheckMode mode, Communicator *comm)
+      : program_(program), run_(run), pool_(pool), mode_(mode), comm_(comm) {}
 
   void setInstruction(const InstructionInfo *instr) { instr_ = instr; }
 
@@ -119,6 +119,11 @@ public:
   BoundsCheckMode boundsCheck() const override { return mode_; }
   void reportInvalidIds(int64_t count) override { run_.invalidIds += count; }
   std::string location() const override { return instr_->location; }
+  const CollectiveInfo *collective() const override {
+    return instr_->collective >= 0 ? &program_.collectives[instr_->collective]
+                                   : nullptr;
+  }
+  Communicator *communicator() const override { return comm_; }
 
 private:
   void dropSlot(SlotState &slot) {
@@ -132,6 +137,7 @@ private:
   RunContext &run_;
   ThreadPool &pool_;
   BoundsCheckMode mode_;
+  Communicator *comm_;
   const InstructionInfo *instr_ = nullptr;
 };
 
@@ -182,7 +188,7 @@ Status checkOutput(const Program &program, const InstructionInfo &instr,
 } // namespace
 
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck) {
+                      BoundsCheckMode boundsCheck, Communicator *comm) {
   // Constants are views of the mapped weights files.
   for (size_t s = 0; s < program.slots.size(); ++s)
     if (program.slots[s].kind == SlotInfo::Kind::kConstant)
@@ -190,7 +196,7 @@ Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
 
   EMBER_RETURN_IF_ERROR(
       ctx.staticArena.reserve(static_cast<size_t>(program.staticArenaBytes)));
-  InstructionContext kctx(program, ctx, pool, boundsCheck);
+  InstructionContext kctx(program, ctx, pool, boundsCheck, comm);
   for (const InstructionInfo &instr : program.instructions) {
     kctx.setInstruction(&instr);
     Status status = instr.kernel->run(kctx);

@@ -21,9 +21,12 @@
 namespace ember {
 
 class ThreadPool;
+class Communicator;
 
+/// `comm` is the session's communicator (nullptr for a single-rank session).
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck);
+                      BoundsCheckMode boundsCheck,
+                      Communicator *comm = nullptr);
 
 } // namespace ember
 

@@ -21,6 +21,8 @@
 namespace ember {
 
 class ThreadPool;
+class Communicator;
+struct CollectiveInfo;
 
 class KernelContext {
 public:
@@ -47,6 +49,12 @@ public:
   /// Where the kernel runs, for error messages: e.g.
   /// "instruction 12 'embedding_bag' (sparse_arch.ebc.t_user)".
   virtual std::string location() const = 0;
+
+  /// The collective descriptor of this instruction (Instruction.collective),
+  /// or nullptr: a collective kernel then runs as a group of one.
+  virtual const CollectiveInfo *collective() const { return nullptr; }
+  /// The session's communicator; nullptr in a single-rank session.
+  virtual Communicator *communicator() const { return nullptr; }
 };
 
 } // namespace ember

@@ -21,6 +21,11 @@ using KernelFn = Status (*)(KernelContext &ctx);
 using KernelValidateFn = Status (*)(const Attributes &attrs, int numInputs,
                                     int numOutputs);
 
+/// For collective kernels: checks the attributes against the size of the
+/// collective's group (e.g. one split per member) at load time.
+using KernelValidateGroupFn = Status (*)(const Attributes &attrs,
+                                         int groupSize);
+
 struct KernelDef {
   std::string name;  // the plan's instruction kind, e.g. "embedding_bag"
   KernelFn run = nullptr;
@@ -32,6 +37,10 @@ struct KernelDef {
   /// writing new memory. The memory plan extends the input's lifetime over
   /// the view's, and the executor refuses such views from other kernels.
   bool outputsAliasInputs = false;
+  /// Collective kernels: the plan::CollectiveDescriptor::Kind their
+  /// instruction's descriptor must have (0: not a collective).
+  int collectiveKind = 0;
+  KernelValidateGroupFn validateGroup = nullptr;
 };
 
 /// The kernels of one backend. Registration is explicit (no static

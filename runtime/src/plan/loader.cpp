@@ -132,6 +132,8 @@ private:
   Status buildInstruction(const plan::RankProgram &rp, int index,
                           std::vector<char> &recordedEvents);
   Status buildOutputs(const plan::RankProgram &rp);
+  Status checkCollectiveUse(const KernelDef &def, const plan::Instruction &in,
+                            InstructionInfo &info);
   void computeLiveness();
   int internSymbol(const std::string &name);
   std::string dimsToString(const std::vector<DimSpec> &dims) const;
@@ -172,6 +174,16 @@ Status ProgramBuilder::checkHeader() {
     return invalidArgument("rank " + std::to_string(options_.rank) +
                            " is not in a plan for " + std::to_string(world) +
                            " rank(s)");
+  if (world != options_.worldSize)
+    return failedPrecondition(
+        "the plan is for " + std::to_string(world) + " rank(s) but " +
+        (options_.worldSize == 1
+             ? std::string("this is a single-rank session")
+             : "this session's world has " +
+                   std::to_string(options_.worldSize) + " ranks") +
+        "; run it with " + std::to_string(world) +
+        " ranks (ember-run --nproc " + std::to_string(world) +
+        ", or SessionOptions.worldSize/rank and a rendezvous per rank)");
   return Status::ok();
 }
 
@@ -257,6 +269,15 @@ Status ProgramBuilder::checkCollectives() {
       return invalidArgument(what + ": keys_per_rank has " +
                              std::to_string(cd.keys_per_rank_size()) +
                              " entries for a group of " + std::to_string(g));
+    CollectiveInfo info;
+    info.kind = static_cast<CollectiveInfo::Kind>(cd.kind());
+    info.groupRanks.assign(cd.group_ranks().begin(), cd.group_ranks().end());
+    info.name = cd.name();
+    info.position = -1;
+    for (int i = 0; i < g; ++i)
+      if (cd.group_ranks(i) == options_.rank)
+        info.position = i;
+    program_->collectives.push_back(std::move(info));
   }
   return Status::ok();
 }
@@ -480,8 +501,9 @@ Status ProgramBuilder::buildSignature(const plan::RankProgram &rp) {
                                program_->describeSlot(b.weightsSlot) +
                                " must be float32 of rank 1");
     }
-    program_->signature.kjtInputs.push_back(
-        {b.name, b.keys, valuesType, lengthsType, spec.has_weights()});
+    program_->signature.kjtInputs.push_back({b.name, b.keys, valuesType,
+                                             lengthsType, spec.has_weights(),
+                                             program_->symbols[b.batchSymbol]});
     program_->kjtInputs.push_back(std::move(b));
   }
   return Status::ok();
@@ -700,7 +722,54 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
     return fail(invalidArgument("refers to collective " +
                                 std::to_string(in.collective() - 1) + " of " +
                                 std::to_string(plan_.collectives_size())));
+  EMBER_RETURN_IF_ERROR(fail(checkCollectiveUse(def, in, info)));
   program_->instructions.push_back(std::move(info));
+  return Status::ok();
+}
+
+Status ProgramBuilder::checkCollectiveUse(const KernelDef &def,
+                                          const plan::Instruction &in,
+                                          InstructionInfo &info) {
+  if (def.collectiveKind == 0) {
+    if (in.collective() != 0)
+      return invalidArgument("kernel '" + def.name +
+                             "' is not a collective but refers to collective " +
+                             std::to_string(in.collective() - 1));
+    return Status::ok();
+  }
+  auto kindName = [](int kind) {
+    return plan::CollectiveDescriptor::Kind_Name(
+        static_cast<plan::CollectiveDescriptor::Kind>(kind));
+  };
+  if (in.collective() == 0)
+    return invalidArgument("kernel '" + def.name +
+                           "' is a collective and needs a descriptor of kind " +
+                           kindName(def.collectiveKind) +
+                           " (Instruction.collective = 1 + its index in "
+                           "Plan.collectives)");
+  int index = in.collective() - 1;
+  const CollectiveInfo &c = program_->collectives[index];
+  std::string what =
+      "collective " + std::to_string(index) + " '" + c.name + "'";
+  if (static_cast<int>(c.kind) != def.collectiveKind)
+    return invalidArgument("kernel '" + def.name +
+                           "' needs a collective of kind " +
+                           kindName(def.collectiveKind) + " but " + what +
+                           " is " + kindName(static_cast<int>(c.kind)));
+  if (c.position < 0) {
+    std::string ranks;
+    for (int r : c.groupRanks)
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    return invalidArgument("rank " + std::to_string(options_.rank) + " runs " +
+                           what + " but is not in its group (" + ranks + ")");
+  }
+  if (def.validateGroup) {
+    Status s =
+        def.validateGroup(info.attrs, static_cast<int>(c.groupRanks.size()));
+    if (!s.isOk())
+      return s.withContext(what);
+  }
+  info.collective = index;
   return Status::ok();
 }
 
@@ -780,6 +849,7 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   EMBER_RETURN_IF_ERROR(checkCollectives());
   const plan::RankProgram &rp = plan_.programs(options_.rank);
   program_->rank = options_.rank;
+  program_->worldSize = plan_.programs_size();
   std::string rankContext =
       "rank " + std::to_string(options_.rank) + " program";
   auto inRank = [&](Status s) {
@@ -793,11 +863,6 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   EMBER_RETURN_IF_ERROR(inRank(buildOutputs(rp)));
   computeLiveness();
   EMBER_RETURN_IF_ERROR(inRank(validateMemoryPlan(rp, *program_)));
-  if (plan_.programs_size() > 1)
-    return failedPrecondition(
-        "the plan is for " + std::to_string(plan_.programs_size()) +
-        " ranks; this runtime runs single-rank plans only (multi-rank "
-        "execution needs the collective backends)");
   return std::shared_ptr<const Program>(program_);
 }
 

@@ -21,6 +21,9 @@ class KernelRegistry;
 
 struct LoadOptions {
   int rank = 0;
+  /// The ranks the caller runs: a plan for another number of ranks is
+  /// refused (a single-rank session cannot run a multi-rank plan).
+  int worldSize = 1;
   bool verifyChecksums = true;
   /// The backend that will run the program ("cpu" or "cuda"); a plan
   /// compiled for another target is refused.

@@ -9,6 +9,7 @@
 #ifndef EMBER_PLAN_PROGRAM_H
 #define EMBER_PLAN_PROGRAM_H
 
+#include "comm/collective_info.h"
 #include "ember/dtype.h"
 #include "ember/session.h"
 #include "ember/tensor.h"
@@ -60,6 +61,7 @@ struct InstructionInfo {
   std::vector<int> outputs;
   Attributes attrs;
   int stream = 0;
+  int collective = -1;           // index into Program::collectives, or -1
   std::vector<int> releaseAfter; // slots whose last use is this instruction
   std::string location;          // "instruction 3 'linear' (bottom_mlp.0)"
 };
@@ -86,6 +88,7 @@ class MappedFile;
 
 struct Program {
   int rank = 0;
+  int worldSize = 1;
   std::vector<std::string> symbols;
   /// Per symbol: its upper bound from the plan (--max-batch), or -1.
   std::vector<int64_t> symbolMax;
@@ -96,6 +99,9 @@ struct Program {
   std::vector<DenseInputBinding> inputs;
   std::vector<KjtInputBinding> kjtInputs;
   std::vector<OutputBinding> outputs;
+  /// Every CollectiveDescriptor of the plan, seen from this rank (position
+  /// -1 where this rank is not in the group).
+  std::vector<CollectiveInfo> collectives;
   /// One per slot; defined for constant slots (views of mapped files).
   std::vector<Tensor> constants;
   std::vector<std::shared_ptr<MappedFile>> files;

@@ -1,12 +1,15 @@
 //===- c_api_test.cpp - The C API on the test DLRM ------------------------===//
 #include "ember/c_api.h"
+#include "ember/session.h"
 #include "support/dlrm_model.h"
+#include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <thread>
 
 using namespace ember::testing;
 
@@ -239,3 +242,114 @@ TEST_F(CApiTest, ErrorsAreStatusesNotCrashes) {
 }
 
 } // namespace
+
+// --- multi-rank --------------------------------------------------------------
+
+TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  auto single = writeSingleRankTestPlan(m, dir.path(), "single");
+  auto sharded =
+      writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
+  ASSERT_TRUE(single.isOk() && sharded.isOk());
+  const int64_t batch = 5, F = static_cast<int64_t>(m.keys.size());
+  ShardedTestBatch global = makeShardedTestBatch(m, batch, 3);
+  // The reference: one rank, the C++ API.
+  auto one = ember::Session::load(*single);
+  ASSERT_TRUE(one.isOk());
+  ember::RunInputs in;
+  in.set("dense", ember::Tensor::view(global.dense.data(),
+                                      ember::DType::kFloat32, {batch, 3}));
+  in.set("sparse",
+         *ember::KeyedJaggedTensor::fromLengths(
+             m.keys,
+             ember::Tensor::view(global.values.data(), ember::DType::kInt64,
+                                 {static_cast<int64_t>(global.values.size())}),
+             ember::Tensor::view(global.lengths.data(), ember::DType::kInt64,
+                                 {F * batch})));
+  auto expected = (*one)->run(in);
+  ASSERT_TRUE(expected.isOk()) << expected.status().toString();
+  const ember::Tensor &want = *expected->find("pooled");
+
+  {
+    StatusHolder st;
+    EmberSessionOptions *options = ember_session_options_create();
+    EXPECT_EQ(ember_session_options_set_rank(options, 2, 2, st.out()),
+              EMBER_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        ember_session_options_set_collective_timeout(options, -1, st.out()),
+        EMBER_INVALID_ARGUMENT);
+    EXPECT_EQ(ember_session_options_set_rendezvous(options, nullptr, st.out()),
+              EMBER_INVALID_ARGUMENT);
+    EmberSession *session = nullptr;
+    EXPECT_EQ(
+        ember_session_create(sharded->c_str(), options, &session, st.out()),
+        EMBER_FAILED_PRECONDITION);
+    EXPECT_NE(st.message().find("single-rank session"), std::string::npos)
+        << st.message();
+    ember_session_options_free(options);
+  }
+
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      StatusHolder st;
+      EmberSessionOptions *options = ember_session_options_create();
+      ASSERT_EQ(ember_session_options_set_rank(options, r, 2, st.out()),
+                EMBER_OK);
+      std::string rendezvous = "file:" + dir.file("store");
+      ASSERT_EQ(ember_session_options_set_rendezvous(
+                    options, rendezvous.c_str(), st.out()),
+                EMBER_OK);
+      ASSERT_EQ(
+          ember_session_options_set_collective_timeout(options, 30, st.out()),
+          EMBER_OK);
+      EmberSession *session = nullptr;
+      ASSERT_EQ(
+          ember_session_create(sharded->c_str(), options, &session, st.out()),
+          EMBER_OK)
+          << st.message();
+      ember_session_options_free(options);
+      int64_t begin = r == 0 ? 0 : 3, end = r == 0 ? 3 : batch;
+      ShardedTestBatch local = sliceShardedTestBatch(global, F, begin, end);
+      int64_t denseDims[2] = {end - begin, 3};
+      int64_t nValues = static_cast<int64_t>(local.values.size());
+      int64_t nLengths = static_cast<int64_t>(local.lengths.size());
+      EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
+      ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2, local.dense.data(),
+                               &dense, st.out());
+      ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
+                               &values, st.out());
+      ember_tensor_create_view(EMBER_INT64, &nLengths, 1, local.lengths.data(),
+                               &lengths, st.out());
+      std::vector<const char *> keys;
+      for (const std::string &k : m.keys)
+        keys.push_back(k.c_str());
+      EmberInputs *inputs = ember_inputs_create();
+      ember_inputs_set_tensor(inputs, "dense", dense, st.out());
+      ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keys.data(), F, values,
+                                     lengths, nullptr, st.out()),
+                EMBER_OK)
+          << st.message();
+      EmberOutputs *outputs = nullptr;
+      ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()),
+                EMBER_OK)
+          << st.message();
+      const EmberTensor *pooled = nullptr;
+      ASSERT_EQ(ember_outputs_get(outputs, "pooled", &pooled, st.out()),
+                EMBER_OK);
+      ASSERT_EQ(ember_tensor_dim(pooled, 0), end - begin);
+      const int64_t width = ember_tensor_dim(pooled, 1);
+      const float *got = static_cast<const float *>(ember_tensor_data(pooled));
+      for (int64_t i = 0; i < (end - begin) * width; ++i)
+        EXPECT_EQ(got[i], want.data<float>()[begin * width + i]) << i;
+      ember_outputs_free(outputs);
+      ember_inputs_free(inputs);
+      ember_tensor_free(dense);
+      ember_tensor_free(values);
+      ember_tensor_free(lengths);
+      ember_session_free(session);
+    });
+  for (auto &t : ranks)
+    t.join();
+}

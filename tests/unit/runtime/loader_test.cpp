@@ -399,7 +399,8 @@ TEST_F(LoaderTest, MultiRankPlanIsRefused) {
                  c->add_group_ranks(0);
                  c->add_group_ranks(1);
                }),
-               StatusCode::kFailedPrecondition, "single-rank plans only");
+               StatusCode::kFailedPrecondition,
+               "the plan is for 2 rank(s) but this is a single-rank session");
   EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
                  auto *c = p.add_collectives();
                  c->set_kind(plan::CollectiveDescriptor::ALL_GATHER);

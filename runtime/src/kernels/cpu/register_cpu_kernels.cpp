@@ -1,4 +1,5 @@
 //===- register_cpu_kernels.cpp - The CPU kernel registry ------------------===//
+#include "comm/kernels/collective_kernels.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/kernel_registry.h"
 
@@ -10,8 +11,9 @@ namespace ember {
 const KernelRegistry &cpuKernels() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
-    for (auto registerFn : {registerEmbeddingKernels, registerJaggedKernels,
-                            registerDenseKernels, registerShapeKernels}) {
+    for (auto registerFn :
+         {registerEmbeddingKernels, registerJaggedKernels, registerDenseKernels,
+          registerShapeKernels, registerCollectiveKernels}) {
       Status s = registerFn(r);
       if (!s.isOk()) {
         // A duplicate or malformed kernel definition is a bug in Ember itself,

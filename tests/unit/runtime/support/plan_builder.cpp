@@ -177,10 +177,9 @@ void PlanBuilder::output(const std::string &name, int slot) {
   program().add_output_slots(slot);
 }
 
-Result<std::string> PlanBuilder::write(const std::string &dir,
-                                       const std::string &base, bool text) {
+Status PlanBuilder::writeWeights(const std::string &dir,
+                                 const std::string &weightsName) {
   std::string error;
-  std::string weightsName = base + ".rank0.weights";
   if (!constants_.empty()) {
     WeightsFileWriter writer;
     if (!writer.open(dir + "/" + weightsName, &error))
@@ -194,6 +193,13 @@ Result<std::string> PlanBuilder::write(const std::string &dir,
       return invalidArgument(error);
     constants_.clear(); // written; a second write keeps the file entry
   }
+  return Status::ok();
+}
+
+Result<std::string> PlanBuilder::write(const std::string &dir,
+                                       const std::string &base, bool text) {
+  std::string error;
+  EMBER_RETURN_IF_ERROR(writeWeights(dir, base + ".rank0.weights"));
   std::string path = dir + "/" + base + (text ? ".plan.txt" : ".plan");
   if (!writePlanFile(plan_, path, &error))
     return invalidArgument(error);

@@ -84,6 +84,9 @@ public:
   plan::Plan &proto() { return plan_; }
   plan::RankProgram &program() { return *plan_.mutable_programs(0); }
 
+  /// Writes the constants to DIR/NAME and records that file in the program
+  /// (for multi-rank plans assembled from one builder per rank).
+  Status writeWeights(const std::string &dir, const std::string &name);
   /// Writes DIR/BASE.plan (or .plan.txt when text) and DIR/BASE.rank0.weights.
   /// Returns the plan's path.
   Result<std::string> write(const std::string &dir, const std::string &base,

@@ -1,0 +1,114 @@
+//===- pooled_all_to_all_kernel.cpp - pooled_all_to_all -------------------===//
+//
+// inputs:  0 x [B_total, D_me] (rows ordered by destination position: the
+//            first B_0 rows go to position 0, ...), 1 batch_ref (dim 0 is
+//            this rank's local batch B_me)
+// attrs:   dim_per_rank (one D per group position)
+// output:  [B_me, sum(D)], the columns of position 0 first
+//
+// The B and D of every position are exchanged first (and checked against
+// dim_per_rank), then each position's rows; empty blocks are not sent.
+//
+//===----------------------------------------------------------------------===//
+#include "comm/kernels/collective_common.h"
+#include "comm/kernels/collective_kernel_defs.h"
+
+#include <cstring>
+
+namespace ember::collective {
+
+namespace {
+
+Status validate(const Attributes &attrs, int, int) {
+  return perMemberInts(attrs, "dim_per_rank", -1).status();
+}
+
+Status validateGroup(const Attributes &attrs, int groupSize) {
+  return perMemberInts(attrs, "dim_per_rank", groupSize).status();
+}
+
+Status run(KernelContext &ctx) {
+  Group group = groupOf(ctx);
+  const std::string &where = group.what;
+  const int g = group.size(), me = group.position;
+  auto dimsOr = perMemberInts(ctx.attrs(), "dim_per_rank", g);
+  if (!dimsOr)
+    return dimsOr.status().withContext(where);
+  const std::vector<int64_t> &dims = *dimsOr;
+  const Tensor &x = ctx.input(0), &ref = ctx.input(1);
+  if (!x.defined() || x.rank() != 2)
+    return invalidArgument(where + ": x must have rank 2 [B_total, D], not " +
+                           (x.defined() ? x.describe() : "absent"));
+  if (!ref.defined() || ref.rank() < 1)
+    return invalidArgument(where + ": batch_ref must have rank >= 1");
+  if (x.dim(1) != dims[me])
+    return invalidArgument(where + ": x has " + std::to_string(x.dim(1)) +
+                           " columns but dim_per_rank[" + std::to_string(me) +
+                           "] is " + std::to_string(dims[me]));
+  const int64_t bMe = ref.dim(0);
+  EMBER_ASSIGN_OR_RETURN(
+      std::vector<int64_t> hdr,
+      group.allGatherInts({bMe, x.dim(1), static_cast<int64_t>(x.dtype())},
+                          " (batch sizes)"));
+  std::vector<int64_t> batches(g);
+  for (int q = 0; q < g; ++q) {
+    batches[q] = hdr[3 * q];
+    if (hdr[3 * q + 1] != dims[q] ||
+        hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
+      return invalidArgument(
+          where + ": group position " + std::to_string(q) + " sends " +
+          std::to_string(hdr[3 * q + 1]) + " columns of dtype code " +
+          std::to_string(hdr[3 * q + 2]) + ", but dim_per_rank says " +
+          std::to_string(dims[q]) + " and this rank has " +
+          std::string(dtypeName(x.dtype())));
+  }
+  std::vector<int64_t> rowOff = prefixSums(batches), colOff = prefixSums(dims);
+  if (x.dim(0) != rowOff[g])
+    return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
+                           " rows but the group's batch sizes sum to " +
+                           std::to_string(rowOff[g]));
+  const size_t es = dtypeSize(x.dtype());
+  const int64_t dSum = colOff[g];
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, x.dtype(), {bMe, dSum}));
+  EMBER_ASSIGN_OR_RETURN(
+      char *staging, scratchBytes(ctx, static_cast<size_t>(bMe * dSum) * es));
+  std::vector<SendBuffer> sends(g);
+  std::vector<RecvBuffer> recvs(g);
+  const char *xs = static_cast<const char *>(x.data());
+  for (int q = 0; q < g; ++q) {
+    sends[q] = {xs + static_cast<size_t>(rowOff[q] * dims[me]) * es,
+                static_cast<size_t>(batches[q] * dims[me]) * es};
+    recvs[q] = {staging + static_cast<size_t>(bMe * colOff[q]) * es,
+                static_cast<size_t>(bMe * dims[q]) * es};
+  }
+  EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, ""));
+  char *o = static_cast<char *>(out->data());
+  for (int q = 0; q < g; ++q) {
+    size_t rowBytes = static_cast<size_t>(dims[q]) * es;
+    if (!rowBytes)
+      continue;
+    const char *block = staging + static_cast<size_t>(bMe * colOff[q]) * es;
+    for (int64_t b = 0; b < bMe; ++b)
+      std::memcpy(o + static_cast<size_t>(b * dSum + colOff[q]) * es,
+                  block + b * rowBytes, rowBytes);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+KernelDef pooledAllToAllKernel() {
+  KernelDef d;
+  d.name = "pooled_all_to_all";
+  d.run = run;
+  d.validate = validate;
+  d.validateGroup = validateGroup;
+  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kAllToAll);
+  d.minInputs = d.maxInputs = 2;
+  d.summary =
+      "pooled embeddings [B_total, D_me] -> [B_me, sum D] (output dist)";
+  return d;
+}
+
+} // namespace ember::collective
