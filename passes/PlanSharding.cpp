@@ -29,7 +29,7 @@ namespace ember {
 
 using namespace mlir;
 using namespace mlir::ember;
-namespace sharding = ::ember::sharding;
+namespace planner = ::ember::sharding;
 
 namespace {
 
@@ -37,45 +37,45 @@ namespace {
 constexpr StringLiteral kShardingAttrName = "ember.sharding";
 constexpr StringLiteral kWorldSizeAttrName = "ember.world_size";
 
-sharding::TableFormat toPlannerFormat(TableFormat format) {
+planner::TableFormat toPlannerFormat(TableFormat format) {
   switch (format) {
   case TableFormat::f32:
-    return sharding::TableFormat::F32;
+    return planner::TableFormat::F32;
   case TableFormat::f16:
-    return sharding::TableFormat::F16;
+    return planner::TableFormat::F16;
   case TableFormat::bf16:
-    return sharding::TableFormat::BF16;
+    return planner::TableFormat::BF16;
   case TableFormat::int8_rowwise:
-    return sharding::TableFormat::Int8RowWise;
+    return planner::TableFormat::Int8RowWise;
   case TableFormat::int4_rowwise:
-    return sharding::TableFormat::Int4RowWise;
+    return planner::TableFormat::Int4RowWise;
   }
-  return sharding::TableFormat::F32;
+  return planner::TableFormat::F32;
 }
 
-sharding::PoolingKind toPlannerPooling(PoolingMode mode) {
+planner::PoolingKind toPlannerPooling(PoolingMode mode) {
   switch (mode) {
   case PoolingMode::sum:
-    return sharding::PoolingKind::Sum;
+    return planner::PoolingKind::Sum;
   case PoolingMode::mean:
-    return sharding::PoolingKind::Mean;
+    return planner::PoolingKind::Mean;
   case PoolingMode::max:
-    return sharding::PoolingKind::Max;
+    return planner::PoolingKind::Max;
   }
-  return sharding::PoolingKind::Sum;
+  return planner::PoolingKind::Sum;
 }
 
-ShardingType toShardingType(sharding::ShardingKind kind) {
+ShardingType toShardingType(planner::ShardingKind kind) {
   switch (kind) {
-  case sharding::ShardingKind::TableWise:
+  case planner::ShardingKind::TableWise:
     return ShardingType::table_wise;
-  case sharding::ShardingKind::RowWise:
+  case planner::ShardingKind::RowWise:
     return ShardingType::row_wise;
-  case sharding::ShardingKind::ColumnWise:
+  case planner::ShardingKind::ColumnWise:
     return ShardingType::column_wise;
-  case sharding::ShardingKind::TableRowWise:
+  case planner::ShardingKind::TableRowWise:
     return ShardingType::table_row_wise;
-  case sharding::ShardingKind::DataParallel:
+  case planner::ShardingKind::DataParallel:
     return ShardingType::data_parallel;
   }
   return ShardingType::table_wise;
@@ -87,7 +87,7 @@ struct CollectedTable {
   Value value;
   /// The ember.table symbol, when read with ember.table.ref.
   TableOp symbol;
-  sharding::TableSpec spec;
+  planner::TableSpec spec;
   /// Whether any use pools with something other than sum (the strictest
   /// pooling wins).
   bool seenPooling = false;
@@ -140,8 +140,8 @@ public:
   }
 
   static void addUse(CollectedTable &table, PoolingMode mode, bool weighted) {
-    sharding::PoolingKind pooling = toPlannerPooling(mode);
-    if (!table.seenPooling || pooling != sharding::PoolingKind::Sum)
+    planner::PoolingKind pooling = toPlannerPooling(mode);
+    if (!table.seenPooling || pooling != planner::PoolingKind::Sum)
       table.spec.pooling = pooling;
     table.seenPooling = true;
     table.spec.weighted |= weighted;
@@ -242,21 +242,21 @@ public:
   std::vector<std::pair<Operation *, std::vector<int64_t>>> ops;
 };
 
-ShardingAttr toAttr(MLIRContext *context, const sharding::TableSharding &plan,
-                    const sharding::Topology &topology) {
+ShardingAttr toAttr(MLIRContext *context, const planner::TableSharding &plan,
+                    const planner::Topology &topology) {
   ShardingType type = toShardingType(plan.kind);
-  StringRef kernel = sharding::computeKernelName(plan.kernel);
-  if (plan.kind == sharding::ShardingKind::DataParallel) {
+  StringRef kernel = planner::computeKernelName(plan.kernel);
+  if (plan.kind == planner::ShardingKind::DataParallel) {
     DenseI64ArrayAttr ranks;
     if (static_cast<int64_t>(plan.replicaRanks.size()) != topology.worldSize)
       ranks = DenseI64ArrayAttr::get(context, plan.replicaRanks);
     return ShardingAttr::get(context, type, {}, ranks, 0, kernel);
   }
   SmallVector<ShardAttr> shards;
-  for (const sharding::Shard &shard : plan.shards)
+  for (const planner::Shard &shard : plan.shards)
     shards.push_back(ShardAttr::get(context, {shard.rowOffset, shard.colOffset},
                                     {shard.rows, shard.cols}, shard.rank));
-  int64_t ranksPerNode = plan.kind == sharding::ShardingKind::TableRowWise
+  int64_t ranksPerNode = plan.kind == planner::ShardingKind::TableRowWise
                              ? topology.ranksPerNode
                              : 0;
   return ShardingAttr::get(context, type, shards, DenseI64ArrayAttr(),
@@ -264,7 +264,7 @@ ShardingAttr toAttr(MLIRContext *context, const sharding::TableSharding &plan,
 }
 
 struct PlanShardingPass
-    : public impl::EmberPlanShardingBase<PlanShardingPass> {
+    : public mlir::ember::impl::EmberPlanShardingBase<PlanShardingPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -273,7 +273,7 @@ struct PlanShardingPass
     if (failed(collector.collect()))
       return signalPassFailure();
 
-    sharding::ShardingRequest request;
+    planner::ShardingRequest request;
     request.worldSize = worldSize;
     request.ranksPerNode = ranksPerNode;
     request.batchSizePerRank = batchSize;
@@ -284,18 +284,18 @@ struct PlanShardingPass
     request.statsFile = statsFile;
     request.planFile = planFile;
 
-    std::vector<sharding::TableSpec> specs;
+    std::vector<planner::TableSpec> specs;
     for (const CollectedTable &table : collector.tables)
       specs.push_back(table.spec);
-    llvm::Expected<sharding::PlannerOptions> options =
-        sharding::preparePlannerOptions(request, specs);
+    llvm::Expected<planner::PlannerOptions> options =
+        planner::preparePlannerOptions(request, specs);
     if (!options) {
       module.emitError("ember-plan-sharding: ")
           << llvm::toString(options.takeError());
       return signalPassFailure();
     }
-    llvm::Expected<sharding::ShardingPlan> plan =
-        sharding::planSharding(specs, *options);
+    llvm::Expected<planner::ShardingPlan> plan =
+        planner::planSharding(specs, *options);
     if (!plan) {
       module.emitError("ember-plan-sharding: ")
           << llvm::toString(plan.takeError());
@@ -305,14 +305,14 @@ struct PlanShardingPass
     // Files first: a failure to write them leaves the IR unchanged.
     if (!exportFile.empty())
       if (llvm::Error error =
-              sharding::writeTextFile(exportFile, sharding::planToJson(*plan))) {
+              planner::writeTextFile(exportFile, planner::planToJson(*plan))) {
         module.emitError("ember-plan-sharding: cannot write the plan to '")
             << exportFile << "': " << llvm::toString(std::move(error));
         return signalPassFailure();
       }
     if (!reportFile.empty())
-      if (llvm::Error error = sharding::writeTextFile(
-              reportFile, sharding::formatPlanReport(*plan, specs))) {
+      if (llvm::Error error = planner::writeTextFile(
+              reportFile, planner::formatPlanReport(*plan, specs))) {
         module.emitError("ember-plan-sharding: cannot write the report to '")
             << reportFile << "': " << llvm::toString(std::move(error));
         return signalPassFailure();
@@ -320,7 +320,7 @@ struct PlanShardingPass
 
     MLIRContext *context = &getContext();
     std::vector<ShardingAttr> attrs;
-    for (const sharding::TableSharding &table : plan->tables)
+    for (const planner::TableSharding &table : plan->tables)
       attrs.push_back(toAttr(context, table, plan->topology));
     for (auto &[op, indices] : collector.ops) {
       if (isa<EmbeddingBagOp>(op)) {

@@ -70,14 +70,17 @@ enum class Placement {
 
 /// One way to shard a table: kind, kernel and shard geometry.
 struct Option {
-  ShardingKind kind;
-  ComputeKernel kernel;
-  Placement placement;
+  ShardingKind kind = ShardingKind::TableWise;
+  ComputeKernel kernel = ComputeKernel::Fused;
+  Placement placement = Placement::Free;
   /// Shard blocks (data_parallel: one whole-table block per replica). Their
   /// ranks matter for Fixed placement; Node placement uses them as positions
   /// in the node.
   std::vector<Shard> shards;
   std::vector<ShardLoad> loads;
+  /// Totals of each load (what the search adds up).
+  std::vector<double> unitCost;
+  std::vector<int64_t> unitDevice, unitHost;
   double totalCost = 0;
   int64_t maxShardDeviceBytes = 0;
   int64_t replicaBytes = 0;
@@ -107,6 +110,9 @@ public:
     positions.assign(tables.size(), {});
     deviceCap = topology.usableDeviceMemory();
     hostCap = topology.hostMemoryBytes;
+    extraCost.assign(world, 0);
+    extraDevice.assign(world, 0);
+    extraHost.assign(world, 0);
   }
 
   const Topology &topology;
@@ -121,6 +127,10 @@ public:
   std::vector<int> choice;
   std::vector<std::vector<int64_t>> ranksOf;
   std::vector<std::vector<size_t>> positions;
+  /// Scratch of place(): what the shards placed so far add to each rank.
+  std::vector<double> extraCost;
+  std::vector<int64_t> extraDevice, extraHost;
+  std::vector<int64_t> touched;
 
   const Option &optionOf(int table) const {
     return tables[table].options[choice[table]];
@@ -129,6 +139,31 @@ public:
   bool fits(int64_t rank, const ShardLoad &load) const {
     return device[rank] + load.device.total() <= deviceCap &&
            host[rank] + load.host.total() <= hostCap;
+  }
+  bool fits(int64_t rank, int64_t deviceBytes, int64_t hostBytes) const {
+    return device[rank] + deviceBytes <= deviceCap &&
+           host[rank] + hostBytes <= hostCap;
+  }
+  /// Whether shard `shard` of `option` fits on `rank` next to the shards
+  /// already put there by the current place().
+  bool fitsWithExtra(int64_t rank, const Option &option, int shard) const {
+    return fits(rank, extraDevice[rank] + option.unitDevice[shard],
+                extraHost[rank] + option.unitHost[shard]);
+  }
+  void addExtra(int64_t rank, const Option &option, int shard) {
+    if (extraDevice[rank] == 0 && extraHost[rank] == 0 && extraCost[rank] == 0)
+      touched.push_back(rank);
+    extraCost[rank] += option.unitCost[shard];
+    extraDevice[rank] += option.unitDevice[shard];
+    extraHost[rank] += option.unitHost[shard];
+  }
+  void clearExtra() {
+    for (int64_t rank : touched) {
+      extraCost[rank] = 0;
+      extraDevice[rank] = 0;
+      extraHost[rank] = 0;
+    }
+    touched.clear();
   }
 
   double maxCost() const { return *std::max_element(cost.begin(), cost.end()); }
@@ -140,21 +175,21 @@ public:
   }
 
   void addUnit(int table, int shard, int64_t rank) {
-    const ShardLoad &load = tables[table].options[choice[table]].loads[shard];
-    cost[rank] += load.cost.total();
-    device[rank] += load.device.total();
-    host[rank] += load.host.total();
+    const Option &option = tables[table].options[choice[table]];
+    cost[rank] += option.unitCost[shard];
+    device[rank] += option.unitDevice[shard];
+    host[rank] += option.unitHost[shard];
     ranksOf[table][shard] = rank;
     positions[table][shard] = units[rank].size();
     units[rank].push_back({table, shard});
   }
 
   void removeUnit(int table, int shard) {
-    const ShardLoad &load = tables[table].options[choice[table]].loads[shard];
+    const Option &option = tables[table].options[choice[table]];
     int64_t rank = ranksOf[table][shard];
-    cost[rank] -= load.cost.total();
-    device[rank] -= load.device.total();
-    host[rank] -= load.host.total();
+    cost[rank] -= option.unitCost[shard];
+    device[rank] -= option.unitDevice[shard];
+    host[rank] -= option.unitHost[shard];
     size_t position = positions[table][shard];
     auto &list = units[rank];
     std::pair<int, int> last = list.back();
@@ -200,38 +235,32 @@ public:
     switch (option.placement) {
     case Placement::Fixed: {
       // Several shards may share a rank (pinned column-wise): add them up.
-      std::vector<std::pair<int64_t, ShardLoad>> perRank;
-      for (int shard = 0; shard < numShards; ++shard) {
+      bool ok = true;
+      for (int shard = 0; shard < numShards && ok; ++shard) {
         int64_t rank = option.shards[shard].rank;
-        auto it = llvm::find_if(perRank, [&](auto &p) { return p.first == rank; });
-        if (it == perRank.end())
-          perRank.push_back({rank, option.loads[shard]});
-        else
-          it->second += option.loads[shard];
+        ok = fitsWithExtra(rank, option, shard);
+        addExtra(rank, option, shard);
         ranks[shard] = rank;
       }
-      for (auto &[rank, load] : perRank)
-        if (!fits(rank, load))
-          return false;
+      clearExtra();
+      if (!ok)
+        return false;
       break;
     }
     case Placement::Free: {
-      std::vector<ShardLoad> extra(topology.worldSize);
-      std::vector<char> used(topology.worldSize, 0);
-      for (int shard = 0; shard < numShards; ++shard) {
-        const ShardLoad &load = option.loads[shard];
+      bool ok = true;
+      for (int shard = 0; shard < numShards && ok; ++shard) {
         int64_t best = -1;
         double bestKey = 0;
         bool bestUsed = true;
         for (int64_t rank = 0; rank < topology.worldSize; ++rank) {
-          ShardLoad total = extra[rank];
-          total += load;
-          if (!fits(rank, total))
+          if (!fitsWithExtra(rank, option, shard))
             continue;
-          double key = byMemory ? static_cast<double>(device[rank] +
-                                                      extra[rank].device.total())
-                                : cost[rank] + extra[rank].cost.total();
-          bool isUsed = used[rank];
+          double key =
+              byMemory ? static_cast<double>(device[rank] + extraDevice[rank])
+                       : cost[rank] + extraCost[rank];
+          bool isUsed = extraCost[rank] != 0 || extraDevice[rank] != 0 ||
+                        extraHost[rank] != 0;
           if (best < 0 || (bestUsed && !isUsed) ||
               (bestUsed == isUsed && key < bestKey)) {
             best = rank;
@@ -239,12 +268,16 @@ public:
             bestUsed = isUsed;
           }
         }
-        if (best < 0)
-          return false;
+        if (best < 0) {
+          ok = false;
+          break;
+        }
         ranks[shard] = best;
-        extra[best] += load;
-        used[best] = 1;
+        addExtra(best, option, shard);
       }
+      clearExtra();
+      if (!ok)
+        return false;
       break;
     }
     case Placement::Node: {
@@ -259,11 +292,10 @@ public:
         double key = 0;
         for (int shard = 0; shard < numShards && ok; ++shard) {
           int64_t rank = first + option.shards[shard].rank;
-          ok = fits(rank, option.loads[shard]);
-          double value = byMemory ? static_cast<double>(
-                                        device[rank] +
-                                        option.loads[shard].device.total())
-                                  : cost[rank] + option.loads[shard].cost.total();
+          ok = fits(rank, option.unitDevice[shard], option.unitHost[shard]);
+          double value = byMemory ? static_cast<double>(device[rank] +
+                                                        option.unitDevice[shard])
+                                  : cost[rank] + option.unitCost[shard];
           key = std::max(key, value);
         }
         if (ok && (bestNode < 0 || key < bestKey)) {
@@ -415,6 +447,9 @@ llvm::Error Planner::checkInputs() {
 
 void Planner::finishOption(const TableSpec &table, Option &option) {
   option.loads.clear();
+  option.unitCost.clear();
+  option.unitDevice.clear();
+  option.unitHost.clear();
   option.totalCost = 0;
   option.maxShardDeviceBytes = 0;
   int64_t numShards = option.shards.size();
@@ -426,6 +461,9 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
     option.totalCost += load.cost.total();
     option.maxShardDeviceBytes =
         std::max(option.maxShardDeviceBytes, load.device.total());
+    option.unitCost.push_back(load.cost.total());
+    option.unitDevice.push_back(load.device.total());
+    option.unitHost.push_back(load.host.total());
     option.loads.push_back(load);
   }
   if (option.kind == ShardingKind::DataParallel && !option.loads.empty())
@@ -549,7 +587,11 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
   }
   for (ComputeKernel kernel : kernels) {
     for (auto &[placement, shards] : layouts) {
-      Option option{kind, kernel, placement, shards, {}, 0, 0, 0, false};
+      Option option;
+      option.kind = kind;
+      option.kernel = kernel;
+      option.placement = placement;
+      option.shards = shards;
       finishOption(table, option);
       if (kind == ShardingKind::DataParallel && autoChoice && pinned.empty()) {
         if (static_cast<double>(option.replicaBytes) >
@@ -579,8 +621,11 @@ llvm::Error Planner::buildOptions() {
                          "': " + llvm::toString(std::move(error)));
         continue;
       }
-      Option option{imported.kind, imported.kernel, Placement::Fixed,
-                    imported.shards, {}, 0, 0, 0, false};
+      Option option;
+      option.kind = imported.kind;
+      option.kernel = imported.kernel;
+      option.placement = Placement::Fixed;
+      option.shards = imported.shards;
       if (imported.kind == ShardingKind::DataParallel) {
         option.shards.clear();
         std::vector<int64_t> ranks = imported.replicaRanks;
