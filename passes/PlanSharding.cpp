@@ -114,7 +114,8 @@ public:
     Value key = value;
     TableOp symbol;
     if (auto ref = value.getDefiningOp<TableRefOp>()) {
-      symbol = symbols.lookupNearestSymbolFrom<TableOp>(ref, ref.getTableAttr());
+      symbol =
+          symbols.lookupNearestSymbolFrom<TableOp>(ref, ref.getTableAttr());
       if (symbol) {
         auto it = bySymbol.find(symbol);
         if (it != bySymbol.end())
@@ -161,8 +162,8 @@ public:
         auto ids = cast<RankedTensorType>(bag.getIndices().getType());
         auto offsets = cast<RankedTensorType>(bag.getOffsets().getType());
         if (ids.hasStaticShape() && offsets.hasStaticShape()) {
-          int64_t bags = offsets.getDimSize(0) -
-                         (bag.getIncludeLastOffset() ? 1 : 0);
+          int64_t bags =
+              offsets.getDimSize(0) - (bag.getIncludeLastOffset() ? 1 : 0);
           if (bags > 0)
             factor = static_cast<double>(ids.getDimSize(0)) /
                      static_cast<double>(bags);
@@ -172,7 +173,8 @@ public:
         return WalkResult::advance();
       }
       if (auto collection = dyn_cast<EmbeddingBagCollectionOp>(op)) {
-        auto kjt = cast<KeyedJaggedTensorType>(collection.getFeatures().getType());
+        auto kjt =
+            cast<KeyedJaggedTensorType>(collection.getFeatures().getType());
         ArrayRef<int64_t> featureTables = collection.getFeatureTables();
         std::vector<int64_t> indices;
         for (auto [operand, tableValue] :
@@ -186,7 +188,8 @@ public:
             }
           ++anonymous;
           CollectedTable &table = tableOf(tableValue, hint);
-          auto pooling = cast<PoolingModeAttr>(collection.getPooling()[operand]);
+          auto pooling =
+              cast<PoolingModeAttr>(collection.getPooling()[operand]);
           addUse(table, pooling.getValue(), kjt.isWeighted());
           for (auto [feature, t] : llvm::enumerate(featureTables))
             if (t == static_cast<int64_t>(operand))

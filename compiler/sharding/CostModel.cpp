@@ -89,8 +89,9 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
                                ComputeKernel kernel, const Shard &geometry,
                                int64_t numShards) const {
   const Topology &topo = options.topology;
-  double globalBatch = static_cast<double>(options.batchSizePerRank) *
-                       static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
+  double globalBatch =
+      static_cast<double>(options.batchSizePerRank) *
+      static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
   double numFeatures = static_cast<double>(table.features.size());
   // Row-sharded tables see the ids of their row block only (ids assumed
   // uniform over the rows); table- and column-wise shards see every id.
@@ -101,8 +102,8 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
           ? static_cast<double>(geometry.rows) / static_cast<double>(table.rows)
           : 1.0;
   double ids = globalBatch * idsPerSample(table) * rowFraction;
-  double idBytes = static_cast<double>(
-      kIdBytes + (table.weighted ? kWeightBytes : 0));
+  double idBytes =
+      static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
   double inputBytes = ids * idBytes + globalBatch * numFeatures * kLengthBytes;
   double outputBytes = globalBatch * numFeatures *
                        static_cast<double>(geometry.cols) * kOutputBytes;
@@ -139,7 +140,8 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
     load.host += weights;
     break;
   }
-  double depth = static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
+  double depth =
+      static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
   load.device.inputBuffers = static_cast<int64_t>(inputBytes * depth);
   load.device.outputBuffers = static_cast<int64_t>(outputBytes * depth);
   return load;
@@ -162,8 +164,8 @@ ShardLoad CostModel::replicaLoad(const TableSpec &table,
     double r = static_cast<double>(numReplicas);
     double gradientBytes = static_cast<double>(table.rows) *
                            static_cast<double>(table.dim) * kOutputBytes;
-    double bandwidth = topo.numNodes() > 1 ? topo.interNodeBandwidth
-                                           : topo.intraNodeBandwidth;
+    double bandwidth =
+        topo.numNodes() > 1 ? topo.interNodeBandwidth : topo.intraNodeBandwidth;
     load.cost.backward = kBackwardLookupRatio * load.cost.lookup +
                          2 * (r - 1) / r * gradientBytes / bandwidth;
   }
@@ -173,14 +175,15 @@ ShardLoad CostModel::replicaLoad(const TableSpec &table,
 
 ShardLoad CostModel::baseline(llvm::ArrayRef<TableSpec> tables) const {
   double batch = static_cast<double>(options.batchSizePerRank);
-  double depth = static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
+  double depth =
+      static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
   double inputBytes = 0, outputBytes = 0;
   for (const TableSpec &table : tables) {
     double numFeatures = static_cast<double>(table.features.size());
-    double idBytes = static_cast<double>(
-        kIdBytes + (table.weighted ? kWeightBytes : 0));
-    inputBytes += batch * (idsPerSample(table) * idBytes +
-                           numFeatures * kLengthBytes);
+    double idBytes =
+        static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
+    inputBytes +=
+        batch * (idsPerSample(table) * idBytes + numFeatures * kLengthBytes);
     outputBytes +=
         batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
   }

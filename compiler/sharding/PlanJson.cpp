@@ -13,15 +13,14 @@ namespace json = llvm::json;
 namespace {
 
 llvm::Error makeError(const llvm::Twine &message) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 message.str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
 llvm::Expected<json::Value> parseObject(StringRef text, StringRef what) {
   llvm::Expected<json::Value> value = json::parse(text);
   if (!value)
-    return makeError(what + " is not valid JSON: " +
-                     llvm::toString(value.takeError()));
+    return makeError(
+        what + " is not valid JSON: " + llvm::toString(value.takeError()));
   if (!value->getAsObject())
     return makeError(what + " must be a JSON object");
   return value;
@@ -54,8 +53,9 @@ llvm::Expected<std::vector<int64_t>> getIntegerList(const json::Value &value,
   for (const json::Value &element : *array) {
     std::optional<int64_t> number = element.getAsInteger();
     if (!number || *number < 0)
-      return makeError("'" + field + "' must be a list of non-negative "
-                                     "integers");
+      return makeError("'" + field +
+                       "' must be a list of non-negative "
+                       "integers");
     result.push_back(*number);
   }
   return result;
@@ -97,7 +97,8 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
     auto fail = [&](llvm::Error error) {
       return makeError("topology: " + llvm::toString(std::move(error)));
     };
-    auto number = [&](double &out, double scale, bool allowZero) -> llvm::Error {
+    auto number = [&](double &out, double scale,
+                      bool allowZero) -> llvm::Error {
       llvm::Expected<double> result = getNumber(value, key, allowZero);
       if (!result)
         return fail(result.takeError());
@@ -290,8 +291,7 @@ llvm::Expected<TableSharding> parseParameterSharding(StringRef table,
                      "list");
   for (const auto &[key, unused] : *specObject)
     if (key != "shards")
-      return makeError("'sharding_spec' has unknown field '" + key.str() +
-                       "'");
+      return makeError("'sharding_spec' has unknown field '" + key.str() + "'");
   for (size_t i = 0; i < shards->size(); ++i) {
     const json::Object *shardObject = (*shards)[i].getAsObject();
     std::string where = llvm::formatv("shard #{0}", i).str();
@@ -359,8 +359,8 @@ ember::sharding::parsePlanJson(StringRef text) {
     llvm::Expected<TableSharding> sharding =
         parseParameterSharding(name, value);
     if (!sharding)
-      return makeError("plan: table '" + name.str() + "': " +
-                       llvm::toString(sharding.takeError()));
+      return makeError("plan: table '" + name.str() +
+                       "': " + llvm::toString(sharding.takeError()));
     plan[name.str()] = std::move(*sharding);
   }
   return plan;
@@ -426,8 +426,10 @@ ember::sharding::parseTableOverride(StringRef text) {
   if (!kernelText.empty()) {
     constraint.kernel = parseComputeKernel(kernelText.trim());
     if (!constraint.kernel)
-      return makeError("table override '" + text + "': unknown compute "
-                       "kernel '" + kernelText +
+      return makeError("table override '" + text +
+                       "': unknown compute "
+                       "kernel '" +
+                       kernelText +
                        "' (expected fused, fused_uvm_caching, fused_uvm or "
                        "dense)");
   }

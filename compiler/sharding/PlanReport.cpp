@@ -39,17 +39,19 @@ std::string rankList(const std::vector<int64_t> &ranks) {
     return llvm::formatv("{0} ranks ({1}..{2})", ranks.size(), ranks.front(),
                          ranks.back())
         .str();
-  return "[" + llvm::join(llvm::map_range(ranks, [](int64_t rank) {
-                            return std::to_string(rank);
-                          }),
-                          ", ") +
+  return "[" +
+         llvm::join(
+             llvm::map_range(ranks,
+                             [](int64_t rank) { return std::to_string(rank); }),
+             ", ") +
          "]";
 }
 
 } // namespace
 
-std::string ember::sharding::formatPlanReport(const ShardingPlan &plan,
-                                              llvm::ArrayRef<TableSpec> tables) {
+std::string
+ember::sharding::formatPlanReport(const ShardingPlan &plan,
+                                  llvm::ArrayRef<TableSpec> tables) {
   std::string text;
   llvm::raw_string_ostream os(text);
   const Topology &topo = plan.topology;
@@ -77,7 +79,8 @@ std::string ember::sharding::formatPlanReport(const ShardingPlan &plan,
       ids += feature.poolingFactor;
     os << llvm::formatv(
         "  {0,-24} {1,14} {2,-12} {3,-5} {4,-8:F1} {5,-15} {6,-18} {7}\n",
-        table.name, std::to_string(table.rows) + "x" + std::to_string(table.dim),
+        table.name,
+        std::to_string(table.rows) + "x" + std::to_string(table.dim),
         formatFormat(table.format), poolingKindName(table.pooling), ids,
         shardingKindName(sharding.kind), computeKernelName(sharding.kernel),
         rankList(sharding.ranks()));
@@ -95,17 +98,15 @@ std::string ember::sharding::formatPlanReport(const ShardingPlan &plan,
     double use = cap > 0 ? 100.0 * static_cast<double>(load.device.total()) /
                                static_cast<double>(cap)
                          : 0;
-    os << llvm::formatv("  {0,4} {1,9} {2,9} {3,9} {4,9} {5,9} | {6,10} "
-                        "{7,10} {8,9} {9,9} {10,10} {11,6:F1} | {12,10}\n",
-                        rank, micros(load.cost.total()),
-                        micros(load.cost.lookup), micros(load.cost.inputDist),
-                        micros(load.cost.outputDist),
-                        micros(load.cost.backward), mib(load.device.weights),
-                        mib(load.device.optimizerState),
-                        mib(load.device.inputBuffers),
-                        mib(load.device.outputBuffers),
-                        mib(load.device.total()), use,
-                        mib(load.host.total()));
+    os << llvm::formatv(
+        "  {0,4} {1,9} {2,9} {3,9} {4,9} {5,9} | {6,10} "
+        "{7,10} {8,9} {9,9} {10,10} {11,6:F1} | {12,10}\n",
+        rank, micros(load.cost.total()), micros(load.cost.lookup),
+        micros(load.cost.inputDist), micros(load.cost.outputDist),
+        micros(load.cost.backward), mib(load.device.weights),
+        mib(load.device.optimizerState), mib(load.device.inputBuffers),
+        mib(load.device.outputBuffers), mib(load.device.total()), use,
+        mib(load.host.total()));
   }
   if (!plan.notes.empty()) {
     os << "\nNotes:\n";

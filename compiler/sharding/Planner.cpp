@@ -293,9 +293,10 @@ public:
         for (int shard = 0; shard < numShards && ok; ++shard) {
           int64_t rank = first + option.shards[shard].rank;
           ok = fits(rank, option.unitDevice[shard], option.unitHost[shard]);
-          double value = byMemory ? static_cast<double>(device[rank] +
-                                                        option.unitDevice[shard])
-                                  : cost[rank] + option.unitCost[shard];
+          double value =
+              byMemory
+                  ? static_cast<double>(device[rank] + option.unitDevice[shard])
+                  : cost[rank] + option.unitCost[shard];
           key = std::max(key, value);
         }
         if (ok && (bestNode < 0 || key < bestKey)) {
@@ -335,7 +336,8 @@ std::vector<std::pair<int64_t, int64_t>> split(int64_t total, int64_t parts,
   parts = std::max<int64_t>(1, std::min(parts, units));
   int64_t base = units / parts, extra = units % parts, offset = 0;
   for (int64_t i = 0; i < parts && offset < total; ++i) {
-    int64_t size = std::min(total - offset, (base + (i < extra ? 1 : 0)) * unit);
+    int64_t size =
+        std::min(total - offset, (base + (i < extra ? 1 : 0)) * unit);
     blocks.push_back({offset, size});
     offset += size;
   }
@@ -391,8 +393,8 @@ llvm::Error Planner::checkInputs() {
   std::vector<std::string> errors;
   const Topology &topo = options.topology;
   if (topo.worldSize < 1)
-    errors.push_back(llvm::formatv("world size must be positive, got {0}",
-                                   topo.worldSize));
+    errors.push_back(
+        llvm::formatv("world size must be positive, got {0}", topo.worldSize));
   if (topo.ranksPerNode < 1)
     errors.push_back(llvm::formatv("ranks per node must be positive, got {0}",
                                    topo.ranksPerNode));
@@ -453,11 +455,17 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
   option.totalCost = 0;
   option.maxShardDeviceBytes = 0;
   int64_t numShards = option.shards.size();
+  ShardLoad load;
+  const Shard *previous = nullptr;
   for (const Shard &shard : option.shards) {
-    ShardLoad load = option.kind == ShardingKind::DataParallel
-                         ? model.replicaLoad(table, numShards)
-                         : model.shardLoad(table, option.kind, option.kernel,
-                                           shard, numShards);
+    // Shards of one size cost the same: compute once per size.
+    if (!previous || previous->rows != shard.rows ||
+        previous->cols != shard.cols)
+      load = option.kind == ShardingKind::DataParallel
+                 ? model.replicaLoad(table, numShards)
+                 : model.shardLoad(table, option.kind, option.kernel, shard,
+                                   numShards);
+    previous = &shard;
     option.totalCost += load.cost.total();
     option.maxShardDeviceBytes =
         std::max(option.maxShardDeviceBytes, load.device.total());
@@ -536,9 +544,8 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
     }
     int64_t blocks = table.dim / kColumnBlock;
     int64_t minWidth = autoChoice ? kAutoMinColumnWidth : kColumnBlock;
-    int64_t maxParts = std::min<int64_t>(
-        {std::max<int64_t>(topo.worldSize, 2), blocks, table.dim / minWidth,
-         64});
+    int64_t maxParts = std::min<int64_t>({std::max<int64_t>(topo.worldSize, 2),
+                                          blocks, table.dim / minWidth, 64});
     for (int64_t parts = 2; parts <= maxParts; parts *= 2)
       layouts.push_back({Placement::Free, columnShards(parts)});
     if (layouts.empty() && !autoChoice)
@@ -687,8 +694,8 @@ llvm::Error Planner::buildOptions() {
     if (!pinned.empty()) {
       std::vector<int64_t> sorted = pinned;
       llvm::sort(sorted);
-      bool unique = std::adjacent_find(sorted.begin(), sorted.end()) ==
-                    sorted.end();
+      bool unique =
+          std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
       bool oneNode = options.topology.nodeOf(sorted.front()) ==
                      options.topology.nodeOf(sorted.back());
       std::vector<ShardingKind> usable;
@@ -709,8 +716,7 @@ llvm::Error Planner::buildOptions() {
         else if (kind == ShardingKind::TableRowWise && !oneNode)
           reasons.push_back("table_row_wise needs ranks of one node");
         else if (kind == ShardingKind::ColumnWise &&
-                 static_cast<int64_t>(pinned.size()) >
-                     table.dim / kColumnBlock)
+                 static_cast<int64_t>(pinned.size()) > table.dim / kColumnBlock)
           reasons.push_back(llvm::formatv("column_wise has at most {0} shards "
                                           "of width {1}",
                                           table.dim / kColumnBlock,
@@ -736,8 +742,7 @@ llvm::Error Planner::buildOptions() {
           if (constraint.kind)
             errors.push_back("table '" + table.name + "': compute kernel " +
                              computeKernelName(*constraint.kernel).str() +
-                             " does not serve " +
-                             shardingKindName(kind).str() +
+                             " does not serve " + shardingKindName(kind).str() +
                              " (data_parallel uses dense, the others fused "
                              "kernels)");
           continue;
@@ -750,7 +755,8 @@ llvm::Error Planner::buildOptions() {
         if (options.allowUvm)
           kernels.push_back(ComputeKernel::FusedUvmCaching);
       }
-      addOptionsOfKind(table, kind, kernels, pinned, autoChoice, result.options);
+      addOptionsOfKind(table, kind, kernels, pinned, autoChoice,
+                       result.options);
     }
     if (result.options.empty() && !constraint.kind)
       errors.push_back("table '" + table.name +
@@ -823,19 +829,16 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
     } else {
       std::vector<int> byPreference(opts.size());
       std::iota(byPreference.begin(), byPreference.end(), 0);
-      std::stable_sort(byPreference.begin(), byPreference.end(),
-                       [&](int a, int b) {
-                         bool uvmA =
-                             opts[a].kernel == ComputeKernel::FusedUvmCaching;
-                         bool uvmB =
-                             opts[b].kernel == ComputeKernel::FusedUvmCaching;
-                         if (uvmA != uvmB)
-                           return uvmB;
-                         if (policy == Policy::Memory)
-                           return opts[a].maxShardDeviceBytes <
-                                  opts[b].maxShardDeviceBytes;
-                         return opts[a].totalCost < opts[b].totalCost;
-                       });
+      std::stable_sort(
+          byPreference.begin(), byPreference.end(), [&](int a, int b) {
+            bool uvmA = opts[a].kernel == ComputeKernel::FusedUvmCaching;
+            bool uvmB = opts[b].kernel == ComputeKernel::FusedUvmCaching;
+            if (uvmA != uvmB)
+              return uvmB;
+            if (policy == Policy::Memory)
+              return opts[a].maxShardDeviceBytes < opts[b].maxShardDeviceBytes;
+            return opts[a].totalCost < opts[b].totalCost;
+          });
       for (int i : byPreference)
         if (state.place(t, i, policy == Policy::Memory)) {
           chosen = i;
@@ -891,14 +894,28 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
     return !tableOptions[table].userFixed &&
            state.optionOf(table).placement == Placement::Free;
   };
+  // Swap partners come from the least loaded ranks.
+  constexpr size_t kSwapRanks = 32;
+  std::vector<int64_t> partners;
+  for (int64_t rank = 0; rank < state.topology.worldSize; ++rank)
+    if (rank != maxRank && state.cost[rank] < current)
+      partners.push_back(rank);
+  auto byCost = [&](int64_t a, int64_t b) {
+    return state.cost[a] < state.cost[b] ||
+           (state.cost[a] == state.cost[b] && a < b);
+  };
+  if (partners.size() > kSwapRanks) {
+    std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
+                     partners.end(), byCost);
+    partners.resize(kSwapRanks);
+  }
+  llvm::sort(partners, byCost);
   for (auto [tableA, shardA] : state.units[maxRank]) {
     if (!movable(tableA))
       continue;
     const ShardLoad &loadA = state.optionOf(tableA).loads[shardA];
     double costA = loadA.cost.total();
-    for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
-      if (rank == maxRank || state.cost[rank] >= current)
-        continue;
+    for (int64_t rank : partners) {
       for (auto [tableB, shardB] : state.units[rank]) {
         if (!movable(tableB))
           continue;
@@ -948,11 +965,10 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   llvm::sort(candidates, [](auto &a, auto &b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   });
-  candidates.erase(std::unique(candidates.begin(), candidates.end(),
-                               [](auto &a, auto &b) {
-                                 return a.second == b.second;
-                               }),
-                   candidates.end());
+  candidates.erase(
+      std::unique(candidates.begin(), candidates.end(),
+                  [](auto &a, auto &b) { return a.second == b.second; }),
+      candidates.end());
   if (candidates.size() > kCandidates)
     candidates.resize(kCandidates);
 
@@ -992,10 +1008,7 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
 }
 
 void Planner::improve(State &state) const {
-  int64_t numUnits = 0;
-  for (const auto &list : state.units)
-    numUnits += list.size();
-  int64_t limit = 4 * numUnits + 64;
+  int64_t limit = 4 * static_cast<int64_t>(specs.size()) + 64;
   for (int64_t step = 0; step < limit; ++step) {
     int64_t maxRank = state.maxRank();
     if (!tryMove(state, maxRank) && !trySwap(state, maxRank) &&
@@ -1010,7 +1023,8 @@ std::string Planner::shortfall(const State &state, int table) const {
   const Topology &topo = options.topology;
   int64_t maxFreeDevice = 0, maxFreeHost = 0;
   for (int64_t rank = 0; rank < topo.worldSize; ++rank) {
-    maxFreeDevice = std::max(maxFreeDevice, state.deviceCap - state.device[rank]);
+    maxFreeDevice =
+        std::max(maxFreeDevice, state.deviceCap - state.device[rank]);
     maxFreeHost = std::max(maxFreeHost, state.hostCap - state.host[rank]);
   }
   double bestShort = std::numeric_limits<double>::max();
@@ -1036,8 +1050,9 @@ std::string Planner::shortfall(const State &state, int table) const {
           shortDevice >= shortHost
               ? "device memory short by " + formatBytes(shortDevice)
               : "host memory short by " + formatBytes(shortHost);
-      best = llvm::formatv("{0} ({1} x {2}, {3}): {4} per shard", specs[table].name,
-                           shardingKindName(option.kind), option.shards.size(),
+      best = llvm::formatv("{0} ({1} x {2}, {3}): {4} per shard",
+                           specs[table].name, shardingKindName(option.kind),
+                           option.shards.size(),
                            computeKernelName(option.kernel), where)
                  .str();
       if (option.budgeted && total <= 0)
@@ -1069,9 +1084,9 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
       continue;
     }
     for (const Shard &shard : sharding.shards)
-      loads[shard.rank] += model.shardLoad(tables[t], sharding.kind,
-                                           sharding.kernel, shard,
-                                           sharding.shards.size());
+      loads[shard.rank] +=
+          model.shardLoad(tables[t], sharding.kind, sharding.kernel, shard,
+                          sharding.shards.size());
   }
   std::vector<RankLoad> result;
   for (const ShardLoad &load : loads)
@@ -1172,11 +1187,10 @@ llvm::Error ember::sharding::verifySharding(const TableSpec &table,
     return makeError(why);
   bool dense = sharding.kernel == ComputeKernel::Dense;
   if (dense != (sharding.kind == ShardingKind::DataParallel))
-    return makeError("compute kernel " +
-                     computeKernelName(sharding.kernel).str() +
-                     " does not serve " +
-                     shardingKindName(sharding.kind).str() +
-                     " (data_parallel uses dense, the others fused kernels)");
+    return makeError(
+        "compute kernel " + computeKernelName(sharding.kernel).str() +
+        " does not serve " + shardingKindName(sharding.kind).str() +
+        " (data_parallel uses dense, the others fused kernels)");
   auto checkRank = [&](int64_t rank) -> llvm::Error {
     if (rank < 0 || rank >= topology.worldSize)
       return makeError(llvm::formatv("rank {0} is outside the world of {1} "
@@ -1236,8 +1250,8 @@ llvm::Error ember::sharding::verifySharding(const TableSpec &table,
       next += shards[i].rows;
     }
     if (next != table.rows)
-      return makeError(llvm::formatv("row shards cover {0} of {1} rows", next,
-                                     table.rows));
+      return makeError(
+          llvm::formatv("row shards cover {0} of {1} rows", next, table.rows));
     std::vector<int64_t> sorted = ranks;
     llvm::sort(sorted);
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())

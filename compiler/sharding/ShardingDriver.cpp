@@ -4,8 +4,8 @@
 #include "sharding/PlanJson.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace ember::sharding;
 
@@ -16,10 +16,9 @@ llvm::Expected<std::string> readFile(llvm::StringRef path,
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
       llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read the " + what + " file '" +
-                                       path + "': " +
-                                       buffer.getError().message());
+    return llvm::createStringError(
+        buffer.getError(), "cannot read the " + what + " file '" + path +
+                               "': " + buffer.getError().message());
   return (*buffer)->getBuffer().str();
 }
 

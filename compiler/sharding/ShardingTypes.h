@@ -20,7 +20,13 @@
 namespace ember::sharding {
 
 /// TorchRec's sharding types (names as in ParameterSharding.sharding_type).
-enum class ShardingKind { TableWise, RowWise, ColumnWise, TableRowWise, DataParallel };
+enum class ShardingKind {
+  TableWise,
+  RowWise,
+  ColumnWise,
+  TableRowWise,
+  DataParallel
+};
 constexpr int kNumShardingKinds = 5;
 llvm::StringRef shardingKindName(ShardingKind kind);
 std::optional<ShardingKind> parseShardingKind(llvm::StringRef name);

@@ -72,11 +72,22 @@
 // PIN: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<data_parallel, ranks = [1], compute_kernel = "dense">}
 
 // IMPORT: ember.table @t_user : {{.*}} {sharding = #ember.sharding<row_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [600, 16], rank = 1>, #ember.shard<offsets = [600, 0], sizes = [400, 16], rank = 0>]>}
+// JSON: "emb0": {
+// JSON: "t_item": {
 // JSON: "t_user": {
+// JSON: "compute_kernel": "fused",
+// JSON: "ranks": [
+// JSON-NEXT: 1,
+// JSON-NEXT: 0
+// JSON-NEXT: ],
+// JSON: "placement": "rank:1/cuda:1",
+// JSON: "shard_offsets": [
+// JSON-NEXT: 0,
+// JSON-NEXT: 0
+// JSON: "shard_sizes": [
+// JSON-NEXT: 600,
+// JSON-NEXT: 16
 // JSON: "sharding_type": "row_wise"
-// JSON-DAG: "emb0": {
-// JSON-DAG: "t_item": {
-// JSON-DAG: "placement": "rank:1/cuda:1"
 // REPORT: Sharding plan: 2 rank(s), 8 per node, batch 512 per rank
 // REPORT: t_user {{.*}} row_wise {{.*}} [1, 0]
 // REPORT: Per rank

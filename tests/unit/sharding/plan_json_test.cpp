@@ -44,10 +44,10 @@ TEST(PlanJson, TopologyErrors) {
   EXPECT_NE(errorOf(parseTopologyJson(R"({"world_size": 0})", defaults))
                 .find("'world_size' must be a positive integer"),
             std::string::npos);
-  EXPECT_NE(errorOf(parseTopologyJson(R"({"device_memory_gb": "80"})",
-                                      defaults))
-                .find("'device_memory_gb'"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(parseTopologyJson(R"({"device_memory_gb": "80"})", defaults))
+          .find("'device_memory_gb'"),
+      std::string::npos);
 }
 
 TEST(PlanJson, StatsSetPoolingFactors) {
@@ -65,14 +65,16 @@ TEST(PlanJson, StatsSetPoolingFactors) {
   EXPECT_EQ(tables[0].features[0].poolingFactor, 4);
   EXPECT_EQ(tables[0].features[1].poolingFactor, 30.5);
   EXPECT_EQ(tables[1].features[0].poolingFactor, 0);
-  EXPECT_NE(errorOf(applyStatsJson(R"({"features": {"nope": {"pooling_factor": 1}}})",
-                                   tables))
-                .find("unknown feature 'nope'"),
-            std::string::npos);
-  EXPECT_NE(errorOf(applyStatsJson(R"({"tables": {"t_item": {"pooling_factor": -1}}})",
-                                   tables))
-                .find("non-negative"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(applyStatsJson(R"({"features": {"nope": {"pooling_factor": 1}}})",
+                             tables))
+          .find("unknown feature 'nope'"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(applyStatsJson(
+                  R"({"tables": {"t_item": {"pooling_factor": -1}}})", tables))
+          .find("non-negative"),
+      std::string::npos);
   EXPECT_NE(errorOf(applyStatsJson(R"({"table": {}})", tables))
                 .find("unknown field 'table'"),
             std::string::npos);
@@ -105,7 +107,8 @@ TEST(PlanJson, ReadsTorchRecParameterSharding) {
 TEST(PlanJson, PlanErrorsNameTheTable) {
   auto error = [](const char *text) { return errorOf(parsePlanJson(text)); };
   EXPECT_NE(error("{\"t\": 3"
-                  "").find("not valid JSON"),
+                  "")
+                .find("not valid JSON"),
             std::string::npos);
   EXPECT_NE(error(R"({"t": {"compute_kernel": "fused"}})")
                 .find("table 't': has no 'sharding_type'"),
@@ -205,9 +208,9 @@ TEST(PlanJson, DriverRejectsBadRequests) {
             std::string::npos);
   request.topologyFile.clear();
   request.tableOverrides = {"a=row_wise", "a=table_wise"};
-  EXPECT_NE(errorOf(preparePlannerOptions(request, tables))
-                .find("overridden twice"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf(preparePlannerOptions(request, tables)).find("overridden twice"),
+      std::string::npos);
   request.tableOverrides.clear();
   request.worldSize = 4;
   request.optimizer = "adam";

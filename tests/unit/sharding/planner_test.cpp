@@ -54,17 +54,14 @@ void expectValidPlan(const ShardingPlan &plan,
       EXPECT_EQ(area, tables[t].rows * tables[t].dim) << tables[t].name;
     }
   }
-  std::vector<RankLoad> loads =
-      computeRankLoads(tables, plan.tables, options);
+  std::vector<RankLoad> loads = computeRankLoads(tables, plan.tables, options);
   ASSERT_EQ(loads.size(), static_cast<size_t>(options.topology.worldSize));
   for (size_t rank = 0; rank < loads.size(); ++rank) {
-    EXPECT_LE(loads[rank].device.total(),
-              options.topology.usableDeviceMemory())
+    EXPECT_LE(loads[rank].device.total(), options.topology.usableDeviceMemory())
         << "rank " << rank;
     EXPECT_LE(loads[rank].host.total(), options.topology.hostMemoryBytes)
         << "rank " << rank;
-    EXPECT_NEAR(loads[rank].cost.total(), plan.ranks[rank].cost.total(),
-                1e-15);
+    EXPECT_NEAR(loads[rank].cost.total(), plan.ranks[rank].cost.total(), 1e-15);
   }
 }
 
@@ -164,7 +161,8 @@ TEST(ShardingPlanner, ForcedGlobalKindIsHonoured) {
 
 TEST(ShardingPlanner, ForcedKindFallsBackWhereNotAllowed) {
   std::vector<TableSpec> tables = {
-      makeTable("sum", 1000, 16), makeTable("mean", 1000, 16, 1, PoolingKind::Mean),
+      makeTable("sum", 1000, 16),
+      makeTable("mean", 1000, 16, 1, PoolingKind::Mean),
       makeTable("max", 1000, 16, 1, PoolingKind::Max),
       makeTable("odd", 1000, 6)};
   PlannerOptions options = makeOptions(4);
@@ -184,8 +182,8 @@ TEST(ShardingPlanner, ForcedKindFallsBackWhereNotAllowed) {
 
 TEST(ShardingPlanner, PerTableKindsAndPinnedRanks) {
   std::vector<TableSpec> tables = {
-      makeTable("tw", 1000, 16), makeTable("rw", 1000, 16),
-      makeTable("cw", 1000, 32), makeTable("dp", 100, 8),
+      makeTable("tw", 1000, 16),   makeTable("rw", 1000, 16),
+      makeTable("cw", 1000, 32),   makeTable("dp", 100, 8),
       makeTable("twrw", 1000, 16), makeTable("free", 5000, 64, 10)};
   PlannerOptions options = makeOptions(8, 4);
   options.tables["tw"] = {ShardingKind::TableWise, std::nullopt, {3}};
@@ -193,7 +191,8 @@ TEST(ShardingPlanner, PerTableKindsAndPinnedRanks) {
   options.tables["cw"] = {ShardingKind::ColumnWise, std::nullopt, {2, 2, 5}};
   options.tables["dp"] = {ShardingKind::DataParallel, std::nullopt, {7, 1}};
   options.tables["twrw"] = {ShardingKind::TableRowWise, std::nullopt, {4, 5}};
-  options.tables["free"] = {ShardingKind::ColumnWise, ComputeKernel::FusedUvmCaching, {}};
+  options.tables["free"] = {
+      ShardingKind::ColumnWise, ComputeKernel::FusedUvmCaching, {}};
   ShardingPlan plan = planOrFail(tables, options);
   expectValidPlan(plan, tables, options);
   EXPECT_EQ(plan.tables[0].ranks(), std::vector<int64_t>({3}));
@@ -344,7 +343,8 @@ TEST(ShardingPlanner, TableWiseCostMatchesFormulas) {
   // Buffers: depth 2 copies of received ids + lengths and pooled outputs,
   // plus the rank's own inputs and outputs (every rank has those).
   int64_t own = 2 * (100 * (10 * 8 + 4) + 100 * 16 * 4);
-  EXPECT_EQ(plan.ranks[0].device.inputBuffers + plan.ranks[0].device.outputBuffers,
+  EXPECT_EQ(plan.ranks[0].device.inputBuffers +
+                plan.ranks[0].device.outputBuffers,
             own);
   EXPECT_EQ(rank1.device.inputBuffers,
             2 * static_cast<int64_t>(ids * 8 + globalBatch * 4) +
@@ -377,8 +377,8 @@ TEST(ShardingPlanner, CrossNodeTrafficCostsMore) {
   ShardLoad twrw = b.shardLoad(table, ShardingKind::TableRowWise,
                                ComputeKernel::Fused, half, 8);
   Shard sixteenth{0, 0, 63, 64, 0};
-  ShardLoad rw = b.shardLoad(table, ShardingKind::RowWise,
-                             ComputeKernel::Fused, sixteenth, 16);
+  ShardLoad rw = b.shardLoad(table, ShardingKind::RowWise, ComputeKernel::Fused,
+                             sixteenth, 16);
   EXPECT_LT(twrw.cost.outputDist, rw.cost.outputDist);
 }
 
@@ -405,7 +405,8 @@ TEST(ShardingPlanner, ImportedPlanRoundTrips) {
   std::string json = planToJson(plan);
   llvm::Expected<std::map<std::string, TableSharding>> imported =
       parsePlanJson(json);
-  ASSERT_TRUE(static_cast<bool>(imported)) << llvm::toString(imported.takeError());
+  ASSERT_TRUE(static_cast<bool>(imported))
+      << llvm::toString(imported.takeError());
   ASSERT_EQ(imported->size(), tables.size());
 
   PlannerOptions again = options;
@@ -434,8 +435,8 @@ TEST(ShardingPlanner, ImportedPlanRoundTrips) {
 }
 
 TEST(ShardingPlanner, ImportedPlanErrors) {
-  std::vector<TableSpec> tables = {makeTable("t", 100, 16),
-                                   makeTable("m", 100, 16, 1, PoolingKind::Mean)};
+  std::vector<TableSpec> tables = {
+      makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Mean)};
   PlannerOptions options = makeOptions(2);
   TableSharding gap;
   gap.table = "t";
@@ -494,7 +495,8 @@ TEST(ShardingPlanner, ReportListsTablesAndRanks) {
 
 TEST(ShardingPlanner, BadInputsAreErrors) {
   PlannerOptions options = makeOptions(2);
-  EXPECT_FALSE(static_cast<bool>(planSharding({makeTable("a", 0, 4)}, options)));
+  EXPECT_FALSE(
+      static_cast<bool>(planSharding({makeTable("a", 0, 4)}, options)));
   llvm::consumeError(planSharding({makeTable("a", 0, 4)}, options).takeError());
   TableSpec noFeature = makeTable("a", 10, 4);
   noFeature.features.clear();
