@@ -254,6 +254,9 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     `report-file` a readable report of every rank's cost and memory (`-`:
     standard output); both are written only when planning succeeds.
 
+    It runs before `ember-group-tables` (which groups tables by their
+    sharding); an `ember.grouped_lookup` in the input is an error.
+
     Errors (the pass fails and changes nothing): a table that fits on no
     rank (each listed with its memory shortfall), an unknown table in an
     override, the statistics or the imported plan, a forced kind a table

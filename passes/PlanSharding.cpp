@@ -151,6 +151,13 @@ public:
   LogicalResult collect() {
     int64_t anonymous = 0;
     WalkResult result = module.walk([&](Operation *op) -> WalkResult {
+      if (isa<GroupedLookupOp>(op)) {
+        // Grouping reads the sharding (the kernel decides the groups).
+        op->emitError("ember-plan-sharding runs before ember-group-tables: "
+                      "it plans the tables of embedding_bag and "
+                      "embedding_bag_collection ops, not of grouped lookups");
+        return WalkResult::interrupt();
+      }
       if (auto bag = dyn_cast<EmbeddingBagOp>(op)) {
         std::string hint = locationName(bag.getLoc())
                                .value_or("table_" + std::to_string(anonymous));

@@ -26,6 +26,7 @@
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 topology-file=%S/Inputs/plan-sharding-tiny-topology.json export-file=%t.infeasible.json" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 // RUN: not test -e %t.infeasible.json
 // RUN: not ember-opt %s --ember-plan-sharding="sharding=sideways" 2>&1 | FileCheck %s --check-prefix=BADKIND
+// RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
 // MEANRW: error: ember-plan-sharding: table 't_item' cannot be row_wise: row_wise adds up partial bags from several ranks, which is only right for sum pooling; the table pools with mean
@@ -35,6 +36,7 @@
 // INFEASIBLE-DAG: t_user ({{.*}}): {{device|host}} memory short by
 // INFEASIBLE-DAG: t_item ({{.*}}): {{device|host}} memory short by
 // BADKIND: error: ember-plan-sharding: unknown sharding 'sideways'
+// GROUPED: error: ember-plan-sharding runs before ember-group-tables
 
 // A collection over two table symbols.
 // TW-LABEL: module attributes {ember.world_size = 2 : i64}
