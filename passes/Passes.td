@@ -277,6 +277,10 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     Option<"optimizer", "optimizer", "std::string", "\"none\"",
            "Optimizer state kept beside the weights: none, sgd, "
            "rowwise_adagrad, adagrad or adam">,
+    Option<"includeBackward", "include-backward", "bool", "false",
+           "Count the backward estimate in the cost (training plans)">,
+    Option<"pipelineDepth", "pipeline-depth", "int64_t", "0",
+           "Batches in flight whose buffers memory holds (0: 2)">,
     Option<"topologyFile", "topology-file", "std::string", "\"\"",
            "Topology JSON file (see docs/sharding.md)">,
     Option<"statsFile", "stats-file", "std::string", "\"\"",

@@ -290,6 +290,8 @@ struct PlanShardingPass
     request.sharding = sharding;
     request.tableOverrides.assign(tableSharding.begin(), tableSharding.end());
     request.optimizer = optimizer;
+    request.includeBackward = includeBackward;
+    request.pipelineDepth = pipelineDepth;
     request.topologyFile = topologyFile;
     request.statsFile = statsFile;
     request.planFile = planFile;

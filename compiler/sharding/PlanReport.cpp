@@ -30,6 +30,12 @@ std::string mib(int64_t bytes) {
       .str();
 }
 
+std::string gib(int64_t bytes) {
+  return llvm::formatv("{0:F1}",
+                       static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0))
+      .str();
+}
+
 std::string micros(double seconds) {
   return llvm::formatv("{0:F2}", seconds * 1e6).str();
 }
@@ -61,15 +67,15 @@ ember::sharding::formatPlanReport(const ShardingPlan &plan,
   os << llvm::formatv("Score (max per-rank cost): {0} us per batch; sum over "
                       "ranks {1} us\n",
                       micros(plan.maxRankCost()), micros(plan.totalCost()));
-  os << llvm::formatv("Memory per rank: {0} MiB device for embeddings (of {1} "
-                      "MiB), {2} MiB host\n\n",
-                      mib(topo.usableDeviceMemory()),
-                      mib(topo.deviceMemoryBytes), mib(topo.hostMemoryBytes));
+  os << llvm::formatv("Memory per rank: {0} GiB of device memory for "
+                      "embeddings (of {1} GiB), {2} GiB of host memory\n\n",
+                      gib(topo.usableDeviceMemory()),
+                      gib(topo.deviceMemoryBytes), gib(topo.hostMemoryBytes));
 
   os << "Tables:\n";
   os << llvm::formatv("  {0,-24} {1,14} {2,-12} {3,-5} {4,-8} {5,-15} {6,-18} "
                       "{7}\n",
-                      "table", "rows x dim", "format", "pool", "pooling",
+                      "table", "rows x dim", "format", "pool", "ids/bag",
                       "sharding", "kernel", "ranks");
   for (size_t t = 0; t < plan.tables.size() && t < tables.size(); ++t) {
     const TableSpec &table = tables[t];

@@ -48,10 +48,13 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
     options.topology = *topology;
   }
   if (request.worldSize < 0 || request.ranksPerNode < 0 ||
-      request.batchSizePerRank < 0)
+      request.batchSizePerRank < 0 || request.pipelineDepth < 0)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "world size, ranks per node and batch "
-                                   "size must be positive");
+                                   "world size, ranks per node, batch size "
+                                   "and pipeline depth must be positive");
+  if (request.pipelineDepth > 0)
+    options.pipelineDepth = request.pipelineDepth;
+  options.includeBackward = request.includeBackward;
   if (request.worldSize > 0)
     options.topology.worldSize = request.worldSize;
   if (request.ranksPerNode > 0)

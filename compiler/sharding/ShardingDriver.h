@@ -29,6 +29,10 @@ struct ShardingRequest {
   std::vector<std::string> tableOverrides;
   /// none | sgd | rowwise_adagrad | adagrad | adam.
   std::string optimizer = "none";
+  /// Count the backward estimate in the cost (training plans).
+  bool includeBackward = false;
+  /// Batches in flight (0: 2).
+  int64_t pipelineDepth = 0;
   /// Files (empty: none): topology JSON, statistics JSON, a plan to import.
   std::string topologyFile;
   std::string statsFile;
