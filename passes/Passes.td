@@ -265,6 +265,80 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tosa::TosaDialect"];
+def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
+  let summary = "Chooses a sharding for every embedding table (the planner)";
+  let description = [{
+    Collects the tables of every `ember.embedding_bag` and
+    `ember.embedding_bag_collection` (rows, dim, storage format, pooling,
+    per-sample weights, and the features looked up in each, with their mean
+    pooling factor from `stats-file`, else the static ids / bags of an
+    `embedding_bag`, else 1), runs the sharding planner of
+    `compiler/sharding` (cost and storage models, greedy seeds improved by
+    local search; docs/sharding.md) and records its choice:
+
+    * `ember.sharding` on every `ember.embedding_bag` (an
+      `#ember.sharding<...>`) and every `ember.embedding_bag_collection`
+      (an array with one `#ember.sharding<...>` per table operand, in
+      operand order);
+    * the `sharding` of the `ember.table` symbol a table is read from, when
+      it is read with `ember.table.ref`;
+    * `ember.world_size` (i64) on the module.
+
+    A table is named by its `ember.table` symbol; otherwise by the first
+    KJT key looked up in it (collections) or the op's location name
+    (`embedding_bag`), else `table_<n>`; names are made unique with a
+    `_<k>` suffix. A table used by several ops is planned once.
+
+    `sharding` forces one kind on every table that allows it (row_wise and
+    table_row_wise need sum pooling, column_wise a dim that is a multiple
+    of 4; other tables keep the planner's choice, with a note in the
+    report). `table-sharding` entries `NAME=KIND[:KERNEL][@R1/R2/...]`
+    force a kind and kernel per table and pin its shards to ranks;
+    `plan-file` imports a plan in the JSON shape of TorchRec's
+    ParameterSharding (tables it names keep their sharding, the rest is
+    planned). `export-file` writes the chosen plan in the same shape and
+    `report-file` a readable report of every rank's cost and memory (`-`:
+    standard output); both are written only when planning succeeds.
+
+    It runs before `ember-group-tables` (which groups tables by their
+    sharding); an `ember.grouped_lookup` in the input is an error.
+
+    Errors (the pass fails and changes nothing): a table that fits on no
+    rank (each listed with its memory shortfall), an unknown table in an
+    override, the statistics or the imported plan, a forced kind a table
+    does not allow, unreadable or malformed files.
+  }];
+  let options = [
+    Option<"worldSize", "world-size", "int64_t", "0",
+           "Number of ranks (0: the topology file's, else 1)">,
+    Option<"ranksPerNode", "ranks-per-node", "int64_t", "0",
+           "Ranks per node (0: the topology file's, else 8)">,
+    Option<"batchSize", "batch-size", "int64_t", "0",
+           "Batch size per rank (0: 512)">,
+    Option<"sharding", "sharding", "std::string", "\"auto\"",
+           "auto, table_wise, row_wise, column_wise, table_row_wise or "
+           "data_parallel">,
+    ListOption<"tableSharding", "table-sharding", "std::string",
+               "Per-table overrides NAME=KIND[:KERNEL][@R1/R2/...]">,
+    Option<"optimizer", "optimizer", "std::string", "\"none\"",
+           "Optimizer state kept beside the weights: none, sgd, "
+           "rowwise_adagrad, adagrad or adam">,
+    Option<"includeBackward", "include-backward", "bool", "false",
+           "Count the backward estimate in the cost (training plans)">,
+    Option<"pipelineDepth", "pipeline-depth", "int64_t", "0",
+           "Batches in flight whose buffers memory holds (0: 2)">,
+    Option<"topologyFile", "topology-file", "std::string", "\"\"",
+           "Topology JSON file (see docs/sharding.md)">,
+    Option<"statsFile", "stats-file", "std::string", "\"\"",
+           "Table/feature statistics JSON file (pooling factors)">,
+    Option<"planFile", "plan-file", "std::string", "\"\"",
+           "Plan to import (TorchRec ParameterSharding JSON)">,
+    Option<"exportFile", "export-file", "std::string", "\"\"",
+           "Where to write the chosen plan as JSON ('-': stdout)">,
+    Option<"reportFile", "report-file", "std::string", "\"\"",
+           "Where to write the plan report ('-': stdout)">
+  ];
+  let dependentDialects = ["::mlir::ember::EmberDialect"];
 }
 
 #endif // EMBER_PASSES_TD

@@ -1,0 +1,194 @@
+//===- CostModel.cpp - per-shard cost and storage estimates ---------------===//
+//
+// The formulas are written down in docs/sharding.md; keep the two in step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sharding/CostModel.h"
+#include <algorithm>
+
+using namespace ember::sharding;
+
+ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
+  cost += other.cost;
+  device += other.device;
+  host += other.host;
+  return *this;
+}
+
+ShardLoad &ShardLoad::operator-=(const ShardLoad &other) {
+  cost -= other.cost;
+  device -= other.device;
+  host -= other.host;
+  return *this;
+}
+
+double ember::sharding::idsPerSample(const TableSpec &table) {
+  double ids = 0;
+  for (const FeatureSpec &feature : table.features)
+    ids += feature.poolingFactor;
+  return ids;
+}
+
+double CostModel::allToAllSeconds(double bytes) const {
+  const Topology &topo = options.topology;
+  int64_t world = std::max<int64_t>(topo.worldSize, 1);
+  int64_t onNode = std::min(topo.ranksPerNode, world);
+  double nodePeers = static_cast<double>(onNode - 1);
+  double remotePeers = static_cast<double>(world - onNode);
+  double share = bytes / static_cast<double>(world);
+  return share * (nodePeers / topo.intraNodeBandwidth +
+                  remotePeers / topo.interNodeBandwidth);
+}
+
+double CostModel::lookupSeconds(const TableSpec &table, ComputeKernel kernel,
+                                double idsLookedUp, int64_t cols,
+                                double outputBytes) const {
+  const Topology &topo = options.topology;
+  double deviceRate = topo.deviceBandwidth * topo.lookupEfficiency;
+  double readBytes =
+      idsLookedUp * static_cast<double>(storedRowBytes(table.format, cols));
+  double writeSeconds = outputBytes / deviceRate;
+  switch (kernel) {
+  case ComputeKernel::Fused:
+  case ComputeKernel::Dense:
+    return readBytes / deviceRate + writeSeconds;
+  case ComputeKernel::FusedUvmCaching: {
+    double hit = options.uvmCacheLoadFactor;
+    return readBytes * hit / deviceRate +
+           readBytes * (1 - hit) / topo.hostToDeviceBandwidth + writeSeconds;
+  }
+  case ComputeKernel::FusedUvm:
+    return readBytes / topo.hostToDeviceBandwidth + writeSeconds;
+  }
+  return 0;
+}
+
+StorageParts CostModel::weightStorage(const TableSpec &table, int64_t rows,
+                                      int64_t cols) const {
+  StorageParts storage;
+  storage.weights = rows * storedRowBytes(table.format, cols);
+  switch (options.optimizer) {
+  case Optimizer::None:
+  case Optimizer::Sgd:
+    break;
+  case Optimizer::RowWiseAdagrad:
+    storage.optimizerState = rows * 4;
+    break;
+  case Optimizer::Adagrad:
+    storage.optimizerState = rows * cols * 4;
+    break;
+  case Optimizer::Adam:
+    storage.optimizerState = rows * cols * 8;
+    break;
+  }
+  return storage;
+}
+
+ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
+                               ComputeKernel kernel, const Shard &geometry,
+                               int64_t numShards) const {
+  const Topology &topo = options.topology;
+  double globalBatch =
+      static_cast<double>(options.batchSizePerRank) *
+      static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
+  double numFeatures = static_cast<double>(table.features.size());
+  // Row-sharded tables see the ids of their row block only (ids assumed
+  // uniform over the rows); table- and column-wise shards see every id.
+  bool rowSharded =
+      kind == ShardingKind::RowWise || kind == ShardingKind::TableRowWise;
+  double rowFraction =
+      rowSharded && table.rows > 0
+          ? static_cast<double>(geometry.rows) / static_cast<double>(table.rows)
+          : 1.0;
+  double ids = globalBatch * idsPerSample(table) * rowFraction;
+  double idBytes =
+      static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
+  double inputBytes = ids * idBytes + globalBatch * numFeatures * kLengthBytes;
+  double outputBytes = globalBatch * numFeatures *
+                       static_cast<double>(geometry.cols) * kOutputBytes;
+
+  ShardLoad load;
+  load.cost.lookup =
+      lookupSeconds(table, kernel, ids, geometry.cols, outputBytes);
+  load.cost.inputDist = allToAllSeconds(inputBytes);
+  if (kind == ShardingKind::TableRowWise && numShards > 1) {
+    // Reduce-scatter inside the node, then the reduced blocks go to their
+    // owners.
+    double n = static_cast<double>(numShards);
+    load.cost.outputDist = outputBytes * (n - 1) / n / topo.intraNodeBandwidth +
+                           allToAllSeconds(outputBytes / n);
+  } else {
+    load.cost.outputDist = allToAllSeconds(outputBytes);
+  }
+  if (options.includeBackward)
+    load.cost.backward =
+        kBackwardLookupRatio * load.cost.lookup + load.cost.outputDist;
+
+  StorageParts weights = weightStorage(table, geometry.rows, geometry.cols);
+  switch (kernel) {
+  case ComputeKernel::Fused:
+  case ComputeKernel::Dense:
+    load.device += weights;
+    break;
+  case ComputeKernel::FusedUvmCaching:
+    load.host += weights;
+    load.device.weights = static_cast<int64_t>(
+        static_cast<double>(weights.weights) * options.uvmCacheLoadFactor);
+    break;
+  case ComputeKernel::FusedUvm:
+    load.host += weights;
+    break;
+  }
+  double depth =
+      static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
+  load.device.inputBuffers = static_cast<int64_t>(inputBytes * depth);
+  load.device.outputBuffers = static_cast<int64_t>(outputBytes * depth);
+  return load;
+}
+
+ShardLoad CostModel::replicaLoad(const TableSpec &table,
+                                 int64_t numReplicas) const {
+  const Topology &topo = options.topology;
+  double batch = static_cast<double>(options.batchSizePerRank);
+  double numFeatures = static_cast<double>(table.features.size());
+  double ids = batch * idsPerSample(table);
+  double outputBytes =
+      batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
+  ShardLoad load;
+  // The rank looks up its own batch: no input or output distribution.
+  load.cost.lookup =
+      lookupSeconds(table, ComputeKernel::Dense, ids, table.dim, outputBytes);
+  if (options.includeBackward && numReplicas > 1) {
+    // Ring all-reduce of the whole table's gradient.
+    double r = static_cast<double>(numReplicas);
+    double gradientBytes = static_cast<double>(table.rows) *
+                           static_cast<double>(table.dim) * kOutputBytes;
+    double bandwidth =
+        topo.numNodes() > 1 ? topo.interNodeBandwidth : topo.intraNodeBandwidth;
+    load.cost.backward = kBackwardLookupRatio * load.cost.lookup +
+                         2 * (r - 1) / r * gradientBytes / bandwidth;
+  }
+  load.device += weightStorage(table, table.rows, table.dim);
+  return load;
+}
+
+ShardLoad CostModel::baseline(llvm::ArrayRef<TableSpec> tables) const {
+  double batch = static_cast<double>(options.batchSizePerRank);
+  double depth =
+      static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
+  double inputBytes = 0, outputBytes = 0;
+  for (const TableSpec &table : tables) {
+    double numFeatures = static_cast<double>(table.features.size());
+    double idBytes =
+        static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
+    inputBytes +=
+        batch * (idsPerSample(table) * idBytes + numFeatures * kLengthBytes);
+    outputBytes +=
+        batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
+  }
+  ShardLoad load;
+  load.device.inputBuffers = static_cast<int64_t>(inputBytes * depth);
+  load.device.outputBuffers = static_cast<int64_t>(outputBytes * depth);
+  return load;
+}

@@ -1,0 +1,70 @@
+//===- CostModel.h - per-shard cost and storage estimates -------*- C++ -*-===//
+//
+// The planner's cost model (seconds per batch, by part) and storage model
+// (bytes, by part, in device and host memory) of one shard or replica of a
+// table. docs/sharding.md writes the formulas down.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMBER_COMPILER_SHARDING_COSTMODEL_H
+#define EMBER_COMPILER_SHARDING_COSTMODEL_H
+
+#include "sharding/ShardingTypes.h"
+#include "llvm/ADT/ArrayRef.h"
+
+namespace ember::sharding {
+
+/// What one shard (or replica) adds to the rank that holds it.
+struct ShardLoad {
+  CostParts cost;
+  StorageParts device;
+  StorageParts host;
+  ShardLoad &operator+=(const ShardLoad &other);
+  ShardLoad &operator-=(const ShardLoad &other);
+};
+
+/// Bytes of one id and one length on the wire and in buffers.
+constexpr int64_t kIdBytes = 8;
+constexpr int64_t kLengthBytes = 4;
+constexpr int64_t kWeightBytes = 4;
+/// Pooled outputs are f32.
+constexpr int64_t kOutputBytes = 4;
+/// Backward lookup time / forward lookup time (FBGEMM TBE: forward 2.525
+/// TB/s, backward 1.035 TB/s on the same catalogue).
+constexpr double kBackwardLookupRatio = 2.44;
+
+class CostModel {
+public:
+  explicit CostModel(const PlannerOptions &options) : options(options) {}
+
+  /// One shard `geometry` (rank ignored) of `table` sharded as `kind` with
+  /// `numShards` shards, served by `kernel`.
+  ShardLoad shardLoad(const TableSpec &table, ShardingKind kind,
+                      ComputeKernel kernel, const Shard &geometry,
+                      int64_t numShards) const;
+  /// One data_parallel replica of `table` (out of `numReplicas`).
+  ShardLoad replicaLoad(const TableSpec &table, int64_t numReplicas) const;
+  /// What every rank holds whatever the plan: its own input ids and the
+  /// pooled outputs of every table for its local batch.
+  ShardLoad baseline(llvm::ArrayRef<TableSpec> tables) const;
+
+  /// Seconds to receive `bytes` gathered evenly from every rank of the world
+  /// (own share free, node peers over NVLink, the rest over the network).
+  double allToAllSeconds(double bytes) const;
+
+private:
+  double lookupSeconds(const TableSpec &table, ComputeKernel kernel,
+                       double idsLookedUp, int64_t cols,
+                       double outputBytes) const;
+  StorageParts weightStorage(const TableSpec &table, int64_t rows,
+                             int64_t cols) const;
+
+  const PlannerOptions &options;
+};
+
+/// Total ids per sample of `table` (sum of its features' pooling factors).
+double idsPerSample(const TableSpec &table);
+
+} // namespace ember::sharding
+
+#endif // EMBER_COMPILER_SHARDING_COSTMODEL_H

@@ -1,0 +1,121 @@
+//===- ShardingDriver.cpp - planner options from the command line ---------===//
+
+#include "sharding/ShardingDriver.h"
+#include "sharding/PlanJson.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace ember::sharding;
+
+namespace {
+
+llvm::Expected<std::string> readFile(llvm::StringRef path,
+                                     llvm::StringRef what) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(
+        buffer.getError(), "cannot read the " + what + " file '" + path +
+                               "': " + buffer.getError().message());
+  return (*buffer)->getBuffer().str();
+}
+
+llvm::Error inFile(llvm::StringRef path, llvm::Error error) {
+  if (!error)
+    return error;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 path.str() + ": " +
+                                     llvm::toString(std::move(error)));
+}
+
+} // namespace
+
+llvm::Expected<PlannerOptions>
+ember::sharding::preparePlannerOptions(const ShardingRequest &request,
+                                       std::vector<TableSpec> &tables) {
+  PlannerOptions options;
+  if (!request.topologyFile.empty()) {
+    llvm::Expected<std::string> text =
+        readFile(request.topologyFile, "topology");
+    if (!text)
+      return text.takeError();
+    llvm::Expected<Topology> topology =
+        parseTopologyJson(*text, options.topology);
+    if (!topology)
+      return inFile(request.topologyFile, topology.takeError());
+    options.topology = *topology;
+  }
+  if (request.worldSize < 0 || request.ranksPerNode < 0 ||
+      request.batchSizePerRank < 0 || request.pipelineDepth < 0)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "world size, ranks per node, batch size "
+                                   "and pipeline depth must be positive");
+  if (request.pipelineDepth > 0)
+    options.pipelineDepth = request.pipelineDepth;
+  options.includeBackward = request.includeBackward;
+  if (request.worldSize > 0)
+    options.topology.worldSize = request.worldSize;
+  if (request.ranksPerNode > 0)
+    options.topology.ranksPerNode = request.ranksPerNode;
+  if (request.batchSizePerRank > 0)
+    options.batchSizePerRank = request.batchSizePerRank;
+
+  llvm::Expected<std::optional<ShardingKind>> kind =
+      parseShardingChoice(request.sharding);
+  if (!kind)
+    return kind.takeError();
+  options.globalKind = *kind;
+  std::optional<Optimizer> optimizer = parseOptimizer(request.optimizer);
+  if (!optimizer)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown optimizer '" + request.optimizer +
+            "' (expected none, sgd, rowwise_adagrad, adagrad or adam)");
+  options.optimizer = *optimizer;
+
+  for (const std::string &text : request.tableOverrides) {
+    llvm::Expected<std::pair<std::string, TableConstraint>> entry =
+        parseTableOverride(text);
+    if (!entry)
+      return entry.takeError();
+    if (!options.tables.emplace(entry->first, entry->second).second)
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "table '" + entry->first +
+                                         "' is overridden twice");
+  }
+
+  if (!request.statsFile.empty()) {
+    llvm::Expected<std::string> text =
+        readFile(request.statsFile, "statistics");
+    if (!text)
+      return text.takeError();
+    if (llvm::Error error = applyStatsJson(*text, tables))
+      return inFile(request.statsFile, std::move(error));
+  }
+  if (!request.planFile.empty()) {
+    llvm::Expected<std::string> text = readFile(request.planFile, "plan");
+    if (!text)
+      return text.takeError();
+    llvm::Expected<std::map<std::string, TableSharding>> plan =
+        parsePlanJson(*text);
+    if (!plan)
+      return inFile(request.planFile, plan.takeError());
+    options.imported = std::move(*plan);
+  }
+  return options;
+}
+
+llvm::Error ember::sharding::writeTextFile(llvm::StringRef path,
+                                           llvm::StringRef text) {
+  if (path == "-") {
+    llvm::outs() << text;
+    llvm::outs().flush();
+    return llvm::Error::success();
+  }
+  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << text;
+    return llvm::Error::success();
+  });
+}

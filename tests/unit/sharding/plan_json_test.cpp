@@ -1,0 +1,225 @@
+//===- plan_json_test.cpp - planner files: topology, stats, plans ---------===//
+
+#include "sharding/PlanJson.h"
+#include "sharding/ShardingDriver.h"
+#include "gtest/gtest.h"
+
+using namespace ember::sharding;
+
+namespace {
+
+std::string errorOf(llvm::Error error) {
+  return error ? llvm::toString(std::move(error)) : std::string();
+}
+
+template <typename T> std::string errorOf(llvm::Expected<T> value) {
+  return value ? std::string() : llvm::toString(value.takeError());
+}
+
+TEST(PlanJson, TopologyOverridesDefaults) {
+  Topology defaults;
+  llvm::Expected<Topology> topology = parseTopologyJson(
+      R"({"world_size": 16, "ranks_per_node": 4, "device_memory_gb": 141,
+          "inter_node_bandwidth_gb_per_s": 25, "lookup_efficiency": 0.5})",
+      defaults);
+  ASSERT_TRUE(static_cast<bool>(topology)) << errorOf(topology.takeError());
+  EXPECT_EQ(topology->worldSize, 16);
+  EXPECT_EQ(topology->ranksPerNode, 4);
+  EXPECT_EQ(topology->deviceMemoryBytes, 141'000'000'000);
+  EXPECT_DOUBLE_EQ(topology->interNodeBandwidth, 25e9);
+  EXPECT_DOUBLE_EQ(topology->lookupEfficiency, 0.5);
+  EXPECT_DOUBLE_EQ(topology->intraNodeBandwidth, defaults.intraNodeBandwidth);
+  EXPECT_EQ(topology->numNodes(), 4);
+}
+
+TEST(PlanJson, TopologyErrors) {
+  Topology defaults;
+  EXPECT_NE(errorOf(parseTopologyJson("{", defaults)).find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTopologyJson("[1]", defaults)).find("JSON object"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTopologyJson(R"({"hbm": 3})", defaults))
+                .find("unknown field 'hbm'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTopologyJson(R"({"world_size": 0})", defaults))
+                .find("'world_size' must be a positive integer"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf(parseTopologyJson(R"({"device_memory_gb": "80"})", defaults))
+          .find("'device_memory_gb'"),
+      std::string::npos);
+}
+
+TEST(PlanJson, StatsSetPoolingFactors) {
+  std::vector<TableSpec> tables(2);
+  tables[0].name = "t_user";
+  tables[0].features = {{"user", 1}, {"user_hist", 1}};
+  tables[1].name = "t_item";
+  tables[1].features = {{"item", 1}};
+  ASSERT_EQ(errorOf(applyStatsJson(
+                R"({"tables": {"t_user": {"pooling_factor": 4}},
+                    "features": {"user_hist": {"pooling_factor": 30.5},
+                                 "item": {"pooling_factor": 0}}})",
+                tables)),
+            "");
+  EXPECT_EQ(tables[0].features[0].poolingFactor, 4);
+  EXPECT_EQ(tables[0].features[1].poolingFactor, 30.5);
+  EXPECT_EQ(tables[1].features[0].poolingFactor, 0);
+  EXPECT_NE(
+      errorOf(applyStatsJson(R"({"features": {"nope": {"pooling_factor": 1}}})",
+                             tables))
+          .find("unknown feature 'nope'"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(applyStatsJson(
+                  R"({"tables": {"t_item": {"pooling_factor": -1}}})", tables))
+          .find("non-negative"),
+      std::string::npos);
+  EXPECT_NE(errorOf(applyStatsJson(R"({"table": {}})", tables))
+                .find("unknown field 'table'"),
+            std::string::npos);
+}
+
+TEST(PlanJson, ReadsTorchRecParameterSharding) {
+  llvm::Expected<std::map<std::string, TableSharding>> plan = parsePlanJson(R"({
+    "t_user": {"sharding_type": "row_wise", "compute_kernel": "fused",
+               "ranks": [0, 1],
+               "sharding_spec": {"shards": [
+                 {"shard_offsets": [0, 0], "shard_sizes": [500, 64],
+                  "placement": "rank:0/cuda:0"},
+                 {"shard_offsets": [500, 0], "shard_sizes": [500, 64],
+                  "placement": "rank:1/cuda:1"}]},
+               "cache_params": null},
+    "t_item": {"sharding_type": "data_parallel", "compute_kernel": "dense",
+               "ranks": [1, 0], "sharding_spec": null}
+  })");
+  ASSERT_TRUE(static_cast<bool>(plan)) << errorOf(plan.takeError());
+  const TableSharding &user = plan->at("t_user");
+  EXPECT_EQ(user.kind, ShardingKind::RowWise);
+  ASSERT_EQ(user.shards.size(), 2u);
+  EXPECT_EQ(user.shards[1], (Shard{500, 0, 500, 64, 1}));
+  const TableSharding &item = plan->at("t_item");
+  EXPECT_EQ(item.kind, ShardingKind::DataParallel);
+  EXPECT_EQ(item.kernel, ComputeKernel::Dense);
+  EXPECT_EQ(item.replicaRanks, std::vector<int64_t>({0, 1}));
+}
+
+TEST(PlanJson, PlanErrorsNameTheTable) {
+  auto error = [](const char *text) { return errorOf(parsePlanJson(text)); };
+  EXPECT_NE(error("{\"t\": 3"
+                  "")
+                .find("not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"compute_kernel": "fused"}})")
+                .find("table 't': has no 'sharding_type'"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "diagonal"}})")
+                .find("'sharding_type' must be one of"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "table_wise"}})")
+                .find("no 'sharding_spec'"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "table_wise", "sharding_spec":
+                   {"shards": [{"shard_offsets": [0, 0], "shard_sizes": [1, 4],
+                                "placement": "cuda:0"}]}}})")
+                .find("'placement' must look like"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "table_wise", "ranks": [1],
+                   "sharding_spec": {"shards": [{"shard_offsets": [0, 0],
+                   "shard_sizes": [1, 4], "placement": "rank:0/cuda:0"}]}}})")
+                .find("'ranks' does not list"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "table_wise", "sharding_spec":
+                   {"shards": [{"shard_offsets": [0], "shard_sizes": [1, 4],
+                                "placement": "rank:0/cuda:0"}]}}})")
+                .find("two entries"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"t": {"sharding_type": "table_wise", "colour": 1}})")
+                .find("unknown field 'colour'"),
+            std::string::npos);
+}
+
+TEST(PlanJson, ExportShape) {
+  ShardingPlan plan;
+  plan.topology.ranksPerNode = 2;
+  TableSharding tw;
+  tw.table = "a";
+  tw.kind = ShardingKind::TableWise;
+  tw.shards = {Shard{0, 0, 10, 8, 3}};
+  TableSharding dp;
+  dp.table = "b";
+  dp.kind = ShardingKind::DataParallel;
+  dp.kernel = ComputeKernel::Dense;
+  dp.replicaRanks = {0, 1};
+  plan.tables = {tw, dp};
+  std::string json = planToJson(plan);
+  EXPECT_NE(json.find("\"placement\": \"rank:3/cuda:1\""), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"shard_sizes\": [\n"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"sharding_spec\": null"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"sharding_type\": \"data_parallel\""),
+            std::string::npos)
+      << json;
+  llvm::Expected<std::map<std::string, TableSharding>> back =
+      parsePlanJson(json);
+  ASSERT_TRUE(static_cast<bool>(back)) << errorOf(back.takeError());
+  EXPECT_EQ(back->at("a").shards, tw.shards);
+  EXPECT_EQ(back->at("b").replicaRanks, dp.replicaRanks);
+}
+
+TEST(PlanJson, TableOverrides) {
+  auto parsed = parseTableOverride("t_user=row_wise");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_EQ(parsed->first, "t_user");
+  EXPECT_EQ(parsed->second.kind, ShardingKind::RowWise);
+  EXPECT_TRUE(parsed->second.ranks.empty());
+
+  parsed = parseTableOverride("t=column_wise:fused_uvm_caching@2/2/5");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_EQ(parsed->second.kind, ShardingKind::ColumnWise);
+  EXPECT_EQ(parsed->second.kernel, ComputeKernel::FusedUvmCaching);
+  EXPECT_EQ(parsed->second.ranks, std::vector<int64_t>({2, 2, 5}));
+
+  parsed = parseTableOverride("t=auto@3");
+  ASSERT_TRUE(static_cast<bool>(parsed));
+  EXPECT_FALSE(parsed->second.kind.has_value());
+  EXPECT_EQ(parsed->second.ranks, std::vector<int64_t>({3}));
+
+  EXPECT_NE(errorOf(parseTableOverride("t")).find("must look like"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTableOverride("t=diagonal")).find("unknown sharding"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTableOverride("t=row_wise:gpu")).find("kernel 'gpu'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTableOverride("t=row_wise@x")).find("not a rank"),
+            std::string::npos);
+}
+
+TEST(PlanJson, DriverRejectsBadRequests) {
+  std::vector<TableSpec> tables;
+  ShardingRequest request;
+  request.sharding = "sideways";
+  EXPECT_NE(errorOf(preparePlannerOptions(request, tables)).find("sideways"),
+            std::string::npos);
+  request.sharding = "auto";
+  request.topologyFile = "/nonexistent/topology.json";
+  EXPECT_NE(errorOf(preparePlannerOptions(request, tables))
+                .find("cannot read the topology file"),
+            std::string::npos);
+  request.topologyFile.clear();
+  request.tableOverrides = {"a=row_wise", "a=table_wise"};
+  EXPECT_NE(
+      errorOf(preparePlannerOptions(request, tables)).find("overridden twice"),
+      std::string::npos);
+  request.tableOverrides.clear();
+  request.worldSize = 4;
+  request.optimizer = "adam";
+  llvm::Expected<PlannerOptions> options =
+      preparePlannerOptions(request, tables);
+  ASSERT_TRUE(static_cast<bool>(options));
+  EXPECT_EQ(options->topology.worldSize, 4);
+  EXPECT_EQ(options->optimizer, Optimizer::Adam);
+  EXPECT_FALSE(options->globalKind.has_value());
+}
+
+} // namespace

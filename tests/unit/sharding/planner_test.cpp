@@ -1,0 +1,517 @@
+//===- planner_test.cpp - the sharding planner's search and models --------===//
+
+#include "sharding/CostModel.h"
+#include "sharding/PlanJson.h"
+#include "sharding/PlanReport.h"
+#include "sharding/Planner.h"
+#include "gtest/gtest.h"
+#include <algorithm>
+#include <random>
+#include <set>
+
+using namespace ember::sharding;
+
+namespace {
+
+TableSpec makeTable(const std::string &name, int64_t rows, int64_t dim,
+                    double poolingFactor = 1.0,
+                    PoolingKind pooling = PoolingKind::Sum,
+                    TableFormat format = TableFormat::F32) {
+  TableSpec table;
+  table.name = name;
+  table.rows = rows;
+  table.dim = dim;
+  table.pooling = pooling;
+  table.format = format;
+  table.features.push_back({name + "_f", poolingFactor});
+  return table;
+}
+
+PlannerOptions makeOptions(int64_t world, int64_t perNode = 8) {
+  PlannerOptions options;
+  options.topology.worldSize = world;
+  options.topology.ranksPerNode = perNode;
+  return options;
+}
+
+/// Independent checks of a plan: one valid sharding per table, in order,
+/// and every rank under its memory limits (recomputed from the models).
+void expectValidPlan(const ShardingPlan &plan,
+                     const std::vector<TableSpec> &tables,
+                     const PlannerOptions &options) {
+  ASSERT_EQ(plan.tables.size(), tables.size()) << "a table was dropped";
+  for (size_t t = 0; t < tables.size(); ++t) {
+    EXPECT_EQ(plan.tables[t].table, tables[t].name);
+    llvm::Error error =
+        verifySharding(tables[t], plan.tables[t], options.topology);
+    EXPECT_FALSE(error) << tables[t].name << ": "
+                        << llvm::toString(std::move(error));
+    // Shards tile the table: their areas add up to it.
+    if (plan.tables[t].kind != ShardingKind::DataParallel) {
+      int64_t area = 0;
+      for (const Shard &shard : plan.tables[t].shards)
+        area += shard.rows * shard.cols;
+      EXPECT_EQ(area, tables[t].rows * tables[t].dim) << tables[t].name;
+    }
+  }
+  std::vector<RankLoad> loads = computeRankLoads(tables, plan.tables, options);
+  ASSERT_EQ(loads.size(), static_cast<size_t>(options.topology.worldSize));
+  for (size_t rank = 0; rank < loads.size(); ++rank) {
+    EXPECT_LE(loads[rank].device.total(), options.topology.usableDeviceMemory())
+        << "rank " << rank;
+    EXPECT_LE(loads[rank].host.total(), options.topology.hostMemoryBytes)
+        << "rank " << rank;
+    EXPECT_NEAR(loads[rank].cost.total(), plan.ranks[rank].cost.total(), 1e-15);
+  }
+}
+
+std::vector<TableSpec> randomTables(int count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> rows(1, 5'000'000);
+  std::uniform_int_distribution<int> dimIndex(0, 5);
+  std::uniform_real_distribution<double> factor(0.5, 60.0);
+  std::uniform_int_distribution<int> poolingIndex(0, 5);
+  const int64_t dims[] = {4, 16, 32, 64, 128, 6};
+  std::vector<TableSpec> tables;
+  for (int i = 0; i < count; ++i) {
+    int p = poolingIndex(rng);
+    PoolingKind pooling = p == 0   ? PoolingKind::Mean
+                          : p == 1 ? PoolingKind::Max
+                                   : PoolingKind::Sum;
+    tables.push_back(makeTable("t" + std::to_string(i), rows(rng),
+                               dims[dimIndex(rng)], factor(rng), pooling));
+  }
+  return tables;
+}
+
+ShardingPlan planOrFail(const std::vector<TableSpec> &tables,
+                        const PlannerOptions &options) {
+  llvm::Expected<ShardingPlan> plan = planSharding(tables, options);
+  if (!plan) {
+    ADD_FAILURE() << llvm::toString(plan.takeError());
+    return ShardingPlan();
+  }
+  return std::move(*plan);
+}
+
+TEST(ShardingPlanner, RandomModelsKeepEveryTableAndFitMemory) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    std::vector<TableSpec> tables = randomTables(120, seed);
+    PlannerOptions options = makeOptions(16, 8);
+    // Tight memory: 4 GB per rank.
+    options.topology.deviceMemoryBytes = 4'000'000'000;
+    ShardingPlan plan = planOrFail(tables, options);
+    expectValidPlan(plan, tables, options);
+  }
+}
+
+TEST(ShardingPlanner, BigTableIsSplitToFitMemory) {
+  // 3 GB table, 1 GB per rank: only row-, column- or table-row-wise over
+  // several ranks fit.
+  std::vector<TableSpec> tables = {makeTable("big", 6'000'000, 128, 4.0),
+                                   makeTable("small", 1000, 16, 2.0)};
+  PlannerOptions options = makeOptions(8, 8);
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  options.topology.reservedDeviceFraction = 0;
+  options.allowUvm = false;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_NE(plan.tables[0].kind, ShardingKind::TableWise);
+  EXPECT_NE(plan.tables[0].kind, ShardingKind::DataParallel);
+  EXPECT_GE(plan.tables[0].shards.size(), 4u);
+}
+
+TEST(ShardingPlanner, InfeasibleNamesTablesAndShortfall) {
+  // 2 ranks of 1 GB; two 4 GB tables and a small one.
+  std::vector<TableSpec> tables = {makeTable("huge_a", 8'000'000, 128),
+                                   makeTable("huge_b", 8'000'000, 128),
+                                   makeTable("tiny", 10, 4)};
+  PlannerOptions options = makeOptions(2, 2);
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  options.topology.hostMemoryBytes = 1'000'000'000;
+  llvm::Expected<ShardingPlan> plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  std::string message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("huge_a"), std::string::npos) << message;
+  EXPECT_NE(message.find("huge_b"), std::string::npos) << message;
+  EXPECT_EQ(message.find("tiny"), std::string::npos) << message;
+  EXPECT_NE(message.find("short by"), std::string::npos) << message;
+  EXPECT_NE(message.find("do not fit"), std::string::npos) << message;
+}
+
+TEST(ShardingPlanner, ForcedGlobalKindIsHonoured) {
+  std::vector<TableSpec> tables;
+  for (int i = 0; i < 12; ++i)
+    tables.push_back(makeTable("t" + std::to_string(i), 1000 + 37 * i,
+                               8 + 4 * (i % 6), 1.0 + i));
+  for (int k = 0; k < kNumShardingKinds; ++k) {
+    auto kind = static_cast<ShardingKind>(k);
+    for (int64_t world : {1, 2, 4}) {
+      PlannerOptions options = makeOptions(world, 2);
+      options.globalKind = kind;
+      ShardingPlan plan = planOrFail(tables, options);
+      expectValidPlan(plan, tables, options);
+      for (const TableSharding &sharding : plan.tables)
+        EXPECT_EQ(sharding.kind, kind)
+            << shardingKindName(kind).str() << " world " << world;
+      EXPECT_TRUE(plan.notes.empty());
+    }
+  }
+}
+
+TEST(ShardingPlanner, ForcedKindFallsBackWhereNotAllowed) {
+  std::vector<TableSpec> tables = {
+      makeTable("sum", 1000, 16),
+      makeTable("mean", 1000, 16, 1, PoolingKind::Mean),
+      makeTable("max", 1000, 16, 1, PoolingKind::Max),
+      makeTable("odd", 1000, 6)};
+  PlannerOptions options = makeOptions(4);
+  options.globalKind = ShardingKind::RowWise;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_EQ(plan.tables[0].kind, ShardingKind::RowWise);
+  EXPECT_NE(plan.tables[1].kind, ShardingKind::RowWise);
+  EXPECT_NE(plan.tables[2].kind, ShardingKind::RowWise);
+  EXPECT_EQ(plan.notes.size(), 2u);
+
+  options.globalKind = ShardingKind::ColumnWise;
+  plan = planOrFail(tables, options);
+  EXPECT_EQ(plan.tables[1].kind, ShardingKind::ColumnWise);
+  EXPECT_NE(plan.tables[3].kind, ShardingKind::ColumnWise);
+}
+
+TEST(ShardingPlanner, PerTableKindsAndPinnedRanks) {
+  std::vector<TableSpec> tables = {
+      makeTable("tw", 1000, 16),   makeTable("rw", 1000, 16),
+      makeTable("cw", 1000, 32),   makeTable("dp", 100, 8),
+      makeTable("twrw", 1000, 16), makeTable("free", 5000, 64, 10)};
+  PlannerOptions options = makeOptions(8, 4);
+  options.tables["tw"] = {ShardingKind::TableWise, std::nullopt, {3}};
+  options.tables["rw"] = {ShardingKind::RowWise, std::nullopt, {0, 1, 6}};
+  options.tables["cw"] = {ShardingKind::ColumnWise, std::nullopt, {2, 2, 5}};
+  options.tables["dp"] = {ShardingKind::DataParallel, std::nullopt, {7, 1}};
+  options.tables["twrw"] = {ShardingKind::TableRowWise, std::nullopt, {4, 5}};
+  options.tables["free"] = {
+      ShardingKind::ColumnWise, ComputeKernel::FusedUvmCaching, {}};
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_EQ(plan.tables[0].ranks(), std::vector<int64_t>({3}));
+  EXPECT_EQ(plan.tables[1].ranks(), std::vector<int64_t>({0, 1, 6}));
+  EXPECT_EQ(plan.tables[2].ranks(), std::vector<int64_t>({2, 2, 5}));
+  EXPECT_EQ(plan.tables[2].shards[0].cols % 4, 0);
+  EXPECT_EQ(plan.tables[3].kind, ShardingKind::DataParallel);
+  EXPECT_EQ(plan.tables[3].ranks(), std::vector<int64_t>({1, 7}));
+  EXPECT_EQ(plan.tables[4].ranks(), std::vector<int64_t>({4, 5}));
+  EXPECT_EQ(plan.tables[5].kind, ShardingKind::ColumnWise);
+  EXPECT_EQ(plan.tables[5].kernel, ComputeKernel::FusedUvmCaching);
+}
+
+TEST(ShardingPlanner, ConstraintErrors) {
+  std::vector<TableSpec> tables = {
+      makeTable("mean", 1000, 16, 1, PoolingKind::Mean),
+      makeTable("odd", 1000, 6)};
+  PlannerOptions options = makeOptions(4, 2);
+  options.tables["mean"] = {ShardingKind::RowWise, std::nullopt, {}};
+  options.tables["odd"] = {ShardingKind::ColumnWise, std::nullopt, {}};
+  options.tables["ghost"] = {ShardingKind::TableWise, std::nullopt, {}};
+  llvm::Expected<ShardingPlan> plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  std::string message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("'ghost'"), std::string::npos) << message;
+
+  options.tables.erase("ghost");
+  plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("'mean' cannot be row_wise"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("'odd' cannot be column_wise"), std::string::npos)
+      << message;
+
+  PlannerOptions pinned = makeOptions(4, 2);
+  pinned.tables["odd"] = {ShardingKind::TableRowWise, std::nullopt, {1, 2}};
+  plan = planSharding({makeTable("odd", 100, 6)}, pinned);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("one node"), std::string::npos) << message;
+
+  pinned.tables["odd"] = {ShardingKind::TableWise, std::nullopt, {9}};
+  plan = planSharding({makeTable("odd", 100, 6)}, pinned);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("rank 9"), std::string::npos) << message;
+}
+
+TEST(ShardingPlanner, ColumnWiseWidthsAreMultiplesOfFour) {
+  for (int64_t dim = 4; dim <= 260; dim += 4) {
+    std::vector<TableSpec> tables = {makeTable("t", 1000, dim, 3)};
+    for (int64_t world : {1, 3, 8}) {
+      PlannerOptions options = makeOptions(world, 4);
+      options.globalKind = ShardingKind::ColumnWise;
+      ShardingPlan plan = planOrFail(tables, options);
+      expectValidPlan(plan, tables, options);
+      const TableSharding &sharding = plan.tables[0];
+      int64_t total = 0;
+      for (const Shard &shard : sharding.shards) {
+        EXPECT_EQ(shard.cols % 4, 0) << "dim " << dim;
+        total += shard.cols;
+      }
+      EXPECT_EQ(total, dim);
+      if (dim >= 8) {
+        EXPECT_GE(sharding.shards.size(), 2u) << "dim " << dim;
+      }
+    }
+  }
+}
+
+/// The per-rank cost of every plan, and the greedy baseline.
+double planScore(const std::vector<TableSpec> &tables, PlannerOptions options,
+                 SearchMode mode) {
+  options.search = mode;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  return plan.maxRankCost();
+}
+
+TEST(ShardingPlanner, SearchBeatsGreedyOnLptTrap) {
+  // Table-wise tables of relative cost 3,3,2,2,2 on two ranks: one greedy
+  // pass (largest first, least loaded rank) ends at 3+2+2; the best plan
+  // puts 3+3 and 2+2+2 together.
+  std::vector<TableSpec> tables;
+  int factors[] = {300, 300, 200, 200, 200};
+  for (int i = 0; i < 5; ++i)
+    tables.push_back(makeTable("t" + std::to_string(i), 1000, 64, factors[i]));
+  PlannerOptions options = makeOptions(2);
+  options.globalKind = ShardingKind::TableWise;
+  double greedy = planScore(tables, options, SearchMode::Greedy);
+  double local = planScore(tables, options, SearchMode::Local);
+  EXPECT_LT(local, greedy * 0.95);
+
+  // The brute-force optimum over all 2^5 placements equals the search's.
+  CostModel model(options);
+  std::vector<double> costs;
+  for (const TableSpec &table : tables)
+    costs.push_back(model
+                        .shardLoad(table, ShardingKind::TableWise,
+                                   ComputeKernel::Fused,
+                                   Shard{0, 0, table.rows, table.dim, 0}, 1)
+                        .cost.total());
+  double base = model.baseline(tables).cost.total();
+  double best = 1e30;
+  for (int mask = 0; mask < 32; ++mask) {
+    double a = base, b = base;
+    for (int i = 0; i < 5; ++i)
+      (mask >> i & 1 ? a : b) += costs[i];
+    best = std::min(best, std::max(a, b));
+  }
+  EXPECT_NEAR(local, best, best * 1e-9);
+}
+
+TEST(ShardingPlanner, SearchNeverWorseThanGreedy) {
+  for (unsigned seed = 10; seed < 20; ++seed) {
+    std::vector<TableSpec> tables = randomTables(40, seed);
+    PlannerOptions options = makeOptions(8, 4);
+    options.topology.deviceMemoryBytes = 6'000'000'000;
+    double greedy = planScore(tables, options, SearchMode::Greedy);
+    double local = planScore(tables, options, SearchMode::Local);
+    EXPECT_LE(local, greedy * (1 + 1e-12)) << "seed " << seed;
+  }
+}
+
+TEST(ShardingPlanner, TableWiseCostMatchesFormulas) {
+  // One f32 table, 2 ranks on one node, batch 100 per rank, 10 ids per bag.
+  TableSpec table = makeTable("t", 1000, 16, 10.0);
+  PlannerOptions options = makeOptions(2, 8);
+  options.batchSizePerRank = 100;
+  options.tables["t"] = {ShardingKind::TableWise, std::nullopt, {1}};
+  ShardingPlan plan = planOrFail({table}, options);
+  const Topology &topo = options.topology;
+  double globalBatch = 200, ids = globalBatch * 10;
+  double lookup = (ids * 16 * 4 + globalBatch * 16 * 4) /
+                  (topo.deviceBandwidth * topo.lookupEfficiency);
+  // Half of what a rank receives or sends stays on it; the rest is NVLink.
+  double input = (ids * 8 + globalBatch * 4) / 2 / topo.intraNodeBandwidth;
+  double output = globalBatch * 16 * 4 / 2 / topo.intraNodeBandwidth;
+  const RankLoad &rank1 = plan.ranks[1];
+  EXPECT_NEAR(rank1.cost.lookup, lookup, lookup * 1e-12);
+  EXPECT_NEAR(rank1.cost.inputDist, input, input * 1e-12);
+  EXPECT_NEAR(rank1.cost.outputDist, output, output * 1e-12);
+  EXPECT_EQ(rank1.cost.backward, 0);
+  EXPECT_EQ(plan.ranks[0].cost.total(), 0);
+  EXPECT_EQ(rank1.device.weights, 1000 * 16 * 4);
+  EXPECT_EQ(rank1.device.optimizerState, 0);
+  // Buffers: depth 2 copies of received ids + lengths and pooled outputs,
+  // plus the rank's own inputs and outputs (every rank has those).
+  int64_t own = 2 * (100 * (10 * 8 + 4) + 100 * 16 * 4);
+  EXPECT_EQ(plan.ranks[0].device.inputBuffers +
+                plan.ranks[0].device.outputBuffers,
+            own);
+  EXPECT_EQ(rank1.device.inputBuffers,
+            2 * static_cast<int64_t>(ids * 8 + globalBatch * 4) +
+                2 * 100 * (10 * 8 + 4));
+
+  // Optimizer state and backward when asked for.
+  options.optimizer = Optimizer::Adam;
+  options.includeBackward = true;
+  plan = planOrFail({table}, options);
+  EXPECT_EQ(plan.ranks[1].device.optimizerState, 1000 * 16 * 8);
+  EXPECT_NEAR(plan.ranks[1].cost.backward,
+              kBackwardLookupRatio * lookup + output, lookup * 1e-9);
+}
+
+TEST(ShardingPlanner, CrossNodeTrafficCostsMore) {
+  TableSpec table = makeTable("t", 1000, 64, 20.0);
+  PlannerOptions oneNode = makeOptions(16, 16);
+  PlannerOptions twoNodes = makeOptions(16, 8);
+  CostModel a(oneNode), b(twoNodes);
+  Shard whole{0, 0, 1000, 64, 0};
+  ShardLoad near = a.shardLoad(table, ShardingKind::TableWise,
+                               ComputeKernel::Fused, whole, 1);
+  ShardLoad far = b.shardLoad(table, ShardingKind::TableWise,
+                              ComputeKernel::Fused, whole, 1);
+  EXPECT_GT(far.cost.inputDist, 5 * near.cost.inputDist);
+  EXPECT_EQ(far.cost.lookup, near.cost.lookup);
+  // Table-row-wise keeps its reduce-scatter in the node: cheaper output
+  // distribution than row-wise over both nodes.
+  Shard half{0, 0, 125, 64, 0};
+  ShardLoad twrw = b.shardLoad(table, ShardingKind::TableRowWise,
+                               ComputeKernel::Fused, half, 8);
+  Shard sixteenth{0, 0, 63, 64, 0};
+  ShardLoad rw = b.shardLoad(table, ShardingKind::RowWise, ComputeKernel::Fused,
+                             sixteenth, 16);
+  EXPECT_LT(twrw.cost.outputDist, rw.cost.outputDist);
+}
+
+TEST(ShardingPlanner, UvmCachingWhenDeviceMemoryIsShort) {
+  // One rank, a 2 GB table, 1 GB of device memory, 8 GB host.
+  std::vector<TableSpec> tables = {makeTable("t", 4'000'000, 128)};
+  PlannerOptions options = makeOptions(1);
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  options.topology.hostMemoryBytes = 8'000'000'000;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_EQ(plan.tables[0].kernel, ComputeKernel::FusedUvmCaching);
+  EXPECT_EQ(plan.ranks[0].host.weights, 4'000'000LL * 128 * 4);
+
+  options.allowUvm = false;
+  EXPECT_FALSE(static_cast<bool>(planSharding(tables, options)));
+  llvm::consumeError(planSharding(tables, options).takeError());
+}
+
+TEST(ShardingPlanner, ImportedPlanRoundTrips) {
+  std::vector<TableSpec> tables = randomTables(30, 7);
+  PlannerOptions options = makeOptions(8, 4);
+  ShardingPlan plan = planOrFail(tables, options);
+  std::string json = planToJson(plan);
+  llvm::Expected<std::map<std::string, TableSharding>> imported =
+      parsePlanJson(json);
+  ASSERT_TRUE(static_cast<bool>(imported))
+      << llvm::toString(imported.takeError());
+  ASSERT_EQ(imported->size(), tables.size());
+
+  PlannerOptions again = options;
+  again.imported = *imported;
+  ShardingPlan replanned = planOrFail(tables, again);
+  ASSERT_EQ(replanned.tables.size(), plan.tables.size());
+  for (size_t t = 0; t < tables.size(); ++t) {
+    EXPECT_EQ(replanned.tables[t].kind, plan.tables[t].kind);
+    EXPECT_EQ(replanned.tables[t].kernel, plan.tables[t].kernel);
+    EXPECT_EQ(replanned.tables[t].ranks(), plan.tables[t].ranks());
+    EXPECT_EQ(replanned.tables[t].shards, plan.tables[t].shards);
+  }
+  EXPECT_EQ(planToJson(replanned), json);
+
+  // A partial import: those tables keep their sharding, the rest is planned.
+  PlannerOptions partial = options;
+  partial.imported["t3"] = imported->at("t3");
+  partial.imported["t3"].shards.clear();
+  partial.imported["t3"].kind = ShardingKind::DataParallel;
+  partial.imported["t3"].kernel = ComputeKernel::Dense;
+  partial.imported["t3"].replicaRanks = {2, 5};
+  ShardingPlan mixed = planOrFail(tables, partial);
+  expectValidPlan(mixed, tables, partial);
+  EXPECT_EQ(mixed.tables[3].kind, ShardingKind::DataParallel);
+  EXPECT_EQ(mixed.tables[3].ranks(), std::vector<int64_t>({2, 5}));
+}
+
+TEST(ShardingPlanner, ImportedPlanErrors) {
+  std::vector<TableSpec> tables = {
+      makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Mean)};
+  PlannerOptions options = makeOptions(2);
+  TableSharding gap;
+  gap.table = "t";
+  gap.kind = ShardingKind::RowWise;
+  gap.shards = {Shard{0, 0, 40, 16, 0}, Shard{50, 0, 50, 16, 1}};
+  options.imported["t"] = gap;
+  llvm::Expected<ShardingPlan> plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  std::string message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("imported sharding of table 't'"), std::string::npos)
+      << message;
+  EXPECT_NE(message.find("starts at row 50"), std::string::npos) << message;
+
+  options.imported.clear();
+  TableSharding rowWiseMean = gap;
+  rowWiseMean.table = "m";
+  rowWiseMean.shards = {Shard{0, 0, 50, 16, 0}, Shard{50, 0, 50, 16, 1}};
+  options.imported["m"] = rowWiseMean;
+  plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("sum pooling"), std::string::npos) << message;
+
+  options.imported.clear();
+  TableSharding outside;
+  outside.table = "t";
+  outside.kind = ShardingKind::TableWise;
+  outside.shards = {Shard{0, 0, 100, 16, 2}};
+  options.imported["t"] = outside;
+  plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("rank 2 is outside"), std::string::npos) << message;
+
+  options.imported.clear();
+  options.imported["nope"] = outside;
+  plan = planSharding(tables, options);
+  ASSERT_FALSE(plan);
+  message = llvm::toString(plan.takeError());
+  EXPECT_NE(message.find("'nope'"), std::string::npos) << message;
+}
+
+TEST(ShardingPlanner, ReportListsTablesAndRanks) {
+  std::vector<TableSpec> tables = {makeTable("user", 1000, 64, 5),
+                                   makeTable("item", 500, 32, 2)};
+  PlannerOptions options = makeOptions(2);
+  options.globalKind = ShardingKind::RowWise;
+  ShardingPlan plan = planOrFail(tables, options);
+  std::string report = formatPlanReport(plan, tables);
+  EXPECT_NE(report.find("user"), std::string::npos);
+  EXPECT_NE(report.find("item"), std::string::npos);
+  EXPECT_NE(report.find("row_wise"), std::string::npos);
+  EXPECT_NE(report.find("Per rank"), std::string::npos);
+  EXPECT_NE(report.find("in_dist"), std::string::npos);
+}
+
+TEST(ShardingPlanner, BadInputsAreErrors) {
+  PlannerOptions options = makeOptions(2);
+  EXPECT_FALSE(
+      static_cast<bool>(planSharding({makeTable("a", 0, 4)}, options)));
+  llvm::consumeError(planSharding({makeTable("a", 0, 4)}, options).takeError());
+  TableSpec noFeature = makeTable("a", 10, 4);
+  noFeature.features.clear();
+  llvm::Expected<ShardingPlan> plan = planSharding({noFeature}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("no feature"),
+            std::string::npos);
+  plan = planSharding({makeTable("a", 10, 4), makeTable("a", 10, 4)}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("twice"), std::string::npos);
+  PlannerOptions zero = makeOptions(0);
+  plan = planSharding({makeTable("a", 10, 4)}, zero);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("world size"),
+            std::string::npos);
+}
+
+} // namespace
