@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanEmitter.h"
 #include "plan/PlanConstantFolding.h"
+#include "plan/PlanEmitterContext.h"
 #include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
@@ -44,12 +45,6 @@ std::string locationName(Location loc) {
   return text;
 }
 
-/// A shape scalar: constant * product(symbol^exponent).
-struct ShapeExpr {
-  int64_t constant = 1;
-  std::map<std::string, int> exponents;
-};
-
 /// True for the scalar integer/index ops of shape computations (their
 /// results are read by evaluateShapeScalar, never by a kernel).
 bool isShapeScalarOp(Operation *op) {
@@ -60,7 +55,7 @@ bool isShapeScalarOp(Operation *op) {
   return t.isIndex() || isa<IntegerType>(t);
 }
 
-class FunctionEmitter {
+class FunctionEmitter : public EmitterContext {
 public:
   FunctionEmitter(func::FuncOp func, pb::Plan *plan)
       : func_(func), plan_(plan), builder_(plan->add_programs()) {}
@@ -74,29 +69,33 @@ private:
   LogicalResult emitReturn(func::ReturnOp op);
 
   /// The slot of operand `v` of `op`, or an error at `op`.
-  FailureOr<int> operandSlot(Operation *op, Value v);
+  FailureOr<int> operandSlot(Operation *op, Value v) override;
   /// Dims of a result whose dynamic dims come from `symbolPerDim[d]` (a
   /// symbol, a known static size, or empty for a fresh symbol).
   DimList resultDims(Value result, ArrayRef<DimInfo> symbolPerDim);
   /// What the plan knows of dim `dim` of `v` (its slot's dim: a symbol or a
   /// static size, also where the IR type is dynamic); empty when unknown.
-  DimInfo dimOf(Value v, int64_t dim);
+  DimInfo dimOf(Value v, int64_t dim) override;
   /// Only the symbol of dimOf (empty for static or unknown dims).
   std::string symbolOf(Value v, int64_t dim) { return dimOf(v, dim).symbol; }
   /// Defines the result slot and returns its index, or an error at op.
   FailureOr<int> defineResult(Operation *op, Value result,
-                              ArrayRef<DimInfo> symbolPerDim);
+                              ArrayRef<DimInfo> symbolPerDim) override;
 
   LogicalResult emitSimple(Operation *op, const std::string &kernel,
                            ValueRange inputs, ArrayRef<DimInfo> symbolPerDim,
-                           pb::Instruction **out = nullptr);
+                           pb::Instruction **out = nullptr) override;
+  PlanProgramBuilder &builder() override { return builder_; }
+  std::string locationOf(Location loc) override { return locationName(loc); }
+  FailureOr<ShapeExpr> shapeScalar(Value v) override {
+    return evaluateShapeScalar(v);
+  }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
   LogicalResult emitMatMul(tosa::MatMulOp op);
   LogicalResult emitClamp(tosa::ClampOp op);
   LogicalResult emitConcat(tosa::ConcatOp op);
   LogicalResult emitTranspose(tosa::TransposeOp op);
-  LogicalResult emitGather(tosa::GatherOp op);
   LogicalResult emitTensorReshape(tensor::ReshapeOp op);
   LogicalResult foldTruncI(arith::TruncIOp op);
   /// tosa.add/sub/mul of two integer constants (index arithmetic of
@@ -132,6 +131,7 @@ private:
   /// ember.table.from_tensor results -> their weight tensors.
   llvm::DenseMap<Value, Value> tableWeights_;
   LinearChains linear_;
+  DenseFusions fusions_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -140,12 +140,20 @@ LogicalResult FunctionEmitter::run() {
   if (failed(emitSignatureInputs()))
     return failure();
   linear_ = findLinearChains(func_.getBody().front());
+  llvm::DenseSet<Operation *> taken(linear_.fusedOps.begin(),
+                                    linear_.fusedOps.end());
+  for (auto &entry : linear_.anchors)
+    taken.insert(entry.first);
+  fusions_ = findDenseFusions(func_.getBody().front(), taken);
   for (Operation &op : func_.getBody().front()) {
-    if (linear_.fusedOps.count(&op))
+    if (linear_.fusedOps.count(&op) || fusions_.fusedOps.count(&op))
       continue;
     auto anchor = linear_.anchors.find(&op);
+    auto fused = fusions_.anchors.find(&op);
     LogicalResult result = anchor != linear_.anchors.end()
                                ? emitLinear(&op, anchor->second)
+                           : fused != fusions_.anchors.end()
+                               ? fused->second(*this)
                                : emitOp(&op);
     if (failed(result))
       return failure();
@@ -437,49 +445,6 @@ LogicalResult FunctionEmitter::emitTranspose(tosa::TransposeOp op) {
   return success();
 }
 
-/// tosa.gather values [N, K, C], indices [N, W] -> [N, W, C]. With N = 1
-/// and constant indices this is the `gather` kernel on axis 1 with the
-/// indices flattened to [W] (what torch's advanced indexing Z[:, li, lj]
-/// exports to).
-LogicalResult FunctionEmitter::emitGather(tosa::GatherOp op) {
-  auto valuesType = cast<RankedTensorType>(op.getValues().getType());
-  auto indicesType = dyn_cast<RankedTensorType>(op.getIndices().getType());
-  if (valuesType.getRank() != 3 || valuesType.isDynamicDim(0) ||
-      valuesType.getDimSize(0) != 1)
-    return op.emitError() << "'tosa.gather' is supported only with a batch "
-                             "(N) of 1 by the plan emitter; values are "
-                          << valuesType;
-  auto indices = dyn_cast_or_null<DenseElementsAttr>(
-      builder_.constantAttr(op.getIndices()));
-  if (!indices || !indicesType || !indicesType.hasStaticShape() ||
-      indicesType.getRank() != 2)
-    return op.emitError("'tosa.gather' is supported only with constant "
-                        "indices by the plan emitter");
-  int64_t w = indicesType.getDimSize(1);
-  DenseElementsAttr flat = reshapeConstant(
-      indices, RankedTensorType::get({w}, indicesType.getElementType()));
-  int indicesSlot = flat ? builder_.materializeConstant(
-                               flat, locationName(op.getLoc()) + ".indices")
-                         : -1;
-  if (indicesSlot < 0)
-    return op.emitError("'tosa.gather': cannot write the indices");
-  FailureOr<int> values = operandSlot(op, op.getValues());
-  if (failed(values))
-    return failure();
-  SmallVector<DimInfo> symbols = {DimInfo(), DimInfo(),
-                                  dimOf(op.getValues(), 2)};
-  FailureOr<int> result = defineResult(op, op.getResult(), symbols);
-  if (failed(result))
-    return failure();
-  pb::Instruction *instr =
-      builder_.addInstruction("gather", locationName(op.getLoc()));
-  instr->add_inputs(*values);
-  instr->add_inputs(indicesSlot);
-  instr->add_outputs(*result);
-  addIntAttr(instr, "axis", 1);
-  return success();
-}
-
 /// arith.trunci of a constant tensor (the i64 -> i32 index constants of
 /// tosa.gather) becomes a constant.
 LogicalResult FunctionEmitter::foldTruncI(arith::TruncIOp op) {
@@ -724,6 +689,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return success();
   if (isShapeScalarOp(op))
     return success(); // read by evaluateShapeScalar
+  // Dense math and data movement beyond the first subset (PlanDenseOps.cpp).
+  FailureOr<bool> dense = emitDenseOp(*this, op);
+  if (failed(dense))
+    return failure();
+  if (*dense)
+    return success();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<arith::ConstantOp>(
           [&](auto c) { return recordConstant(op, c.getValue()); })
@@ -738,7 +709,6 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case<tensor::ReshapeOp>([&](auto r) { return emitTensorReshape(r); })
-      .Case<tosa::GatherOp>([&](auto g) { return emitGather(g); })
       .Case<arith::TruncIOp>([&](auto t) { return foldTruncI(t); })
       .Case<TableFromTensorOp>([&](TableFromTensorOp t) -> LogicalResult {
         auto table = cast<TableType>(t.getResult().getType());
@@ -779,8 +749,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return other->emitError()
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, tosa.matmul/add/sub/"
-                  "clamp(ReLU)/sigmoid/tanh/transpose/reshape/concat/gather, "
-                  "tensor.expand_shape/collapse_shape/cast/reshape, "
+                  "mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
+                  "reciprocal/rsqrt/maximum/minimum/equal/greater/select/"
+                  "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
+                  "slice/tile, tensor.expand_shape/collapse_shape/cast/"
+                  "reshape/extract_slice/insert_slice, arith casts, "
                   "constants)";
       });
 }
