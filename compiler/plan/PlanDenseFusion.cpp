@@ -23,11 +23,6 @@
 namespace mlir::ember::plan_emitter {
 namespace {
 
-/// The one user of `v`, or null.
-Operation *soleUser(Value v) {
-  return v.hasOneUse() ? *v.user_begin() : nullptr;
-}
-
 /// The float value of a splat constant (possibly reshaped), or nullopt.
 std::optional<double> splatValue(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -56,6 +51,38 @@ DenseElementsAttr asVector(EmitterContext &ctx, Value v, int64_t n) {
       attr, RankedTensorType::get({n}, attr.getType().getElementType()));
 }
 
+/// Marks as fused the ops of `pattern` whose results are read only by the
+/// anchor or by other fused ops; an op that something outside reads (CSE
+/// may share a reduction between a softmax and the model) is still emitted.
+void claim(Operation *anchor, ArrayRef<Operation *> pattern,
+           DenseFusions &out) {
+  llvm::DenseSet<Operation *> fused;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation *op : pattern) {
+      if (op == anchor || fused.count(op))
+        continue;
+      bool inside = llvm::all_of(op->getUsers(), [&](Operation *user) {
+        return user == anchor || fused.count(user);
+      });
+      if (inside) {
+        fused.insert(op);
+        changed = true;
+      }
+    }
+  }
+  out.fusedOps.insert(fused.begin(), fused.end());
+}
+
+/// The plan dims of `x` (for results of its shape).
+SmallVector<DimInfo> dimsLike(EmitterContext &ctx, Value x) {
+  SmallVector<DimInfo> dims;
+  for (int64_t d = 0; d < cast<RankedTensorType>(x.getType()).getRank(); ++d)
+    dims.push_back(ctx.dimOf(x, d));
+  return dims;
+}
+
 //===----------------------------------------------------------------------===//
 // softmax: mul(e, reciprocal(reduce_sum(e, a))), e = exp(sub(x, reduce_max(x, a)))
 //===----------------------------------------------------------------------===//
@@ -69,31 +96,26 @@ void findSoftmax(Operation *op, DenseFusions &out) {
     Value inv = flip ? mul.getInput1() : mul.getInput2();
     auto recip = inv.getDefiningOp<tosa::ReciprocalOp>();
     auto exp = e.getDefiningOp<tosa::ExpOp>();
-    if (!recip || !exp || !recip->hasOneUse())
+    if (!recip || !exp)
       continue;
     auto sum = recip.getInput1().getDefiningOp<tosa::ReduceSumOp>();
     auto sub = exp.getInput1().getDefiningOp<tosa::SubOp>();
-    if (!sum || sum.getInput() != e || !sum->hasOneUse() || !sub ||
-        !sub->hasOneUse() || !e.hasNUses(2))
+    if (!sum || sum.getInput() != e || !sub)
       continue;
     auto max = sub.getInput2().getDefiningOp<tosa::ReduceMaxOp>();
     Value x = sub.getInput1();
-    if (!max || max.getInput() != x || !max->hasOneUse() ||
-        max.getAxis() != sum.getAxis() || x.getType() != e.getType() ||
-        mul.getType() != e.getType())
+    if (!max || max.getInput() != x || max.getAxis() != sum.getAxis() ||
+        x.getType() != e.getType() || mul.getType() != e.getType())
       continue;
     int64_t axis = sum.getAxis();
-    for (Operation *fused : {max.getOperation(), sub.getOperation(),
-                             exp.getOperation(), sum.getOperation(),
-                             recip.getOperation()})
-      out.fusedOps.insert(fused);
+    claim(op,
+          {max.getOperation(), sub.getOperation(), exp.getOperation(),
+           sum.getOperation(), recip.getOperation()},
+          out);
     out.anchors[op] = [op, x, axis](EmitterContext &ctx) -> LogicalResult {
-      SmallVector<DimInfo> dims;
-      auto rank = cast<RankedTensorType>(x.getType()).getRank();
-      for (int64_t d = 0; d < rank; ++d)
-        dims.push_back(ctx.dimOf(x, d));
       pb::Instruction *instr = nullptr;
-      if (failed(ctx.emitSimple(op, "softmax", ValueRange{x}, dims, &instr)))
+      if (failed(ctx.emitSimple(op, "softmax", ValueRange{x}, dimsLike(ctx, x),
+                                &instr)))
         return failure();
       addIntAttr(instr, "axis", axis);
       return success();
@@ -106,7 +128,8 @@ void findSoftmax(Operation *op, DenseFusions &out) {
 // layer_norm (the importer's LayerNormalization):
 //   mean = mul(reduce_sum*(x), 1/N); c = sub(x, mean)
 //   var = mul(reduce_sum*(mul(c, c)), 1/N); inv = rsqrt(add(var, eps))
-//   y = mul(mul(c, inv), gamma) [+ beta]
+//   y = mul(c, inv) [then mul by gamma] [then add beta]
+// (canonicalization drops a gamma of ones and a beta of zeros).
 //===----------------------------------------------------------------------===//
 
 /// reduce_sum over the trailing axes [axis, rank) of `x` (one op per axis,
@@ -117,7 +140,7 @@ FailureOr<int64_t> matchTrailingSum(Value v, Value x,
   int64_t expected = rank - 1;
   while (true) {
     auto sum = v.getDefiningOp<tosa::ReduceSumOp>();
-    if (!sum || sum.getAxis() != expected || !sum->hasOneUse())
+    if (!sum || sum.getAxis() != expected)
       return failure();
     ops.push_back(sum);
     if (sum.getInput() == x)
@@ -127,128 +150,150 @@ FailureOr<int64_t> matchTrailingSum(Value v, Value x,
   }
 }
 
-/// mul(a, b) with the non-`other` operand; null when op is not a plain mul.
+/// op as a plain tosa.mul (zero shift), or null.
 tosa::MulOp asMul(Operation *op) {
   auto mul = dyn_cast_or_null<tosa::MulOp>(op);
   return mul && isZeroConstant(mul.getShift()) ? mul : tosa::MulOp();
 }
 
-void findLayerNorm(Operation *op, DenseFusions &out) {
-  // Anchor: mul(r, gamma) or add(mul(r, gamma), beta).
-  Operation *anchor = op;
-  Value beta;
-  tosa::MulOp scaled;
-  if (auto add = dyn_cast<tosa::AddOp>(op)) {
-    scaled = asMul(add.getInput1().getDefiningOp());
-    beta = add.getInput2();
-    if (!scaled || !scaled->hasOneUse() || !isConstantLike(beta))
-      return;
-  } else {
-    scaled = asMul(op);
-    if (!scaled)
-      return;
-    // The mul is only an anchor when no bias add follows.
-    if (Operation *user = soleUser(scaled.getResult());
-        user && isa<tosa::AddOp>(user))
-      return;
-  }
-  Value gamma = scaled.getInput2();
-  auto normalized = asMul(scaled.getInput1().getDefiningOp());
-  if (!isConstantLike(gamma) || !normalized || !normalized->hasOneUse())
-    return;
+/// The normalization core mul(c, rsqrt(...)) ending at `normalized`: fills
+/// x, the axis, epsilon and the pattern's ops; false when it is not one.
+bool matchNormalized(tosa::MulOp normalized, Value &x, int64_t &axis,
+                     double &epsilon, SmallVectorImpl<Operation *> &ops) {
   auto rsqrt = normalized.getInput2().getDefiningOp<tosa::RsqrtOp>();
   Value centered = normalized.getInput1();
   auto sub = centered.getDefiningOp<tosa::SubOp>();
-  if (!rsqrt || !rsqrt->hasOneUse() || !sub)
-    return;
+  if (!rsqrt || !sub)
+    return false;
   auto shift = rsqrt.getInput1().getDefiningOp<tosa::AddOp>();
-  if (!shift || !shift->hasOneUse())
-    return;
+  if (!shift)
+    return false;
   std::optional<double> eps = splatValue(shift.getInput2());
   auto varMul = asMul(shift.getInput1().getDefiningOp());
-  if (!eps || !varMul || !varMul->hasOneUse())
-    return;
-  Value x = sub.getInput1();
+  if (!eps || !varMul)
+    return false;
+  x = sub.getInput1();
   auto type = cast<RankedTensorType>(x.getType());
-  SmallVector<Operation *> ops = {scaled, normalized, rsqrt, shift, varMul,
-                                  sub};
-  // var = mul(sum(mul(c, c)), 1/N)
-  SmallVector<Operation *> sums;
-  auto square = [&](Value v) -> tosa::MulOp {
-    Operation *def = v.getDefiningOp();
-    while (auto sum = dyn_cast_or_null<tosa::ReduceSumOp>(def))
-      def = sum.getInput().getDefiningOp();
-    auto m = asMul(def);
-    return m && m.getInput1() == centered && m.getInput2() == centered &&
-                   m->hasOneUse()
-               ? m
-               : tosa::MulOp();
-  };
-  tosa::MulOp sq = square(varMul.getInput1());
-  if (!sq)
-    return;
-  FailureOr<int64_t> axis = matchTrailingSum(varMul.getInput1(), sq, sums);
+  if (!type.getElementType().isF32() || normalized.getType() != type)
+    return false;
+  // var = mul(sum*(mul(c, c)), 1/N)
+  Operation *def = varMul.getInput1().getDefiningOp();
+  while (auto sum = dyn_cast_or_null<tosa::ReduceSumOp>(def))
+    def = sum.getInput().getDefiningOp();
+  tosa::MulOp sq = asMul(def);
+  if (!sq || sq.getInput1() != centered || sq.getInput2() != centered)
+    return false;
+  FailureOr<int64_t> varAxis =
+      matchTrailingSum(varMul.getInput1(), sq.getResult(), ops);
   std::optional<double> invN = splatValue(varMul.getInput2());
   auto meanMul = asMul(sub.getInput2().getDefiningOp());
-  if (failed(axis) || !invN || !meanMul || !meanMul->hasOneUse())
-    return;
-  FailureOr<int64_t> meanAxis =
-      matchTrailingSum(meanMul.getInput1(), x, sums);
+  if (failed(varAxis) || !invN || !meanMul)
+    return false;
+  FailureOr<int64_t> meanAxis = matchTrailingSum(meanMul.getInput1(), x, ops);
   std::optional<double> invN2 = splatValue(meanMul.getInput2());
-  if (failed(meanAxis) || *meanAxis != *axis || !invN2)
-    return;
+  if (failed(meanAxis) || *meanAxis != *varAxis || !invN2)
+    return false;
   int64_t count = 1;
-  for (int64_t d = *axis; d < type.getRank(); ++d) {
+  for (int64_t d = *varAxis; d < type.getRank(); ++d) {
     if (type.isDynamicDim(d))
-      return;
+      return false;
     count *= type.getDimSize(d);
   }
   double expected = 1.0 / static_cast<double>(count);
   if (std::fabs(*invN - expected) > 1e-6 * expected ||
       std::fabs(*invN2 - expected) > 1e-6 * expected)
+    return false;
+  axis = *varAxis;
+  epsilon = *eps;
+  ops.append({normalized.getOperation(), rsqrt.getOperation(),
+              shift.getOperation(), varMul.getOperation(),
+              sub.getOperation(), sq.getOperation(), meanMul.getOperation()});
+  return true;
+}
+
+void findLayerNorm(Operation *op, DenseFusions &out) {
+  // Anchor forms: add(mul(n, gamma), beta), mul(n, gamma), or n itself,
+  // with n = mul(c, rsqrt(...)); the longest form that matches wins (the
+  // walk visits later ops first).
+  Value gamma, beta;
+  tosa::MulOp normalized;
+  SmallVector<Operation *> ops;
+  auto asCore = [&](Value v) {
+    tosa::MulOp m = asMul(v.getDefiningOp());
+    return m && m.getInput2().getDefiningOp<tosa::RsqrtOp>() ? m
+                                                             : tosa::MulOp();
+  };
+  auto asScaled = [&](Value v, Value &g) -> tosa::MulOp {
+    tosa::MulOp m = asMul(v.getDefiningOp());
+    if (!m)
+      return {};
+    for (int flip = 0; flip < 2; ++flip) {
+      Value core = flip ? m.getInput2() : m.getInput1();
+      Value other = flip ? m.getInput1() : m.getInput2();
+      if (tosa::MulOp n = asCore(core); n && isConstantLike(other)) {
+        g = other;
+        return n;
+      }
+    }
+    return {};
+  };
+  if (auto add = dyn_cast<tosa::AddOp>(op)) {
+    for (int flip = 0; flip < 2 && !normalized; ++flip) {
+      Value scaled = flip ? add.getInput2() : add.getInput1();
+      Value other = flip ? add.getInput1() : add.getInput2();
+      if (!isConstantLike(other))
+        continue;
+      Value g;
+      if (tosa::MulOp n = asScaled(scaled, g)) {
+        normalized = n;
+        gamma = g;
+        beta = other;
+        ops.push_back(scaled.getDefiningOp());
+      } else if (tosa::MulOp n = asCore(scaled)) {
+        normalized = n;
+        beta = other;
+      }
+    }
+  } else if (tosa::MulOp n = asScaled(op->getResult(0), gamma)) {
+    normalized = n;
+  } else {
+    normalized = asCore(op->getResult(0));
+  }
+  if (!normalized)
     return;
-  // c is used by mul(c, c) (counts once per operand) and mul(c, inv) only.
-  if (!centered.hasNUses(3) || !sub->getResult(0).getType().isF32())
+  Value x;
+  int64_t axis = 0;
+  double epsilon = 0;
+  if (!matchNormalized(normalized, x, axis, epsilon, ops))
     return;
-  ops.push_back(sq);
-  ops.push_back(meanMul);
-  ops.append(sums.begin(), sums.end());
-  if (anchor != scaled.getOperation())
-    ops.push_back(scaled);
-  for (Operation *o : ops)
-    if (o != anchor)
-      out.fusedOps.insert(o);
-  int64_t a = *axis;
-  double epsilon = *eps;
-  out.anchors[anchor] = [anchor, x, gamma, beta, a, count,
-                         epsilon](EmitterContext &ctx) -> LogicalResult {
-    DenseElementsAttr g = asVector(ctx, gamma, count);
+  int64_t count = 1;
+  auto type = cast<RankedTensorType>(x.getType());
+  for (int64_t d = axis; d < type.getRank(); ++d)
+    count *= type.getDimSize(d);
+  claim(op, ops, out);
+  out.anchors[op] = [op, x, gamma, beta, axis, count,
+                     epsilon](EmitterContext &ctx) -> LogicalResult {
+    DenseElementsAttr g = gamma ? asVector(ctx, gamma, count) : nullptr;
     DenseElementsAttr b = beta ? asVector(ctx, beta, count) : nullptr;
-    if (!g || (beta && !b))
-      return anchor->emitError("layer_norm: the scale and bias must be "
-                               "constants the plan emitter can fold");
-    std::string name = ctx.locationOf(anchor->getLoc());
-    FailureOr<int> xs = ctx.operandSlot(anchor, x);
-    int gs = ctx.builder().materializeConstant(g, name + ".gamma");
+    if ((gamma && !g) || (beta && !b))
+      return op->emitError("layer_norm: the scale and bias must be "
+                           "constants the plan emitter can fold");
+    std::string name = ctx.locationOf(op->getLoc());
+    FailureOr<int> xs = ctx.operandSlot(op, x);
+    int gs = g ? ctx.builder().materializeConstant(g, name + ".gamma") : -1;
     int bs = b ? ctx.builder().materializeConstant(b, name + ".beta") : -1;
-    if (failed(xs) || gs < 0 || (b && bs < 0))
-      return anchor->emitError("layer_norm: cannot write its operands");
-    SmallVector<DimInfo> dims;
-    for (int64_t d = 0; d < cast<RankedTensorType>(x.getType()).getRank();
-         ++d)
-      dims.push_back(ctx.dimOf(x, d));
+    if (failed(xs) || (g && gs < 0) || (b && bs < 0))
+      return op->emitError("layer_norm: cannot write its operands");
     FailureOr<int> result =
-        ctx.defineResult(anchor, anchor->getResult(0), dims);
+        ctx.defineResult(op, op->getResult(0), dimsLike(ctx, x));
     if (failed(result))
       return failure();
-    pb::Instruction *instr =
-        ctx.builder().addInstruction("layer_norm", name);
+    pb::Instruction *instr = ctx.builder().addInstruction("layer_norm", name);
     instr->add_inputs(*xs);
-    instr->add_inputs(gs);
-    if (bs >= 0)
-      instr->add_inputs(bs);
+    instr->add_inputs(gs); // -1 leaves an input out
+    instr->add_inputs(bs);
     instr->add_outputs(*result);
-    addIntAttr(instr, "axis", a);
+    addIntAttr(instr, "axis", axis);
     pb::Attribute *eps = instr->add_attrs();
     eps->set_name("epsilon");
     eps->set_f(epsilon);
@@ -551,7 +596,9 @@ DenseFusions findDenseFusions(Block &block,
   // Last ops first: an anchor found later in the block claims its pattern
   // before a pattern that would end inside it.
   for (Operation &op : llvm::reverse(block)) {
-    if (taken.count(&op) || out.fusedOps.count(&op) || out.anchors.count(&op))
+    if (taken.count(&op) || out.fusedOps.count(&op) ||
+        out.anchors.count(&op) || op.getNumResults() != 1 ||
+        !isa<RankedTensorType>(op.getResult(0).getType()))
       continue;
     DenseFusions found;
     findDotInteraction(&op, found, taken);

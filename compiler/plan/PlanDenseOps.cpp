@@ -84,6 +84,12 @@ private:
   /// importer's Expand. false when the op is not that.
   FailureOr<bool> emitExpandIdiom(Operation *op);
   LogicalResult emitTile(tosa::TileOp op);
+  /// tensor.splat with run-time dims: `shape` of a value with the same dims,
+  /// then `constant_of_shape`. Nothing when only expand idioms read it.
+  LogicalResult emitSplat(tensor::SplatOp op);
+  /// The dims of a tensor.splat / expand target (static, or one input dim
+  /// each); failure after an error at `op`.
+  FailureOr<DimList> splatDims(Operation *op, tensor::SplatOp splat);
   LogicalResult emitSlice(Operation *op, Value source, Value result,
                           ArrayRef<OpFoldResult> offsets,
                           ArrayRef<OpFoldResult> sizes,
@@ -285,6 +291,103 @@ bool isZeroSplat(Value v) {
   if (auto i = dyn_cast<IntegerAttr>(value))
     return i.getValue().isZero();
   return false;
+}
+
+FailureOr<DimList> DenseOpEmitter::splatDims(Operation *op,
+                                             tensor::SplatOp splat) {
+  auto type = cast<RankedTensorType>(splat.getType());
+  DimList dims;
+  unsigned dynamicIndex = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    DimInfo target;
+    if (!type.isDynamicDim(d)) {
+      target.size = type.getDimSize(d);
+    } else {
+      Value size = splat.getDynamicSizes()[dynamicIndex++];
+      FailureOr<ShapeExpr> e = ctx_.shapeScalar(size);
+      if (failed(e) || (!e->exponents.empty() &&
+                        (e->constant != 1 || e->exponents.size() != 1 ||
+                         e->exponents.begin()->second != 1))) {
+        op->emitError() << "'" << op->getName() << "': dim " << d
+                        << " of the splat is not a constant or one input dim";
+        return failure();
+      }
+      if (e->exponents.empty())
+        target.size = e->constant;
+      else
+        target.symbol = e->exponents.begin()->first;
+    }
+    dims.push_back(target);
+  }
+  return dims;
+}
+
+static bool sameDims(const DimList &a, const DimList &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t d = 0; d < a.size(); ++d)
+    if (a[d].symbol != b[d].symbol ||
+        (!a[d].isSymbolic() && a[d].size != b[d].size))
+      return false;
+  return true;
+}
+
+LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
+  bool onlyExpands = llvm::all_of(op->getUsers(), [](Operation *user) {
+    return isa<tosa::AddOp, tosa::LogicalOrOp>(user);
+  }) && isZeroSplat(op.getResult());
+  if (onlyExpands)
+    return success(); // read by emitExpandIdiom
+  FailureOr<DimList> dims = splatDims(op, op);
+  if (failed(dims))
+    return failure();
+  // A value with exactly these dims, named by one of the sizes.
+  Value like;
+  for (Value size : op.getDynamicSizes()) {
+    Value v = size;
+    while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+      v = cast.getIn();
+    auto dim = v.getDefiningOp<tensor::DimOp>();
+    if (dim && builder().lookupDims(dim.getSource()) &&
+        sameDims(dimsOf(dim.getSource()), *dims)) {
+      like = dim.getSource();
+      break;
+    }
+  }
+  if (!like)
+    return op.emitError("'tensor.splat' with run-time dims: the plan emitter "
+                        "needs a tensor of the same shape to take it from");
+  Attribute value;
+  if (!matchPattern(op.getInput(), m_Constant(&value)))
+    return op.emitError("'tensor.splat' of a non-constant is not supported "
+                        "by the plan emitter");
+  double number = 0;
+  if (auto f = dyn_cast<FloatAttr>(value))
+    number = f.getValueAsDouble();
+  else if (auto i = dyn_cast<IntegerAttr>(value))
+    number = static_cast<double>(i.getValue().getSExtValue());
+  if (auto i = dyn_cast<IntegerAttr>(value); i && i.getType().isInteger(1))
+    number = i.getValue().isZero() ? 0 : 1;
+  std::string dtype = castDTypeName(op.getType().getElementType());
+  FailureOr<int> likeSlot = ctx_.operandSlot(op, like);
+  FailureOr<int> shape =
+      tempSlot(op, IntegerType::get(op.getContext(), 64),
+               DimList{DimInfo{static_cast<int64_t>(dims->size()), {}}},
+               ".shape");
+  if (failed(likeSlot) || failed(shape) || dtype.empty())
+    return failure();
+  pb::Instruction *shapeInstr = builder().addInstruction("shape", name(op));
+  shapeInstr->add_inputs(*likeSlot);
+  shapeInstr->add_outputs(*shape);
+  FailureOr<pb::Instruction *> fill =
+      emitOnSlots(op, "constant_of_shape", {*shape}, *dims);
+  if (failed(fill))
+    return failure();
+  pb::Attribute *v = (*fill)->add_attrs();
+  v->set_name("value");
+  v->set_f(number);
+  addStringAttr(*fill, "dtype", dtype);
+  return success();
 }
 
 FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
@@ -789,10 +892,8 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
       })
       .Case<tensor::InsertSliceOp>(
           [&](auto s) { return done(emitInsertSlice(s)); })
-      .Case<tensor::SplatOp>([&](auto) -> FailureOr<bool> {
-        // Read by the expand idiom; any other user fails in operandSlot.
-        return true;
-      })
+      .Case<tensor::SplatOp>(
+          [&](auto splat) { return done(emitSplat(splat)); })
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::SIToFPOp, arith::UIToFPOp,
             arith::FPToSIOp, arith::FPToUIOp, arith::ExtFOp, arith::TruncFOp>(
           [&](auto) { return done(emitCast(op)); })

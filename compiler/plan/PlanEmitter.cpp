@@ -55,6 +55,30 @@ bool isShapeScalarOp(Operation *op) {
   return t.isIndex() || isa<IntegerType>(t);
 }
 
+/// The product of two shape expressions.
+ShapeExpr multiply(ShapeExpr a, const ShapeExpr &b) {
+  a.constant *= b.constant;
+  for (const auto &[symbol, exponent] : b.exponents)
+    if ((a.exponents[symbol] += exponent) == 0)
+      a.exponents.erase(symbol);
+  return a;
+}
+
+/// a / b when it is a product of dims (exact constant, no negative
+/// exponents); failure otherwise.
+FailureOr<ShapeExpr> divide(ShapeExpr a, const ShapeExpr &b) {
+  if (b.constant == 0 || a.constant % b.constant != 0)
+    return failure();
+  a.constant /= b.constant;
+  for (const auto &[symbol, exponent] : b.exponents)
+    if ((a.exponents[symbol] -= exponent) == 0)
+      a.exponents.erase(symbol);
+  for (const auto &[symbol, exponent] : a.exponents)
+    if (exponent < 0)
+      return failure();
+  return a;
+}
+
 class FunctionEmitter : public EmitterContext {
 public:
   FunctionEmitter(func::FuncOp func, pb::Plan *plan)
@@ -92,6 +116,14 @@ private:
   }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
+  LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
+                              SmallVector<std::optional<ShapeExpr>> outExprs);
+  /// Dim `d` of `v` as an expression over base symbols (a product symbol
+  /// expanded); failure when unknown.
+  FailureOr<ShapeExpr> dimExpr(Value v, int64_t d);
+  /// The plan dim of an expression: static, a base symbol, or a symbol of
+  /// its own recorded in symbolExprs_.
+  DimInfo dimFromExpr(const ShapeExpr &e);
   LogicalResult emitMatMul(tosa::MatMulOp op);
   LogicalResult emitClamp(tosa::ClampOp op);
   LogicalResult emitConcat(tosa::ConcatOp op);
@@ -132,6 +164,9 @@ private:
   llvm::DenseMap<Value, Value> tableWeights_;
   LinearChains linear_;
   DenseFusions fusions_;
+  /// Symbols that stand for a product of other symbols (B * 3 after a
+  /// reshape) -> that product.
+  std::map<std::string, ShapeExpr> symbolExprs_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -317,80 +352,6 @@ LogicalResult FunctionEmitter::emitElementwise(Operation *op,
   return emitSimple(op, kernel, op->getOperands(), symbols);
 }
 
-LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
-                                           Value result) {
-  auto inType = dyn_cast<RankedTensorType>(input.getType());
-  auto outType = dyn_cast<RankedTensorType>(result.getType());
-  if (!inType || !outType)
-    return op->emitError() << "'" << op->getName()
-                           << "': needs ranked tensor types";
-  SmallVector<int64_t> shape;
-  int dynamicOut = 0;
-  for (int64_t d : outType.getShape()) {
-    if (ShapedType::isDynamic(d)) {
-      ++dynamicOut;
-      shape.push_back(-1);
-    } else if (d == 0) {
-      // The reshape kernel reads 0 as "copy the input's dim" (ONNX).
-      return op->emitError() << "'" << op->getName()
-                             << "': a reshape to a static size-0 dim is not "
-                                "supported by the plan emitter";
-    } else {
-      shape.push_back(d);
-    }
-  }
-  if (dynamicOut > 1)
-    return op->emitError() << "'" << op->getName() << "': reshape to "
-                           << result.getType()
-                           << " has more than one dynamic dim (not supported "
-                              "by the plan emitter yet)";
-  // The one dynamic dim keeps the input's symbol when the static parts of
-  // both shapes have the same number of elements (the input's dims as the
-  // plan knows them: static sizes included where the IR type is dynamic),
-  // and is static when every input dim is.
-  SmallVector<DimInfo> symbols(outType.getRank());
-  int inSymbolic = 0;
-  int64_t inStatic = 1;
-  std::string inSymbol;
-  for (int64_t d = 0; d < inType.getRank(); ++d) {
-    DimInfo info = dimOf(input, d);
-    if (!inType.isDynamicDim(d)) {
-      inStatic *= inType.getDimSize(d);
-    } else if (info.isSymbolic()) {
-      ++inSymbolic;
-      inSymbol = info.symbol;
-    } else if (info.size > 0) {
-      inStatic *= info.size;
-    } else {
-      inSymbolic = 2; // unknown: nothing to carry
-    }
-  }
-  if (dynamicOut == 1 && inSymbolic == 1) {
-    int64_t outStatic = 1;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      if (!outType.isDynamicDim(d))
-        outStatic *= outType.getDimSize(d);
-    if (inStatic == outStatic)
-      for (int64_t d = 0; d < outType.getRank(); ++d)
-        if (outType.isDynamicDim(d))
-          symbols[d].symbol = inSymbol;
-  } else if (dynamicOut == 1 && inSymbolic == 0 && inStatic > 0) {
-    int64_t outStatic = 1;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      if (!outType.isDynamicDim(d))
-        outStatic *= outType.getDimSize(d);
-    if (inStatic % outStatic == 0)
-      for (int64_t d = 0; d < outType.getRank(); ++d)
-        if (outType.isDynamicDim(d))
-          symbols[d].size = inStatic / outStatic;
-  }
-  pb::Instruction *instr = nullptr;
-  if (failed(emitSimple(op, "reshape", ValueRange{input}, symbols, &instr)))
-    return failure();
-  addIntsAttr(instr, "shape", shape);
-  return success();
-}
-
 LogicalResult FunctionEmitter::emitMatMul(tosa::MatMulOp op) {
   if (!isZeroConstant(op.getAZp()) || !isZeroConstant(op.getBZp()))
     return op.emitError("'tosa.matmul' with non-zero (or non-constant) zero "
@@ -532,13 +493,7 @@ FailureOr<ShapeExpr> FunctionEmitter::evaluateShapeScalar(Value v, int depth) {
     if (!index || !dims || *index < 0 ||
         *index >= static_cast<int64_t>(dims->size()))
       return failure();
-    const DimInfo &info = (*dims)[*index];
-    ShapeExpr e;
-    if (info.isSymbolic())
-      e.exponents[info.symbol] = 1;
-    else
-      e.constant = info.size;
-    return e;
+    return dimExpr(dim.getSource(), *index);
   }
   if (auto cast = dyn_cast<arith::IndexCastOp>(def))
     return evaluateShapeScalar(cast.getIn(), depth + 1);
@@ -549,30 +504,179 @@ FailureOr<ShapeExpr> FunctionEmitter::evaluateShapeScalar(Value v, int depth) {
         evaluateShapeScalar(def->getOperand(1), depth + 1);
     if (failed(lhs) || failed(rhs))
       return failure();
-    ShapeExpr e = *lhs;
-    int sign = isa<arith::MulIOp>(def) ? 1 : -1;
-    if (sign > 0) {
-      e.constant *= rhs->constant;
-    } else {
-      if (rhs->constant == 0 || e.constant % rhs->constant != 0)
-        return failure();
-      e.constant /= rhs->constant;
-    }
-    for (const auto &[symbol, exponent] : rhs->exponents)
-      if ((e.exponents[symbol] += sign * exponent) == 0)
-        e.exponents.erase(symbol);
-    for (const auto &[symbol, exponent] : e.exponents)
-      if (exponent < 0)
-        return failure(); // a quotient that is not a product of dims
-    return e;
+    if (isa<arith::MulIOp>(def))
+      return multiply(*lhs, *rhs);
+    return divide(*lhs, *rhs); // fails for a quotient that is not a product
   }
   return failure();
 }
 
+FailureOr<ShapeExpr> FunctionEmitter::dimExpr(Value v, int64_t d) {
+  DimInfo info = dimOf(v, d);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!info.isSymbolic() && info.size <= 0 && type && d < type.getRank() &&
+      !type.isDynamicDim(d))
+    info.size = type.getDimSize(d);
+  ShapeExpr e;
+  if (info.isSymbolic()) {
+    auto it = symbolExprs_.find(info.symbol);
+    if (it != symbolExprs_.end())
+      return it->second;
+    e.exponents[info.symbol] = 1;
+    return e;
+  }
+  if (info.size < 0 || (info.size == 0 && (!type || type.isDynamicDim(d))))
+    return failure();
+  e.constant = info.size;
+  return e;
+}
+
+DimInfo FunctionEmitter::dimFromExpr(const ShapeExpr &e) {
+  DimInfo info;
+  if (e.exponents.empty()) {
+    info.size = e.constant;
+    return info;
+  }
+  if (e.constant == 1 && e.exponents.size() == 1 &&
+      e.exponents.begin()->second == 1) {
+    info.symbol = e.exponents.begin()->first;
+    return info;
+  }
+  // A product such as B * 3: a symbol of its own, whose value later shape
+  // arithmetic can still see.
+  for (const auto &[symbol, expr] : symbolExprs_)
+    if (expr.constant == e.constant && expr.exponents == e.exponents) {
+      info.symbol = symbol;
+      return info;
+    }
+  info.symbol = builder_.freshSymbol();
+  symbolExprs_[info.symbol] = e;
+  return info;
+}
+
+/// Every reshape-like op: each result dim is known as an expression of the
+/// input's dims (given in `outExprs`, or the one left inferred from the
+/// element count). The `reshape` kernel's shape copies a dim that equals
+/// the input's at the same position (0) and infers at most one (-1).
+LogicalResult
+FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
+                               SmallVector<std::optional<ShapeExpr>> outExprs) {
+  auto inType = dyn_cast<RankedTensorType>(input.getType());
+  auto outType = dyn_cast<RankedTensorType>(result.getType());
+  if (!inType || !outType)
+    return op->emitError() << "'" << op->getName()
+                           << "': needs ranked tensor types";
+  int unknown = 0;
+  ShapeExpr knownOut;
+  for (const std::optional<ShapeExpr> &e : outExprs) {
+    if (e)
+      knownOut = multiply(knownOut, *e);
+    else
+      ++unknown;
+  }
+  if (unknown == 1) {
+    ShapeExpr total;
+    bool ok = true;
+    for (int64_t d = 0; d < inType.getRank() && ok; ++d) {
+      FailureOr<ShapeExpr> e = dimExpr(input, d);
+      ok = succeeded(e);
+      if (ok)
+        total = multiply(total, *e);
+    }
+    FailureOr<ShapeExpr> rest =
+        ok ? divide(total, knownOut) : FailureOr<ShapeExpr>(failure());
+    for (std::optional<ShapeExpr> &e : outExprs)
+      if (!e && succeeded(rest))
+        e = *rest;
+  }
+  DimList dims;
+  SmallVector<int64_t> shape;
+  int inferred = 0;
+  for (int64_t d = 0; d < outType.getRank(); ++d) {
+    DimInfo info;
+    if (outExprs[d]) {
+      info = dimFromExpr(*outExprs[d]);
+    } else {
+      info.symbol = builder_.freshSymbol(); // the run-time size only
+    }
+    if (!info.isSymbolic() && info.size <= 0)
+      return op->emitError() << "'" << op->getName() << "': dim " << d
+                             << " is " << info.size
+                             << " (the plan emitter needs > 0)";
+    if (!info.isSymbolic()) {
+      shape.push_back(info.size);
+    } else if (d < inType.getRank() && dimOf(input, d).symbol == info.symbol) {
+      shape.push_back(0); // the input's dim at this position
+    } else {
+      shape.push_back(-1);
+      ++inferred;
+    }
+    dims.push_back(info);
+  }
+  if (inferred > 1)
+    return op->emitError()
+           << "'" << op->getName() << "': reshape to " << result.getType()
+           << " has more than one run-time dim that is neither the input's "
+              "dim at the same position nor inferable (not supported by the "
+              "plan emitter)";
+  FailureOr<int> in = operandSlot(op, input);
+  if (failed(in))
+    return failure();
+  int slot = builder_.defineSlot(result, dims, slotName(op, 0));
+  if (slot < 0)
+    return op->emitError() << "'" << op->getName()
+                           << "': cannot define its slot";
+  pb::Instruction *instr =
+      builder_.addInstruction("reshape", locationName(op->getLoc()));
+  instr->add_inputs(*in);
+  instr->add_outputs(slot);
+  addIntsAttr(instr, "shape", shape);
+  return success();
+}
+
+LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
+                                           Value result) {
+  auto outType = cast<RankedTensorType>(result.getType());
+  SmallVector<std::optional<ShapeExpr>> exprs(outType.getRank());
+  auto constant = [](int64_t c) {
+    ShapeExpr e;
+    e.constant = c;
+    return e;
+  };
+  for (int64_t d = 0; d < outType.getRank(); ++d)
+    if (!outType.isDynamicDim(d))
+      exprs[d] = constant(outType.getDimSize(d));
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      if (!exprs[d] && d < static_cast<int64_t>(sizes.size())) {
+        if (auto v = dyn_cast<Value>(sizes[d])) {
+          FailureOr<ShapeExpr> e = evaluateShapeScalar(v);
+          if (succeeded(e))
+            exprs[d] = *e;
+        }
+      }
+  } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (auto [d, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      ShapeExpr product;
+      bool ok = true;
+      for (int64_t i : group) {
+        FailureOr<ShapeExpr> e = dimExpr(input, i);
+        ok &= succeeded(e);
+        if (ok)
+          product = multiply(product, *e);
+      }
+      if (ok)
+        exprs[d] = product;
+    }
+  }
+  return emitReshapeTo(op, input, result, exprs);
+}
+
 /// tensor.reshape x(shape) where the shape is constant or comes from
-/// tensor.from_elements of shape scalars: each dim must evaluate to a
-/// constant or to one symbol (e.g. B * 6 / B = 6); at most one symbolic dim,
-/// which becomes -1.
+/// tensor.from_elements of shape scalars (each a product/quotient of
+/// constants and input dims, e.g. B * 6 / B = 6).
 LogicalResult FunctionEmitter::emitTensorReshape(tensor::ReshapeOp op) {
   auto outType = cast<RankedTensorType>(op.getResult().getType());
   auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>();
@@ -580,50 +684,29 @@ LogicalResult FunctionEmitter::emitTensorReshape(tensor::ReshapeOp op) {
   if (!elements && !matchPattern(op.getShape(), m_Constant(&constShape)))
     return op.emitError("'tensor.reshape': the shape must be constant or "
                         "built by tensor.from_elements");
-  DimList dims;
-  SmallVector<int64_t> shape;
-  int symbolic = 0;
+  SmallVector<std::optional<ShapeExpr>> exprs(outType.getRank());
+  int unknown = 0;
   for (int64_t d = 0; d < outType.getRank(); ++d) {
-    DimInfo info;
+    ShapeExpr e;
     if (!outType.isDynamicDim(d)) {
-      info.size = outType.getDimSize(d);
+      e.constant = outType.getDimSize(d);
     } else if (constShape) {
-      info.size = constShape.getValues<APInt>()[d].getSExtValue();
+      e.constant = constShape.getValues<APInt>()[d].getSExtValue();
     } else {
-      FailureOr<ShapeExpr> e = evaluateShapeScalar(elements.getElements()[d]);
-      if (failed(e) || (!e->exponents.empty() &&
-                        (e->constant != 1 || e->exponents.size() != 1 ||
-                         e->exponents.begin()->second != 1)))
-        return op.emitError() << "'tensor.reshape': dim " << d
-                              << " of the shape is not a constant or one "
-                                 "input dim the plan emitter can follow";
-      if (e->exponents.empty())
-        info.size = e->constant;
-      else
-        info.symbol = e->exponents.begin()->first;
+      FailureOr<ShapeExpr> v = evaluateShapeScalar(elements.getElements()[d]);
+      if (failed(v)) {
+        if (++unknown > 1)
+          return op.emitError()
+                 << "'tensor.reshape': dim " << d
+                 << " of the shape is not a constant or a product of input "
+                    "dims the plan emitter can follow";
+        continue;
+      }
+      e = *v;
     }
-    if (!info.isSymbolic() && info.size <= 0)
-      return op.emitError() << "'tensor.reshape': dim " << d << " is "
-                            << info.size << " (the plan emitter needs > 0)";
-    symbolic += info.isSymbolic();
-    shape.push_back(info.isSymbolic() ? -1 : info.size);
-    dims.push_back(info);
+    exprs[d] = e;
   }
-  if (symbolic > 1)
-    return op.emitError("'tensor.reshape': more than one dynamic dim (not "
-                        "supported by the plan emitter yet)");
-  FailureOr<int> input = operandSlot(op, op.getSource());
-  if (failed(input))
-    return failure();
-  int slot = builder_.defineSlot(op.getResult(), dims, slotName(op, 0));
-  if (slot < 0)
-    return op.emitError("'tensor.reshape': cannot define its slot");
-  pb::Instruction *instr =
-      builder_.addInstruction("reshape", locationName(op.getLoc()));
-  instr->add_inputs(*input);
-  instr->add_outputs(slot);
-  addIntsAttr(instr, "shape", shape);
-  return success();
+  return emitReshapeTo(op, op.getSource(), op.getResult(), exprs);
 }
 
 LogicalResult FunctionEmitter::emitEmbeddingBag(EmbeddingBagOp op) {
