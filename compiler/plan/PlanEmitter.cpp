@@ -118,6 +118,8 @@ private:
   LogicalResult emitReshape(Operation *op, Value input, Value result);
   LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
                               SmallVector<std::optional<ShapeExpr>> outExprs);
+  /// An int64 [rank] slot computed at run time holding `exprs`.
+  FailureOr<int> emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs);
   /// Dim `d` of `v` as an expression over base symbols (a product symbol
   /// expanded); failure when unknown.
   FailureOr<ShapeExpr> dimExpr(Value v, int64_t d);
@@ -613,25 +615,109 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
     }
     dims.push_back(info);
   }
-  if (inferred > 1)
-    return op->emitError()
-           << "'" << op->getName() << "': reshape to " << result.getType()
-           << " has more than one run-time dim that is neither the input's "
-              "dim at the same position nor inferable (not supported by the "
-              "plan emitter)";
   FailureOr<int> in = operandSlot(op, input);
   if (failed(in))
     return failure();
+  int shapeSlot = -1;
+  if (inferred > 1) {
+    // Several run-time dims: the shape is computed at run time from the
+    // dims of slots that hold each symbol (shape, gather, mul, concat).
+    SmallVector<ShapeExpr> exprs;
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      if (!outExprs[d])
+        return op->emitError()
+               << "'" << op->getName() << "': reshape to " << result.getType()
+               << " has more than one run-time dim the plan emitter cannot "
+                  "follow";
+      exprs.push_back(*outExprs[d]);
+    }
+    FailureOr<int> computed = emitShapeTensor(op, exprs);
+    if (failed(computed))
+      return failure();
+    shapeSlot = *computed;
+  }
   int slot = builder_.defineSlot(result, dims, slotName(op, 0));
   if (slot < 0)
     return op->emitError() << "'" << op->getName()
                            << "': cannot define its slot";
-  pb::Instruction *instr =
-      builder_.addInstruction("reshape", locationName(op->getLoc()));
+  pb::Instruction *instr = builder_.addInstruction(
+      outType.getRank() == 0 ? "squeeze" : "reshape",
+      locationName(op->getLoc()));
   instr->add_inputs(*in);
+  if (shapeSlot >= 0)
+    instr->add_inputs(shapeSlot);
   instr->add_outputs(slot);
-  addIntsAttr(instr, "shape", shape);
+  if (shapeSlot < 0 && outType.getRank() > 0)
+    addIntsAttr(instr, "shape", shape);
   return success();
+}
+
+FailureOr<int>
+FunctionEmitter::emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs) {
+  pb::RankProgram *program = builder_.program();
+  std::string name = locationName(op->getLoc()) + ".shape";
+  Type i64 = IntegerType::get(op->getContext(), 64);
+  auto scalar = [&](int64_t v) {
+    return builder_.materializeConstant(
+        DenseElementsAttr::get(RankedTensorType::get({1}, i64),
+                               ArrayRef<int64_t>{v}),
+        name + ".c");
+  };
+  auto newSlot = [&](int64_t n) {
+    return builder_.defineTypedSlot(i64, DimList{DimInfo{n, {}}}, name);
+  };
+  std::map<int, int> shapeOf; // slot -> its `shape` slot
+  SmallVector<int> pieces;
+  for (const ShapeExpr &e : exprs) {
+    int piece = scalar(e.constant);
+    if (piece < 0)
+      return op->emitError("cannot write a shape constant");
+    for (const auto &[symbol, exponent] : e.exponents) {
+      // A slot holding `symbol` as one of its dims.
+      int holder = -1, dim = -1;
+      for (int s = 0; s < program->slots_size() && holder < 0; ++s)
+        for (int k = 0; k < program->slots(s).shape_size(); ++k)
+          if (program->slots(s).shape(k).symbol() == symbol) {
+            holder = s;
+            dim = k;
+            break;
+          }
+      if (holder < 0)
+        return op->emitError() << "no tensor of the plan holds dim '" << symbol
+                               << "' to compute a reshape's shape from";
+      auto it = shapeOf.find(holder);
+      if (it == shapeOf.end()) {
+        int shape = newSlot(program->slots(holder).shape_size());
+        pb::Instruction *instr = builder_.addInstruction("shape", name);
+        instr->add_inputs(holder);
+        instr->add_outputs(shape);
+        it = shapeOf.emplace(holder, shape).first;
+      }
+      int index = scalar(dim);
+      for (int p = 0; p < exponent; ++p) {
+        int picked = newSlot(1);
+        pb::Instruction *gather = builder_.addInstruction("gather", name);
+        gather->add_inputs(it->second);
+        gather->add_inputs(index);
+        gather->add_outputs(picked);
+        addIntAttr(gather, "axis", 0);
+        int product = newSlot(1);
+        pb::Instruction *mul = builder_.addInstruction("mul", name);
+        mul->add_inputs(piece);
+        mul->add_inputs(picked);
+        mul->add_outputs(product);
+        piece = product;
+      }
+    }
+    pieces.push_back(piece);
+  }
+  int shape = newSlot(static_cast<int64_t>(pieces.size()));
+  pb::Instruction *concat = builder_.addInstruction("concat", name);
+  for (int p : pieces)
+    concat->add_inputs(p);
+  concat->add_outputs(shape);
+  addIntAttr(concat, "axis", 0);
+  return shape;
 }
 
 LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
