@@ -4,7 +4,8 @@
 # random inputs and torch's eager output, compiles it to a plan, runs the plan
 # with a latency report, and compares outputs and latency with torch eager.
 #
-# Environment: BATCH (default 256); THREADS (default 0 = one per core, for
+# Environment: BATCH (default 256); ARCH (dlrm, the default, or dcn: the
+# DCN-v2 variant) and LOW_RANK (its cross layers' rank, 0 = full rank); THREADS (default 0 = one per core, for
 # ember-run and torch alike); EMBER_SKIP_BUILD=1 with EMBER_BUILD_DIR=DIR
 # reuses an existing build (default build/release, built here).
 set -euo pipefail
@@ -25,8 +26,9 @@ threads=${THREADS:-0}
 py=/usr/bin/python3 # torch 1.13 and numpy live here, not in pyenv's python3
 rm -rf "$work"
 
-echo "== exporting examples/dlrm (batch $batch) to $work"
-"$py" -W ignore examples/dlrm/export.py "$work" --batch "$batch"
+echo "== exporting examples/dlrm (${ARCH:-dlrm}, batch $batch) to $work"
+"$py" -W ignore examples/dlrm/export.py "$work" --batch "$batch" \
+  --arch "${ARCH:-dlrm}" --low-rank "${LOW_RANK:-0}"
 
 echo "== ember-compile"
 "$bin/ember-compile" "$work/model.onnx" -o "$work/dlrm.plan"

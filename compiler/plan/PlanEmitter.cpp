@@ -11,6 +11,7 @@
 #include "plan/PlanConstantFolding.h"
 #include "plan/PlanKjtOps.h"
 #include "plan/PlanFinalization.h"
+#include "plan/PlanEmitterContext.h"
 #include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
@@ -46,12 +47,6 @@ std::string locationName(Location loc) {
   return text;
 }
 
-/// A shape scalar: constant * product(symbol^exponent).
-struct ShapeExpr {
-  int64_t constant = 1;
-  std::map<std::string, int> exponents;
-};
-
 /// True for the scalar integer/index ops of shape computations (their
 /// results are read by evaluateShapeScalar, never by a kernel).
 bool isShapeScalarOp(Operation *op) {
@@ -62,7 +57,31 @@ bool isShapeScalarOp(Operation *op) {
   return t.isIndex() || isa<IntegerType>(t);
 }
 
-class FunctionEmitter {
+/// The product of two shape expressions.
+ShapeExpr multiply(ShapeExpr a, const ShapeExpr &b) {
+  a.constant *= b.constant;
+  for (const auto &[symbol, exponent] : b.exponents)
+    if ((a.exponents[symbol] += exponent) == 0)
+      a.exponents.erase(symbol);
+  return a;
+}
+
+/// a / b when it is a product of dims (exact constant, no negative
+/// exponents); failure otherwise.
+FailureOr<ShapeExpr> divide(ShapeExpr a, const ShapeExpr &b) {
+  if (b.constant == 0 || a.constant % b.constant != 0)
+    return failure();
+  a.constant /= b.constant;
+  for (const auto &[symbol, exponent] : b.exponents)
+    if ((a.exponents[symbol] -= exponent) == 0)
+      a.exponents.erase(symbol);
+  for (const auto &[symbol, exponent] : a.exponents)
+    if (exponent < 0)
+      return failure();
+  return a;
+}
+
+class FunctionEmitter : public EmitterContext {
 public:
   FunctionEmitter(func::FuncOp func, pb::Plan *plan)
       : func_(func), plan_(plan), builder_(plan->add_programs()),
@@ -77,29 +96,43 @@ private:
   LogicalResult emitReturn(func::ReturnOp op);
 
   /// The slot of operand `v` of `op`, or an error at `op`.
-  FailureOr<int> operandSlot(Operation *op, Value v);
+  FailureOr<int> operandSlot(Operation *op, Value v) override;
   /// Dims of a result whose dynamic dims come from `symbolPerDim[d]` (a
   /// symbol, a known static size, or empty for a fresh symbol).
   DimList resultDims(Value result, ArrayRef<DimInfo> symbolPerDim);
   /// What the plan knows of dim `dim` of `v` (its slot's dim: a symbol or a
   /// static size, also where the IR type is dynamic); empty when unknown.
-  DimInfo dimOf(Value v, int64_t dim);
+  DimInfo dimOf(Value v, int64_t dim) override;
   /// Only the symbol of dimOf (empty for static or unknown dims).
   std::string symbolOf(Value v, int64_t dim) { return dimOf(v, dim).symbol; }
   /// Defines the result slot and returns its index, or an error at op.
   FailureOr<int> defineResult(Operation *op, Value result,
-                              ArrayRef<DimInfo> symbolPerDim);
+                              ArrayRef<DimInfo> symbolPerDim) override;
 
   LogicalResult emitSimple(Operation *op, const std::string &kernel,
                            ValueRange inputs, ArrayRef<DimInfo> symbolPerDim,
-                           pb::Instruction **out = nullptr);
+                           pb::Instruction **out = nullptr) override;
+  PlanProgramBuilder &builder() override { return builder_; }
+  std::string locationOf(Location loc) override { return locationName(loc); }
+  FailureOr<ShapeExpr> shapeScalar(Value v) override {
+    return evaluateShapeScalar(v);
+  }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
+  LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
+                              SmallVector<std::optional<ShapeExpr>> outExprs);
+  /// An int64 [rank] slot computed at run time holding `exprs`.
+  FailureOr<int> emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs);
+  /// Dim `d` of `v` as an expression over base symbols (a product symbol
+  /// expanded); failure when unknown.
+  FailureOr<ShapeExpr> dimExpr(Value v, int64_t d);
+  /// The plan dim of an expression: static, a base symbol, or a symbol of
+  /// its own recorded in symbolExprs_.
+  DimInfo dimFromExpr(const ShapeExpr &e);
   LogicalResult emitMatMul(tosa::MatMulOp op);
   LogicalResult emitClamp(tosa::ClampOp op);
   LogicalResult emitConcat(tosa::ConcatOp op);
   LogicalResult emitTranspose(tosa::TransposeOp op);
-  LogicalResult emitGather(tosa::GatherOp op);
   LogicalResult emitTensorReshape(tensor::ReshapeOp op);
   LogicalResult foldTruncI(arith::TruncIOp op);
   /// tosa.add/sub/mul of two integer constants (index arithmetic of
@@ -153,6 +186,10 @@ private:
     hooks.location = [](Operation *op) { return locationName(op->getLoc()); };
     return hooks;
   }
+  DenseFusions fusions_;
+  /// Symbols that stand for a product of other symbols (B * 3 after a
+  /// reshape) -> that product.
+  std::map<std::string, ShapeExpr> symbolExprs_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -161,12 +198,20 @@ LogicalResult FunctionEmitter::run() {
   if (failed(emitSignatureInputs()))
     return failure();
   linear_ = findLinearChains(func_.getBody().front());
+  llvm::DenseSet<Operation *> taken(linear_.fusedOps.begin(),
+                                    linear_.fusedOps.end());
+  for (auto &entry : linear_.anchors)
+    taken.insert(entry.first);
+  fusions_ = findDenseFusions(func_.getBody().front(), taken);
   for (Operation &op : func_.getBody().front()) {
-    if (linear_.fusedOps.count(&op))
+    if (linear_.fusedOps.count(&op) || fusions_.fusedOps.count(&op))
       continue;
     auto anchor = linear_.anchors.find(&op);
+    auto fused = fusions_.anchors.find(&op);
     LogicalResult result = anchor != linear_.anchors.end()
                                ? emitLinear(&op, anchor->second)
+                           : fused != fusions_.anchors.end()
+                               ? fused->second(*this)
                                : emitOp(&op);
     if (failed(result))
       return failure();
@@ -338,80 +383,6 @@ LogicalResult FunctionEmitter::emitElementwise(Operation *op,
   return emitSimple(op, kernel, op->getOperands(), symbols);
 }
 
-LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
-                                           Value result) {
-  auto inType = dyn_cast<RankedTensorType>(input.getType());
-  auto outType = dyn_cast<RankedTensorType>(result.getType());
-  if (!inType || !outType)
-    return op->emitError() << "'" << op->getName()
-                           << "': needs ranked tensor types";
-  SmallVector<int64_t> shape;
-  int dynamicOut = 0;
-  for (int64_t d : outType.getShape()) {
-    if (ShapedType::isDynamic(d)) {
-      ++dynamicOut;
-      shape.push_back(-1);
-    } else if (d == 0) {
-      // The reshape kernel reads 0 as "copy the input's dim" (ONNX).
-      return op->emitError() << "'" << op->getName()
-                             << "': a reshape to a static size-0 dim is not "
-                                "supported by the plan emitter";
-    } else {
-      shape.push_back(d);
-    }
-  }
-  if (dynamicOut > 1)
-    return op->emitError() << "'" << op->getName() << "': reshape to "
-                           << result.getType()
-                           << " has more than one dynamic dim (not supported "
-                              "by the plan emitter yet)";
-  // The one dynamic dim keeps the input's symbol when the static parts of
-  // both shapes have the same number of elements (the input's dims as the
-  // plan knows them: static sizes included where the IR type is dynamic),
-  // and is static when every input dim is.
-  SmallVector<DimInfo> symbols(outType.getRank());
-  int inSymbolic = 0;
-  int64_t inStatic = 1;
-  std::string inSymbol;
-  for (int64_t d = 0; d < inType.getRank(); ++d) {
-    DimInfo info = dimOf(input, d);
-    if (!inType.isDynamicDim(d)) {
-      inStatic *= inType.getDimSize(d);
-    } else if (info.isSymbolic()) {
-      ++inSymbolic;
-      inSymbol = info.symbol;
-    } else if (info.size > 0) {
-      inStatic *= info.size;
-    } else {
-      inSymbolic = 2; // unknown: nothing to carry
-    }
-  }
-  if (dynamicOut == 1 && inSymbolic == 1) {
-    int64_t outStatic = 1;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      if (!outType.isDynamicDim(d))
-        outStatic *= outType.getDimSize(d);
-    if (inStatic == outStatic)
-      for (int64_t d = 0; d < outType.getRank(); ++d)
-        if (outType.isDynamicDim(d))
-          symbols[d].symbol = inSymbol;
-  } else if (dynamicOut == 1 && inSymbolic == 0 && inStatic > 0) {
-    int64_t outStatic = 1;
-    for (int64_t d = 0; d < outType.getRank(); ++d)
-      if (!outType.isDynamicDim(d))
-        outStatic *= outType.getDimSize(d);
-    if (inStatic % outStatic == 0)
-      for (int64_t d = 0; d < outType.getRank(); ++d)
-        if (outType.isDynamicDim(d))
-          symbols[d].size = inStatic / outStatic;
-  }
-  pb::Instruction *instr = nullptr;
-  if (failed(emitSimple(op, "reshape", ValueRange{input}, symbols, &instr)))
-    return failure();
-  addIntsAttr(instr, "shape", shape);
-  return success();
-}
-
 LogicalResult FunctionEmitter::emitMatMul(tosa::MatMulOp op) {
   if (!isZeroConstant(op.getAZp()) || !isZeroConstant(op.getBZp()))
     return op.emitError("'tosa.matmul' with non-zero (or non-constant) zero "
@@ -463,49 +434,6 @@ LogicalResult FunctionEmitter::emitTranspose(tosa::TransposeOp op) {
                         &instr)))
     return failure();
   addIntsAttr(instr, "perm", perm);
-  return success();
-}
-
-/// tosa.gather values [N, K, C], indices [N, W] -> [N, W, C]. With N = 1
-/// and constant indices this is the `gather` kernel on axis 1 with the
-/// indices flattened to [W] (what torch's advanced indexing Z[:, li, lj]
-/// exports to).
-LogicalResult FunctionEmitter::emitGather(tosa::GatherOp op) {
-  auto valuesType = cast<RankedTensorType>(op.getValues().getType());
-  auto indicesType = dyn_cast<RankedTensorType>(op.getIndices().getType());
-  if (valuesType.getRank() != 3 || valuesType.isDynamicDim(0) ||
-      valuesType.getDimSize(0) != 1)
-    return op.emitError() << "'tosa.gather' is supported only with a batch "
-                             "(N) of 1 by the plan emitter; values are "
-                          << valuesType;
-  auto indices = dyn_cast_or_null<DenseElementsAttr>(
-      builder_.constantAttr(op.getIndices()));
-  if (!indices || !indicesType || !indicesType.hasStaticShape() ||
-      indicesType.getRank() != 2)
-    return op.emitError("'tosa.gather' is supported only with constant "
-                        "indices by the plan emitter");
-  int64_t w = indicesType.getDimSize(1);
-  DenseElementsAttr flat = reshapeConstant(
-      indices, RankedTensorType::get({w}, indicesType.getElementType()));
-  int indicesSlot = flat ? builder_.materializeConstant(
-                               flat, locationName(op.getLoc()) + ".indices")
-                         : -1;
-  if (indicesSlot < 0)
-    return op.emitError("'tosa.gather': cannot write the indices");
-  FailureOr<int> values = operandSlot(op, op.getValues());
-  if (failed(values))
-    return failure();
-  SmallVector<DimInfo> symbols = {DimInfo(), DimInfo(),
-                                  dimOf(op.getValues(), 2)};
-  FailureOr<int> result = defineResult(op, op.getResult(), symbols);
-  if (failed(result))
-    return failure();
-  pb::Instruction *instr =
-      builder_.addInstruction("gather", locationName(op.getLoc()));
-  instr->add_inputs(*values);
-  instr->add_inputs(indicesSlot);
-  instr->add_outputs(*result);
-  addIntAttr(instr, "axis", 1);
   return success();
 }
 
@@ -596,13 +524,7 @@ FailureOr<ShapeExpr> FunctionEmitter::evaluateShapeScalar(Value v, int depth) {
     if (!index || !dims || *index < 0 ||
         *index >= static_cast<int64_t>(dims->size()))
       return failure();
-    const DimInfo &info = (*dims)[*index];
-    ShapeExpr e;
-    if (info.isSymbolic())
-      e.exponents[info.symbol] = 1;
-    else
-      e.constant = info.size;
-    return e;
+    return dimExpr(dim.getSource(), *index);
   }
   if (auto cast = dyn_cast<arith::IndexCastOp>(def))
     return evaluateShapeScalar(cast.getIn(), depth + 1);
@@ -613,30 +535,263 @@ FailureOr<ShapeExpr> FunctionEmitter::evaluateShapeScalar(Value v, int depth) {
         evaluateShapeScalar(def->getOperand(1), depth + 1);
     if (failed(lhs) || failed(rhs))
       return failure();
-    ShapeExpr e = *lhs;
-    int sign = isa<arith::MulIOp>(def) ? 1 : -1;
-    if (sign > 0) {
-      e.constant *= rhs->constant;
-    } else {
-      if (rhs->constant == 0 || e.constant % rhs->constant != 0)
-        return failure();
-      e.constant /= rhs->constant;
-    }
-    for (const auto &[symbol, exponent] : rhs->exponents)
-      if ((e.exponents[symbol] += sign * exponent) == 0)
-        e.exponents.erase(symbol);
-    for (const auto &[symbol, exponent] : e.exponents)
-      if (exponent < 0)
-        return failure(); // a quotient that is not a product of dims
-    return e;
+    if (isa<arith::MulIOp>(def))
+      return multiply(*lhs, *rhs);
+    return divide(*lhs, *rhs); // fails for a quotient that is not a product
   }
   return failure();
 }
 
+FailureOr<ShapeExpr> FunctionEmitter::dimExpr(Value v, int64_t d) {
+  DimInfo info = dimOf(v, d);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!info.isSymbolic() && info.size <= 0 && type && d < type.getRank() &&
+      !type.isDynamicDim(d))
+    info.size = type.getDimSize(d);
+  ShapeExpr e;
+  if (info.isSymbolic()) {
+    auto it = symbolExprs_.find(info.symbol);
+    if (it != symbolExprs_.end())
+      return it->second;
+    e.exponents[info.symbol] = 1;
+    return e;
+  }
+  if (info.size < 0 || (info.size == 0 && (!type || type.isDynamicDim(d))))
+    return failure();
+  e.constant = info.size;
+  return e;
+}
+
+DimInfo FunctionEmitter::dimFromExpr(const ShapeExpr &e) {
+  DimInfo info;
+  if (e.exponents.empty()) {
+    info.size = e.constant;
+    return info;
+  }
+  if (e.constant == 1 && e.exponents.size() == 1 &&
+      e.exponents.begin()->second == 1) {
+    info.symbol = e.exponents.begin()->first;
+    return info;
+  }
+  // A product such as B * 3: a symbol of its own, whose value later shape
+  // arithmetic can still see.
+  for (const auto &[symbol, expr] : symbolExprs_)
+    if (expr.constant == e.constant && expr.exponents == e.exponents) {
+      info.symbol = symbol;
+      return info;
+    }
+  info.symbol = builder_.freshSymbol();
+  symbolExprs_[info.symbol] = e;
+  return info;
+}
+
+/// Every reshape-like op: each result dim is known as an expression of the
+/// input's dims (given in `outExprs`, or the one left inferred from the
+/// element count). The `reshape` kernel's shape copies a dim that equals
+/// the input's at the same position (0) and infers at most one (-1).
+LogicalResult
+FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
+                               SmallVector<std::optional<ShapeExpr>> outExprs) {
+  auto inType = dyn_cast<RankedTensorType>(input.getType());
+  auto outType = dyn_cast<RankedTensorType>(result.getType());
+  if (!inType || !outType)
+    return op->emitError() << "'" << op->getName()
+                           << "': needs ranked tensor types";
+  int unknown = 0;
+  ShapeExpr knownOut;
+  for (const std::optional<ShapeExpr> &e : outExprs) {
+    if (e)
+      knownOut = multiply(knownOut, *e);
+    else
+      ++unknown;
+  }
+  if (unknown == 1) {
+    ShapeExpr total;
+    bool ok = true;
+    for (int64_t d = 0; d < inType.getRank() && ok; ++d) {
+      FailureOr<ShapeExpr> e = dimExpr(input, d);
+      ok = succeeded(e);
+      if (ok)
+        total = multiply(total, *e);
+    }
+    FailureOr<ShapeExpr> rest =
+        ok ? divide(total, knownOut) : FailureOr<ShapeExpr>(failure());
+    for (std::optional<ShapeExpr> &e : outExprs)
+      if (!e && succeeded(rest))
+        e = *rest;
+  }
+  DimList dims;
+  SmallVector<int64_t> shape;
+  int inferred = 0;
+  for (int64_t d = 0; d < outType.getRank(); ++d) {
+    DimInfo info;
+    if (outExprs[d]) {
+      info = dimFromExpr(*outExprs[d]);
+    } else {
+      info.symbol = builder_.freshSymbol(); // the run-time size only
+    }
+    if (!info.isSymbolic() && info.size <= 0)
+      return op->emitError() << "'" << op->getName() << "': dim " << d
+                             << " is " << info.size
+                             << " (the plan emitter needs > 0)";
+    if (!info.isSymbolic()) {
+      shape.push_back(info.size);
+    } else if (d < inType.getRank() && dimOf(input, d).symbol == info.symbol) {
+      shape.push_back(0); // the input's dim at this position
+    } else {
+      shape.push_back(-1);
+      ++inferred;
+    }
+    dims.push_back(info);
+  }
+  FailureOr<int> in = operandSlot(op, input);
+  if (failed(in))
+    return failure();
+  int shapeSlot = -1;
+  if (inferred > 1) {
+    // Several run-time dims: the shape is computed at run time from the
+    // dims of slots that hold each symbol (shape, gather, mul, concat).
+    SmallVector<ShapeExpr> exprs;
+    for (int64_t d = 0; d < outType.getRank(); ++d) {
+      if (!outExprs[d])
+        return op->emitError()
+               << "'" << op->getName() << "': reshape to " << result.getType()
+               << " has more than one run-time dim the plan emitter cannot "
+                  "follow";
+      exprs.push_back(*outExprs[d]);
+    }
+    FailureOr<int> computed = emitShapeTensor(op, exprs);
+    if (failed(computed))
+      return failure();
+    shapeSlot = *computed;
+  }
+  int slot = builder_.defineSlot(result, dims, slotName(op, 0));
+  if (slot < 0)
+    return op->emitError() << "'" << op->getName()
+                           << "': cannot define its slot";
+  pb::Instruction *instr = builder_.addInstruction(
+      outType.getRank() == 0 ? "squeeze" : "reshape",
+      locationName(op->getLoc()));
+  instr->add_inputs(*in);
+  if (shapeSlot >= 0)
+    instr->add_inputs(shapeSlot);
+  instr->add_outputs(slot);
+  if (shapeSlot < 0 && outType.getRank() > 0)
+    addIntsAttr(instr, "shape", shape);
+  return success();
+}
+
+FailureOr<int>
+FunctionEmitter::emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs) {
+  pb::RankProgram *program = builder_.program();
+  std::string name = locationName(op->getLoc()) + ".shape";
+  Type i64 = IntegerType::get(op->getContext(), 64);
+  auto scalar = [&](int64_t v) {
+    return builder_.materializeConstant(
+        DenseElementsAttr::get(RankedTensorType::get({1}, i64),
+                               ArrayRef<int64_t>{v}),
+        name + ".c");
+  };
+  auto newSlot = [&](int64_t n) {
+    return builder_.defineTypedSlot(i64, DimList{DimInfo{n, {}}}, name);
+  };
+  std::map<int, int> shapeOf; // slot -> its `shape` slot
+  SmallVector<int> pieces;
+  for (const ShapeExpr &e : exprs) {
+    int piece = scalar(e.constant);
+    if (piece < 0)
+      return op->emitError("cannot write a shape constant");
+    for (const auto &[symbol, exponent] : e.exponents) {
+      // A slot holding `symbol` as one of its dims.
+      int holder = -1, dim = -1;
+      for (int s = 0; s < program->slots_size() && holder < 0; ++s)
+        for (int k = 0; k < program->slots(s).shape_size(); ++k)
+          if (program->slots(s).shape(k).symbol() == symbol) {
+            holder = s;
+            dim = k;
+            break;
+          }
+      if (holder < 0)
+        return op->emitError() << "no tensor of the plan holds dim '" << symbol
+                               << "' to compute a reshape's shape from";
+      auto it = shapeOf.find(holder);
+      if (it == shapeOf.end()) {
+        int shape = newSlot(program->slots(holder).shape_size());
+        pb::Instruction *instr = builder_.addInstruction("shape", name);
+        instr->add_inputs(holder);
+        instr->add_outputs(shape);
+        it = shapeOf.emplace(holder, shape).first;
+      }
+      int index = scalar(dim);
+      for (int p = 0; p < exponent; ++p) {
+        int picked = newSlot(1);
+        pb::Instruction *gather = builder_.addInstruction("gather", name);
+        gather->add_inputs(it->second);
+        gather->add_inputs(index);
+        gather->add_outputs(picked);
+        addIntAttr(gather, "axis", 0);
+        int product = newSlot(1);
+        pb::Instruction *mul = builder_.addInstruction("mul", name);
+        mul->add_inputs(piece);
+        mul->add_inputs(picked);
+        mul->add_outputs(product);
+        piece = product;
+      }
+    }
+    pieces.push_back(piece);
+  }
+  int shape = newSlot(static_cast<int64_t>(pieces.size()));
+  pb::Instruction *concat = builder_.addInstruction("concat", name);
+  for (int p : pieces)
+    concat->add_inputs(p);
+  concat->add_outputs(shape);
+  addIntAttr(concat, "axis", 0);
+  return shape;
+}
+
+LogicalResult FunctionEmitter::emitReshape(Operation *op, Value input,
+                                           Value result) {
+  auto outType = cast<RankedTensorType>(result.getType());
+  SmallVector<std::optional<ShapeExpr>> exprs(outType.getRank());
+  auto constant = [](int64_t c) {
+    ShapeExpr e;
+    e.constant = c;
+    return e;
+  };
+  for (int64_t d = 0; d < outType.getRank(); ++d)
+    if (!outType.isDynamicDim(d))
+      exprs[d] = constant(outType.getDimSize(d));
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    SmallVector<OpFoldResult> sizes = expand.getMixedOutputShape();
+    for (int64_t d = 0; d < outType.getRank(); ++d)
+      if (!exprs[d] && d < static_cast<int64_t>(sizes.size())) {
+        if (auto v = dyn_cast<Value>(sizes[d])) {
+          FailureOr<ShapeExpr> e = evaluateShapeScalar(v);
+          if (succeeded(e))
+            exprs[d] = *e;
+        }
+      }
+  } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    for (auto [d, group] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      ShapeExpr product;
+      bool ok = true;
+      for (int64_t i : group) {
+        FailureOr<ShapeExpr> e = dimExpr(input, i);
+        ok &= succeeded(e);
+        if (ok)
+          product = multiply(product, *e);
+      }
+      if (ok)
+        exprs[d] = product;
+    }
+  }
+  return emitReshapeTo(op, input, result, exprs);
+}
+
 /// tensor.reshape x(shape) where the shape is constant or comes from
-/// tensor.from_elements of shape scalars: each dim must evaluate to a
-/// constant or to one symbol (e.g. B * 6 / B = 6); at most one symbolic dim,
-/// which becomes -1.
+/// tensor.from_elements of shape scalars (each a product/quotient of
+/// constants and input dims, e.g. B * 6 / B = 6).
 LogicalResult FunctionEmitter::emitTensorReshape(tensor::ReshapeOp op) {
   auto outType = cast<RankedTensorType>(op.getResult().getType());
   auto elements = op.getShape().getDefiningOp<tensor::FromElementsOp>();
@@ -644,50 +799,29 @@ LogicalResult FunctionEmitter::emitTensorReshape(tensor::ReshapeOp op) {
   if (!elements && !matchPattern(op.getShape(), m_Constant(&constShape)))
     return op.emitError("'tensor.reshape': the shape must be constant or "
                         "built by tensor.from_elements");
-  DimList dims;
-  SmallVector<int64_t> shape;
-  int symbolic = 0;
+  SmallVector<std::optional<ShapeExpr>> exprs(outType.getRank());
+  int unknown = 0;
   for (int64_t d = 0; d < outType.getRank(); ++d) {
-    DimInfo info;
+    ShapeExpr e;
     if (!outType.isDynamicDim(d)) {
-      info.size = outType.getDimSize(d);
+      e.constant = outType.getDimSize(d);
     } else if (constShape) {
-      info.size = constShape.getValues<APInt>()[d].getSExtValue();
+      e.constant = constShape.getValues<APInt>()[d].getSExtValue();
     } else {
-      FailureOr<ShapeExpr> e = evaluateShapeScalar(elements.getElements()[d]);
-      if (failed(e) || (!e->exponents.empty() &&
-                        (e->constant != 1 || e->exponents.size() != 1 ||
-                         e->exponents.begin()->second != 1)))
-        return op.emitError() << "'tensor.reshape': dim " << d
-                              << " of the shape is not a constant or one "
-                                 "input dim the plan emitter can follow";
-      if (e->exponents.empty())
-        info.size = e->constant;
-      else
-        info.symbol = e->exponents.begin()->first;
+      FailureOr<ShapeExpr> v = evaluateShapeScalar(elements.getElements()[d]);
+      if (failed(v)) {
+        if (++unknown > 1)
+          return op.emitError()
+                 << "'tensor.reshape': dim " << d
+                 << " of the shape is not a constant or a product of input "
+                    "dims the plan emitter can follow";
+        continue;
+      }
+      e = *v;
     }
-    if (!info.isSymbolic() && info.size <= 0)
-      return op.emitError() << "'tensor.reshape': dim " << d << " is "
-                            << info.size << " (the plan emitter needs > 0)";
-    symbolic += info.isSymbolic();
-    shape.push_back(info.isSymbolic() ? -1 : info.size);
-    dims.push_back(info);
+    exprs[d] = e;
   }
-  if (symbolic > 1)
-    return op.emitError("'tensor.reshape': more than one dynamic dim (not "
-                        "supported by the plan emitter yet)");
-  FailureOr<int> input = operandSlot(op, op.getSource());
-  if (failed(input))
-    return failure();
-  int slot = builder_.defineSlot(op.getResult(), dims, slotName(op, 0));
-  if (slot < 0)
-    return op.emitError("'tensor.reshape': cannot define its slot");
-  pb::Instruction *instr =
-      builder_.addInstruction("reshape", locationName(op.getLoc()));
-  instr->add_inputs(*input);
-  instr->add_outputs(slot);
-  addIntsAttr(instr, "shape", shape);
-  return success();
+  return emitReshapeTo(op, op.getSource(), op.getResult(), exprs);
 }
 
 LogicalResult FunctionEmitter::emitEmbeddingBag(EmbeddingBagOp op) {
@@ -755,6 +889,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return success(); // read by evaluateShapeScalar
   if (PlanKjtLowering::handles(op))
     return kjt_.emit(op);
+  // Dense math and data movement beyond the first subset (PlanDenseOps.cpp).
+  FailureOr<bool> dense = emitDenseOp(*this, op);
+  if (failed(dense))
+    return failure();
+  if (*dense)
+    return success();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<arith::ConstantOp>(
           [&](auto c) { return recordConstant(op, c.getValue()); })
@@ -769,7 +909,6 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return success();
       })
       .Case<tensor::ReshapeOp>([&](auto r) { return emitTensorReshape(r); })
-      .Case<tosa::GatherOp>([&](auto g) { return emitGather(g); })
       .Case<arith::TruncIOp>([&](auto t) { return foldTruncI(t); })
       .Case<TableFromTensorOp>([&](TableFromTensorOp t) -> LogicalResult {
         auto table = cast<TableType>(t.getResult().getType());
@@ -811,9 +950,12 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, ember.kjt.*, "
                   "ember.embedding_bag_collection, ember.grouped_lookup, "
-                  "ember.keyed_tensor.*, tosa.matmul/add/sub/"
-                  "clamp(ReLU)/sigmoid/tanh/transpose/reshape/concat/gather, "
-                  "tensor.expand_shape/collapse_shape/cast/reshape, "
+                  "ember.keyed_tensor.*, ember collectives, tosa.matmul/add/"
+                  "sub/mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
+                  "reciprocal/rsqrt/maximum/minimum/equal/greater/select/"
+                  "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
+                  "slice/tile, tensor.expand_shape/collapse_shape/cast/"
+                  "reshape/extract_slice/insert_slice, arith casts, "
                   "constants)";
       });
 }

@@ -58,7 +58,12 @@ int PlanProgramBuilder::defineExtraSlot(Value like, const DimList &dims,
   auto type = dyn_cast<RankedTensorType>(like.getType());
   if (!type || static_cast<int64_t>(dims.size()) != type.getRank())
     return -1;
-  std::optional<pb::DataType> dtype = toPlanDType(type.getElementType());
+  return defineTypedSlot(type.getElementType(), dims, name);
+}
+
+int PlanProgramBuilder::defineTypedSlot(Type elementType, const DimList &dims,
+                                        const std::string &name) {
+  std::optional<pb::DataType> dtype = toPlanDType(elementType);
   if (!dtype)
     return -1;
   int index = program_->slots_size();

@@ -59,6 +59,11 @@ public:
   /// A slot with the type of `value` and `dims` that is not the slot of any
   /// value (e.g. a copy of an input returned as an output).
   int defineExtraSlot(Value like, const DimList &dims, const std::string &name);
+  /// A slot of `elementType` and `dims` that is not the slot of any value
+  /// (intermediates of ops that become several instructions); -1 when plans
+  /// cannot hold the element type.
+  int defineTypedSlot(Type elementType, const DimList &dims,
+                      const std::string &name);
 
   /// The slot holding `value`, or -1.
   int lookupSlot(Value value) const;

@@ -2,7 +2,7 @@
 
 usage: compare.py WORKDIR [--threads T] [--repeat N] [--warmup K] [--seed S]
 reads WORKDIR/inputs.npz, WORKDIR/expected.npy (written by export.py),
-WORKDIR/out/prob.npy and WORKDIR/latency.json (written by ember-run
+WORKDIR/arch.json (the model), WORKDIR/out/prob.npy and WORKDIR/latency.json (written by ember-run
 --output-dir WORKDIR/out --report-json WORKDIR/latency.json); checks the
 outputs (rtol 1e-5, atol 1e-6), times torch eager (torch.no_grad, median of
 N runs after K warmups, T threads; 0 = one per core like ember-run) and
@@ -50,7 +50,12 @@ def main():
 
     threads = args.threads if args.threads > 0 else os.cpu_count()
     torch.set_num_threads(threads)
-    model = build_model(args.seed)
+    arch = {"arch": "dlrm", "low_rank": 0, "seed": args.seed}
+    arch_file = os.path.join(work, "arch.json")
+    if os.path.exists(arch_file):
+        with open(arch_file) as f:
+            arch.update(json.load(f))
+    model = build_model(arch["seed"], arch["arch"], arch["low_rank"])
     with np.load(os.path.join(work, "inputs.npz")) as npz:
         inputs = [torch.from_numpy(npz[n]) for n in INPUT_NAMES]
     times = []

@@ -1,11 +1,16 @@
 """Exports the example DLRM to ONNX and writes inputs and torch's output.
 
-usage: export.py OUTDIR [--batch B] [--seed S]
+usage: export.py OUTDIR [--batch B] [--seed S] [--arch dlrm|dcn]
+                 [--low-rank R]
 writes OUTDIR/model.onnx, OUTDIR/inputs.npz (dense, ids0, offsets0, ...),
-OUTDIR/<input>.npy (the same, one file each) and OUTDIR/expected.npy
-(torch's eager output, float32 [B, 1]).
+OUTDIR/<input>.npy (the same, one file each), OUTDIR/expected.npy
+(torch's eager output, float32 [B, 1]) and OUTDIR/arch.json (the model's
+arch and low rank, read by compare.py).
+--arch dcn exports the DCN-v2 variant (model.DCN, 3 cross layers; low rank
+R when --low-rank R > 0, else full rank).
 """
 import argparse
+import json
 import os
 import sys
 
@@ -13,7 +18,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import DLRM, NUM_DENSE, TABLE_ROWS  # noqa: E402
+from model import DCN, DLRM, NUM_DENSE, TABLE_ROWS  # noqa: E402
 
 INPUT_NAMES = ["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
                "offsets2"]
@@ -36,15 +41,17 @@ def make_inputs(batch, seed, max_bag=4):
     return inputs
 
 
-def build_model(seed=0):
+def build_model(seed=0, arch="dlrm", low_rank=0):
     """The example's model with its weights drawn from `seed`."""
     torch.manual_seed(seed)
+    if arch == "dcn":
+        return DCN(low_rank=low_rank).eval()
     return DLRM().eval()
 
 
-def export(outdir, batch, seed=0):
+def export(outdir, batch, seed=0, arch="dlrm", low_rank=0):
     os.makedirs(outdir, exist_ok=True)
-    model = build_model(seed)
+    model = build_model(seed, arch, low_rank)
     inputs = make_inputs(batch, seed + 1)
     # Export with another batch than the run's so that nothing is baked in.
     example = make_inputs(2, seed + 2, max_bag=2)
@@ -63,6 +70,8 @@ def export(outdir, batch, seed=0):
     for name, value in arrays.items():
         np.save(os.path.join(outdir, name + ".npy"), value)
     np.save(os.path.join(outdir, "expected.npy"), expected.numpy())
+    with open(os.path.join(outdir, "arch.json"), "w") as f:
+        json.dump({"arch": arch, "low_rank": low_rank, "seed": seed}, f)
     return model, inputs, expected
 
 
@@ -71,10 +80,14 @@ def main():
     parser.add_argument("outdir")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--arch", choices=["dlrm", "dcn"], default="dlrm")
+    parser.add_argument("--low-rank", type=int, default=0)
     args = parser.parse_args()
-    export(args.outdir, args.batch, args.seed)
-    print("wrote %s/model.onnx, inputs.npz, expected.npy (batch %d)"
-          % (args.outdir, args.batch))
+    if args.low_rank < 0:
+        parser.error("--low-rank must be >= 0")
+    export(args.outdir, args.batch, args.seed, args.arch, args.low_rank)
+    print("wrote %s/model.onnx, inputs.npz, expected.npy (%s, batch %d)"
+          % (args.outdir, args.arch, args.batch))
 
 
 if __name__ == "__main__":

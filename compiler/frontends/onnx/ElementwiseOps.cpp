@@ -1,6 +1,6 @@
 //===- ElementwiseOps.cpp - Arithmetic, activations, compare, cast --------===//
 //
-// Add/Sub/Mul/Div, Relu/Sigmoid/Tanh/Exp/Neg, Equal/Greater/Less(OrEqual),
+// Add/Sub/Mul/Div, Relu/Sigmoid/Tanh/Exp/Log/Abs/Neg, Equal/Greater/Less(OrEqual),
 // Where, Cast, Identity. Integer ops over small constants fold at import
 // time (ConstantFolding.h).
 // Binary ops broadcast numpy-style: lower-rank operands get leading unit dims
@@ -270,6 +270,8 @@ void registerElementwiseConverters(OpConverterRegistry &r) {
   r.add(kOnnxDomain, "Sigmoid", convertUnary<tosa::SigmoidOp>);
   r.add(kOnnxDomain, "Tanh", convertUnary<tosa::TanhOp>);
   r.add(kOnnxDomain, "Exp", convertUnary<tosa::ExpOp>);
+  r.add(kOnnxDomain, "Log", convertUnary<tosa::LogOp>);
+  r.add(kOnnxDomain, "Abs", convertUnary<tosa::AbsOp>);
   r.add(kOnnxDomain, "Neg", convertNeg);
   r.add(kOnnxDomain, "Equal", convertEqual);
   r.add(kOnnxDomain, "Greater", convertCompare<tosa::GreaterOp, false>);

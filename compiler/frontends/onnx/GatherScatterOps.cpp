@@ -3,7 +3,9 @@
 //
 // Gather along `axis` becomes tosa.gather on data viewed as [O, K, I]
 // (O = dims before the axis, K = the axis, I = dims after) with i32 indices
-// [O, W]. ScatterND with index depth 1 (rows of the first dim) becomes
+// [O, W]; with run-time dims before the axis, the axis is moved to the front
+// first (transposes). GatherElements is tosa.gather with every coordinate
+// off the axis as a batch coordinate. ScatterND with index depth 1 (rows of the first dim) becomes
 // tosa.scatter on [1, K, C]. tosa.gather/scatter take i32 indices: ids are
 // truncated from i64 (tables above 2^31 rows are not supported here).
 //
@@ -58,6 +60,28 @@ Value normalizeIndices(ImportContext &ctx, Value indices, int64_t size) {
                                 idx);
 }
 
+/// tosa.transpose of `v` (result dim k is input dim perm[k]); `v` itself for
+/// the identity permutation.
+Value createTranspose(OpBuilder &b, Location loc, Value v,
+                      llvm::ArrayRef<int32_t> perm) {
+  bool identity = true;
+  for (size_t k = 0; k < perm.size(); ++k)
+    identity &= perm[k] == static_cast<int32_t>(k);
+  if (identity)
+    return v;
+  auto type = tensorTypeOf(v);
+  llvm::SmallVector<int64_t> shape;
+  for (int32_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return tosa::TransposeOp::create(
+             b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+             b.getDenseI32ArrayAttr(perm))
+      .getResult();
+}
+
+Value gatherAlongAxis(ImportContext &ctx, Value data, Value indices,
+                      int64_t axis);
+
 LogicalResult convertGather(ImportContext &ctx) {
   Value data = ctx.input(0), indices = ctx.input(1);
   if (!data || !indices)
@@ -97,13 +121,44 @@ LogicalResult convertGather(ImportContext &ctx) {
 
   OpBuilder &b = ctx.builder;
   Location loc = ctx.loc();
+  OpFoldResult outer = dimProduct(b, loc, data, 0, axis);
+  if (!getConstantIntValue(outer)) {
+    // Run-time dims before the axis (x[:, idx] on a batch): move the axis
+    // to the front, gather along it, move the gathered dims back.
+    llvm::SmallVector<int32_t> front = {static_cast<int32_t>(axis)};
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis)
+        front.push_back(d);
+    Value moved = createTranspose(b, loc, data, front);
+    Value gathered = gatherAlongAxis(ctx, moved, indices, 0);
+    // gathered: [indices..., dims before the axis..., dims after].
+    int64_t q = indicesType.getRank();
+    llvm::SmallVector<int32_t> back;
+    for (int64_t d = 0; d < axis; ++d)
+      back.push_back(q + d);
+    for (int64_t d = 0; d < q; ++d)
+      back.push_back(d);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      back.push_back(q + d - 1);
+    ctx.setOutput(0, createTranspose(b, loc, gathered, back));
+    return success();
+  }
+  ctx.setOutput(0, gatherAlongAxis(ctx, data, indices, axis));
+  return success();
+}
+
+/// Gather of `data` along `axis` whose dims before the axis are static:
+/// tosa.gather on data viewed as [O, K, I] with the indices tiled O times.
+Value gatherAlongAxis(ImportContext &ctx, Value data, Value indices,
+                      int64_t axis) {
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
+  int64_t rank = dataType.getRank();
   int64_t k = dataType.getDimSize(axis);
   OpFoldResult outer = dimProduct(b, loc, data, 0, axis);
   OpFoldResult inner = dimProduct(b, loc, data, axis + 1, rank);
   std::optional<int64_t> outerStatic = getConstantIntValue(outer);
-  if (!outerStatic)
-    return ctx.emitError() << "Gather along axis " << axis
-                           << " needs static dims before the axis";
   Value values =
       createReshape(b, loc, data, {outer, dimOf(b, loc, data, axis), inner});
   Value idx = normalizeIndices(ctx, indices, k);
@@ -130,7 +185,70 @@ LogicalResult convertGather(ImportContext &ctx) {
     target.push_back(dimOf(b, loc, indices, i));
   for (int64_t i = axis + 1; i < rank; ++i)
     target.push_back(dimOf(b, loc, data, i));
-  ctx.setOutput(0, createReshape(b, loc, gathered, target));
+  return createReshape(b, loc, gathered, target);
+}
+
+/// GatherElements: out[.., j, ..] = data[.., indices[.., j, ..], ..] along
+/// `axis`, indices of data's shape off the axis. Every other coordinate is a
+/// batch coordinate of tosa.gather: data and indices are transposed so the
+/// axis is last, viewed [P, K, 1] and [P, W], gathered, and moved back.
+LogicalResult convertGatherElements(ImportContext &ctx) {
+  Value data = ctx.input(0), indices = ctx.input(1);
+  if (!data || !indices)
+    return failure();
+  auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
+  int64_t rank = dataType.getRank();
+  int64_t axis = ctx.intAttr("axis", 0);
+  if (rank == 0 || axis < -rank || axis >= rank)
+    return ctx.emitError() << "axis " << axis << " is out of range for "
+                           << data.getType();
+  if (axis < 0)
+    axis += rank;
+  if (indicesType.getRank() != rank)
+    return ctx.emitError() << "indices " << indices.getType()
+                           << " must have the rank of data " << data.getType();
+  if (!indicesType.getElementType().isInteger(32) &&
+      !indicesType.getElementType().isInteger(64))
+    return ctx.emitError() << "indices must be i32 or i64";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t a = dataType.getDimSize(d), i = indicesType.getDimSize(d);
+    if (d != axis && !ShapedType::isDynamic(a) && !ShapedType::isDynamic(i) &&
+        a != i)
+      return ctx.emitError()
+             << "indices " << indices.getType() << " differ from data "
+             << data.getType() << " in dim " << d
+             << " (only the gathered axis may differ)";
+  }
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  llvm::SmallVector<int32_t> last, back(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      last.push_back(d);
+  last.push_back(axis);
+  for (int64_t d = 0; d < rank; ++d)
+    back[last[d]] = d;
+  Value movedData = createTranspose(b, loc, data, last);
+  Value idx = normalizeIndices(ctx, indices, dataType.getDimSize(axis));
+  Value movedIdx = createTranspose(b, loc, idx, last);
+  // Batch coordinates: the indices' dims off the axis (data may be larger).
+  OpFoldResult p = dimProduct(b, loc, movedIdx, 0, rank - 1);
+  Value values = createReshape(
+      b, loc, movedData,
+      {p, dimOf(b, loc, movedData, rank - 1), b.getIndexAttr(1)});
+  Value flatIdx = createReshape(b, loc, movedIdx,
+                                {p, dimOf(b, loc, movedIdx, rank - 1)});
+  auto valuesType = tensorTypeOf(values);
+  auto gatheredType = RankedTensorType::get(
+      {valuesType.getDimSize(0), tensorTypeOf(flatIdx).getDimSize(1), 1},
+      dataType.getElementType());
+  Value gathered =
+      tosa::GatherOp::create(b, loc, gatheredType, values, flatIdx);
+  llvm::SmallVector<OpFoldResult> movedShape;
+  for (int64_t d = 0; d < rank; ++d)
+    movedShape.push_back(dimOf(b, loc, movedIdx, d));
+  Value result = createReshape(b, loc, gathered, movedShape);
+  ctx.setOutput(0, createTranspose(b, loc, result, back));
   return success();
 }
 
@@ -259,6 +377,7 @@ LogicalResult convertScatterND(ImportContext &ctx) {
 
 void registerGatherScatterConverters(OpConverterRegistry &r) {
   r.add(kOnnxDomain, "Gather", convertGather, {"axis"});
+  r.add(kOnnxDomain, "GatherElements", convertGatherElements, {"axis"});
   r.add(kOnnxDomain, "ScatterND", convertScatterND, {"reduction"});
 }
 

@@ -2,12 +2,16 @@
 //-------------------------------------===//
 //
 // tosa.matmul is batched 3-D ([N, M, K] x [N, K, C]); 2-D operands get a unit
-// batch dim, N-D x 2-D MatMul collapses the leading dims into the rows.
+// batch dim, N-D x 2-D MatMul collapses the leading dims into the rows,
+// N-D x N-D collapses equal batch dims into one, and a left operand whose
+// batch dims are all 1 multiplies every batch of the right one through one
+// 2-D matmul over the right operand moved to [K, batch * N].
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontends/onnx/IRBuilders.h"
 #include "frontends/onnx/OpConverterRegistry.h"
+#include "frontends/onnx/ShapeTracking.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir {
@@ -42,6 +46,18 @@ Value transpose2D(OpBuilder &b, Location loc, Value v) {
       {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
   return tosa::TransposeOp::create(b, loc, resultType, v,
                                    b.getDenseI32ArrayAttr({1, 0}))
+      .getResult();
+}
+
+Value createTranspose(OpBuilder &b, Location loc, Value v,
+                      llvm::ArrayRef<int32_t> perm) {
+  auto type = tensorTypeOf(v);
+  llvm::SmallVector<int64_t> shape;
+  for (int32_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return tosa::TransposeOp::create(
+             b, loc, RankedTensorType::get(shape, type.getElementType()), v,
+             b.getDenseI32ArrayAttr(perm))
       .getResult();
 }
 
@@ -109,11 +125,78 @@ LogicalResult convertMatMul(ImportContext &ctx) {
     ctx.setOutput(0, createMatMul2D(b, loc, a, c));
     return success();
   }
-  if (ra == 3 && rc == 3) {
-    int64_t na = aType.getDimSize(0), nc = cType.getDimSize(0);
-    if (na != nc && (na == 1 || nc == 1))
-      return ctx.emitError() << "broadcasting the batch dim is not supported";
-    ctx.setOutput(0, createMatMul3D(b, loc, a, c));
+  auto allOnes = [](RankedTensorType t, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+      if (t.getDimSize(i) != 1)
+        return false;
+    return true;
+  };
+  if (rc >= 3 && ra <= rc && allOnes(aType, ra - 2)) {
+    // a's batch dims are all 1 (or a is 2-D): every batch of c is multiplied
+    // by the same [M, K]. c [cB.., K, N] -> [K, cB.., N] -> [K, X*N], one
+    // 2-D matmul [M, X*N] -> [M, cB.., N] -> [cB.., M, N].
+    if (ra > 2)
+      a = createReshape(b, loc, a,
+                        {dimOf(b, loc, a, ra - 2), dimOf(b, loc, a, ra - 1)});
+    llvm::SmallVector<int32_t> kFirst = {static_cast<int32_t>(rc - 2)};
+    for (int64_t i = 0; i < rc; ++i)
+      if (i != rc - 2)
+        kFirst.push_back(i);
+    Value moved = createTranspose(b, loc, c, kFirst);
+    Value flat = createReshape(b, loc, moved,
+                               {dimOf(b, loc, moved, 0),
+                                dimProduct(b, loc, moved, 1, rc)});
+    Value product = createMatMul2D(b, loc, a, flat);
+    llvm::SmallVector<OpFoldResult> shape = {dimOf(b, loc, a, 0)};
+    for (int64_t i = 1; i < rc; ++i)
+      shape.push_back(dimOf(b, loc, moved, i));
+    Value unflat = createReshape(b, loc, product, shape);
+    // [M, cB.., N] -> [cB.., M, N]
+    llvm::SmallVector<int32_t> back;
+    for (int64_t i = 1; i < rc - 1; ++i)
+      back.push_back(i);
+    back.push_back(0);
+    back.push_back(rc - 1);
+    ctx.setOutput(0, createTranspose(b, loc, unflat, back));
+    return success();
+  }
+  if (ra >= 3 && rc >= 3 && allOnes(cType, rc - 2) && rc <= ra) {
+    // c's batch dims are all 1: the Nx2 case with c viewed [K, N].
+    c = createReshape(b, loc, c,
+                      {dimOf(b, loc, c, rc - 2), dimOf(b, loc, c, rc - 1)});
+    cType = tensorTypeOf(c);
+    rc = 2;
+  }
+  if (ra >= 3 && ra == rc) {
+    // Batch dims of equal sizes (no broadcasting): collapsed into one.
+    llvm::SmallVector<OpFoldResult> batch;
+    for (int64_t i = 0; i < ra - 2; ++i) {
+      int64_t na = aType.getDimSize(i), nc = cType.getDimSize(i);
+      if (!ShapedType::isDynamic(na) && !ShapedType::isDynamic(nc) &&
+          na != nc)
+        return ctx.emitError()
+               << "batch dims " << i << " differ (" << na << " vs " << nc
+               << "); broadcasting a batch dim that is not 1 in every "
+                  "batch dim is not supported";
+      batch.push_back(ShapedType::isDynamic(na) ? dimOf(b, loc, c, i)
+                                                : dimOf(b, loc, a, i));
+    }
+    Value a3 = a, c3 = c;
+    if (ra != 3) {
+      a3 = createReshape(b, loc, a,
+                         {dimProduct(b, loc, a, 0, ra - 2),
+                          dimOf(b, loc, a, ra - 2), dimOf(b, loc, a, ra - 1)});
+      c3 = createReshape(b, loc, c,
+                         {dimProduct(b, loc, c, 0, rc - 2),
+                          dimOf(b, loc, c, rc - 2), dimOf(b, loc, c, rc - 1)});
+    }
+    Value product = createMatMul3D(b, loc, a3, c3);
+    if (ra != 3) {
+      batch.push_back(dimOf(b, loc, a, ra - 2));
+      batch.push_back(dimOf(b, loc, c, rc - 1));
+      product = createReshape(b, loc, product, batch);
+    }
+    ctx.setOutput(0, product);
     return success();
   }
   if (ra >= 3 && rc == 2) {
@@ -146,7 +229,8 @@ LogicalResult convertMatMul(ImportContext &ctx) {
     return success();
   }
   return ctx.emitError() << "operand ranks " << ra << " and " << rc
-                         << " are not supported (2x2, 3x3 and Nx2)";
+                         << " are not supported (2x2, NxN with equal or unit "
+                            "batch dims, Nx2, 2xN)";
 }
 
 } // namespace

@@ -199,6 +199,104 @@ def dlrm_max_batch(compiler, runner, work):
         fail("the memory plan should need less memory than the dynamic arena")
 
 
+def count_instructions(plan_text):
+    return plan_text.count("instructions {")
+
+
+def dense_case(compiler, runner, work, model, batch, kernels, absent=()):
+    """make_dense_model.py MODEL at BATCH -> ember-compile (a text plan, to
+    check its kernels) -> ember-run; every output within rtol 1e-5 of
+    torch's eager output."""
+    proc = run([sys.executable, os.path.join(HERE, "make_dense_model.py"),
+                work, model, "--batch", str(batch)])
+    if proc.returncode != 0:
+        fail("make_dense_model.py failed", proc)
+    io = dict(line.split(None, 1) for line in
+              open(os.path.join(work, "io.txt")).read().splitlines())
+    inputs, outputs = io["inputs"].split(), io["outputs"].split()
+    plan = os.path.join(work, "model.plan.txt")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    text = open(plan).read()
+    for kernel in kernels:
+        if 'kernel: "%s"' % kernel not in text:
+            fail("the plan has no %s instruction" % kernel)
+    for kernel in absent:
+        if 'kernel: "%s"' % kernel in text:
+            fail("the plan should have no %s instruction" % kernel)
+    print("%d instructions" % count_instructions(text))
+    outdir = os.path.join(work, "out")
+    cmd = [runner, plan, "--output-dir", outdir]
+    for name in inputs:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
+    proc = run(cmd)
+    if proc.returncode != 0:
+        fail("ember-run failed", proc)
+    for name in outputs:
+        got = np.load(os.path.join(outdir, name + ".npy"))
+        want = np.load(os.path.join(work, "expected_%s.npy" % name))
+        compare(name, got, want)
+    return text
+
+
+def compare(name, got, want):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        fail("output %s is %s %s, the reference gives %s %s"
+             % (name, got.dtype, got.shape, want.dtype, want.shape))
+    if not np.allclose(got, want, rtol=1e-5, atol=1e-6):
+        fail("output %s differs:\n%s\nvs\n%s" % (name, got, want))
+    print("%s: max abs difference %.3g over %d values"
+          % (name, float(np.max(np.abs(got - want))) if want.size else 0.0,
+             want.size))
+
+
+DENSE_KERNELS = {
+    # model: (kernels the plan must hold, kernels it must not)
+    "dcn": (["linear", "mul", "add"], []),
+    "slice_write": (["concat", "slice", "mul"], ["scatter_nd"]),
+    "concat_reshape": (["concat", "reshape", "linear", "transpose", "slice"],
+                       []),
+    "norm": (["softmax", "layer_norm", "reduce_sum", "reduce_max", "div",
+              "sigmoid", "tanh", "neg", "exp", "abs"], ["rsqrt"]),
+    "gather": (["gather", "gather_elements", "reduce_sum", "transpose"], []),
+    "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max"],
+            []),
+}
+
+
+def nested_slice_write(compiler, runner, work, batch):
+    """Inputs/nested_slice_write.mlir (writes through slices of slices,
+    strided, of a clone, and a copy into a full-range slice; run-time batch
+    and a static part) against numpy."""
+    plan = os.path.join(work, "nested.plan.txt")
+    proc = run([compiler, os.path.join(HERE, "Inputs",
+                                       "nested_slice_write.mlir"), "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    rng = np.random.default_rng(batch)
+    x = rng.standard_normal((batch, 8)).astype(np.float32)
+    s = rng.standard_normal((4, 6)).astype(np.float32)
+    np.save(os.path.join(work, "x.npy"), x)
+    np.save(os.path.join(work, "s.npy"), s)
+    outdir = os.path.join(work, "out")
+    proc = run([runner, plan, "--input", "x=" + os.path.join(work, "x.npy"),
+                "--input", "s=" + os.path.join(work, "s.npy"),
+                "--output-dir", outdir])
+    if proc.returncode != 0:
+        fail("ember-run failed", proc)
+    # The mutation semantics, written with numpy views.
+    y = x * 2.0
+    y[:, 1:7][:, 2:5] = x[:, 0:3]           # nested write: y[:, 3:6]
+    y[:, 1:7][:, 0:1] += 1.0                # nested in-place add: y[:, 1:2]
+    c = x.copy()
+    c[:, :] = y                             # copy into a full-range slice
+    t = s.copy()
+    t[1:4][0:2, 1:6:2] = -s[0:2, 0:3]       # strided nested write
+    for name, want in (("y", y), ("c", c), ("t", t)):
+        compare(name, np.load(os.path.join(outdir, name + ".npy")), want)
+
+
 def mlir_generic(compiler, runner, work):
     plan = os.path.join(work, "generic.plan.txt")
     proc = run([compiler, os.path.join(HERE, "Inputs", "generic_ops.mlir"),
@@ -296,6 +394,19 @@ def main():
                      os.path.join(HERE, "Inputs", "bad_reshape.mlir"),
                      ["bad_reshape.mlir:11:8: error:",
                       "'tensor.reshape': dim 0 of the shape is not a constant"])
+    elif case.startswith("dense_"):
+        model = case[len("dense_"):]
+        batch = 5
+        if model.endswith("_batch1"):
+            model, batch = model[:-len("_batch1")], 1
+        if model not in DENSE_KERNELS:
+            fail("unknown dense model " + model)
+        kernels, absent = DENSE_KERNELS[model]
+        dense_case(compiler, runner, work, model, batch, kernels, absent)
+    elif case == "nested_slice_write":
+        nested_slice_write(compiler, runner, work, 4)
+    elif case == "nested_slice_write_batch1":
+        nested_slice_write(compiler, runner, work, 1)
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
     elif case == "dlrm_max_batch":

@@ -1,0 +1,85 @@
+//===- PlanEmitterContext.h - What op emitters may ask the emitter -*- C++ -*-//
+//
+// The plan emitter (PlanEmitter.cpp) walks a function and owns the slots;
+// the emitters of op families in other files (PlanDenseOps.cpp,
+// PlanDenseFusion.cpp) reach slots, dims and instructions through this
+// interface only.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
+#define EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
+
+#include "plan/PlanProgramBuilder.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace mlir::ember::plan_emitter {
+
+/// A shape scalar: constant * product(symbol^exponent).
+struct ShapeExpr {
+  int64_t constant = 1;
+  std::map<std::string, int> exponents;
+};
+
+class EmitterContext {
+public:
+  virtual ~EmitterContext() = default;
+
+  virtual PlanProgramBuilder &builder() = 0;
+  /// The ONNX node name of `loc` (else the printed location).
+  virtual std::string locationOf(Location loc) = 0;
+  /// The slot of operand `v` of `op` (constants get theirs on first use),
+  /// or an error at `op`.
+  virtual FailureOr<int> operandSlot(Operation *op, Value v) = 0;
+  /// What the plan knows of dim `dim` of `v`; empty when unknown.
+  virtual DimInfo dimOf(Value v, int64_t dim) = 0;
+  /// Defines the slot of `result` (dynamic dims from `symbolPerDim`, fresh
+  /// symbols where empty), or an error at `op`.
+  virtual FailureOr<int> defineResult(Operation *op, Value result,
+                                      ArrayRef<DimInfo> symbolPerDim) = 0;
+  /// One instruction `kernel`(inputs) defining op's first result.
+  virtual LogicalResult emitSimple(Operation *op, const std::string &kernel,
+                                   ValueRange inputs,
+                                   ArrayRef<DimInfo> symbolPerDim,
+                                   pb::Instruction **out = nullptr) = 0;
+  /// c * product(symbols) of an index scalar built from constants and
+  /// tensor.dim; failure when it is anything else.
+  virtual FailureOr<ShapeExpr> shapeScalar(Value v) = 0;
+};
+
+/// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true
+/// when it did, false when `op` is not one of them (nothing emitted),
+/// failure after an error at `op`.
+FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op);
+
+/// Ops that become one fused instruction (softmax, layer_norm, the DLRM dot
+/// interaction; PlanDenseFusion.cpp), found before emission like the linear
+/// chains: the emitter calls `anchors[op]` at the last op of a pattern and
+/// emits nothing for `fusedOps`.
+struct DenseFusions {
+  llvm::DenseMap<Operation *, std::function<LogicalResult(EmitterContext &)>>
+      anchors;
+  llvm::DenseSet<Operation *> fusedOps;
+};
+
+/// Finds the fusable patterns among the ops of `block`, skipping ops in
+/// `taken` (already part of another fusion). Every intermediate value of a
+/// pattern must be used inside the pattern only.
+DenseFusions findDenseFusions(Block &block,
+                              const llvm::DenseSet<Operation *> &taken);
+
+/// The plan dtype name the `cast` kernel takes ("float32", "int64", "bool",
+/// ...) of an element type, or "" when plans cannot hold it.
+std::string castDTypeName(Type elementType);
+
+} // namespace mlir::ember::plan_emitter
+
+#endif // EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
