@@ -116,6 +116,25 @@ unsigned groupIndex(Analysis &a, Route route, PoolingMode pooling) {
 FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
   Analysis a;
   a.worldSize = worldSize;
+  // KJT models (embedding_bag_collection) run data parallel only for now.
+  WalkResult walk = func.walk([&](EmbeddingBagCollectionOp op) {
+    auto shardings = op->getAttrOfType<ArrayAttr>(kShardingAttr);
+    if (shardings && worldSize > 1)
+      for (Attribute attr : shardings) {
+        auto sharding = dyn_cast<ShardingAttr>(attr);
+        if (!sharding || !sharding.isReplicated()) {
+          op.emitError("ember-partition shards the tables of "
+                       "ember.embedding_bag ops (models taking (ids, offsets) "
+                       "bags); an embedding_bag_collection (a KJT input) can "
+                       "only be data_parallel for now (--sharding "
+                       "data_parallel)");
+          return WalkResult::interrupt();
+        }
+      }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
   SmallVector<EmbeddingBagOp> bags = collectBags(func);
   for (auto [index, op] : llvm::enumerate(bags)) {
     auto sharding = op->getAttrOfType<ShardingAttr>(kShardingAttr);
@@ -735,6 +754,9 @@ struct PartitionPass
     FailureOr<Analysis> analysis = analyze(func, worldSize);
     if (failed(analysis))
       return signalPassFailure();
+    func.walk([](EmbeddingBagCollectionOp op) {
+      op->removeAttr(kShardingAttr);
+    });
     if (worldSize == 1) {
       // One rank holds everything: the bags stay as they are.
       for (EmbeddingBagOp bag : collectBags(func))

@@ -253,8 +253,8 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
 
     Errors (at the bag): a bag without a sharding, a shard on a rank outside
     the world, a sharded bag with `padding_idx`, a table that is not a
-    constant, a row-wise table with `mean`/`max` pooling (partial results
-    are summed), row-wise shards that are not equal row blocks (what
+    constant, a row-wise table with `max` pooling (partial results are
+    summed; `mean` divides the sum by the bag size), row-wise shards that are not equal row blocks (what
     `kjt.bucketize` produces), column-wise sharding of a quantized table,
     bags with different id types.
   }];
@@ -265,6 +265,8 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tosa::TosaDialect"];
+}
+
 def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
   let summary = "Chooses a sharding for every embedding table (the planner)";
   let description = [{

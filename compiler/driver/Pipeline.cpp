@@ -66,13 +66,36 @@ private:
 } // namespace
 
 void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
-  (void)options; // the sharding passes will depend on it
   pm.addPass(createEmberRaiseEmbeddingBags());
   pm.addPass(createEmberFunctionalize());
   pm.addPass(createEmberSimplifySlices());
   pm.addPass(createEmberFoldShapes());
-  pm.addPass(createEmberGroupTables());
+  if (!options.sharded()) {
+    pm.addPass(createEmberGroupTables());
+    pm.addPass(createCanonicalizerPass());
+    return;
+  }
+  // Sharded: plan the tables' sharding on the bags as the model has them,
+  // then one program per rank (each rank's lookups are grouped by the
+  // partitioning itself).
   pm.addPass(createCanonicalizerPass());
+  EmberPlanShardingOptions planning;
+  planning.worldSize = options.worldSize;
+  planning.ranksPerNode = options.ranksPerNode;
+  planning.batchSize = options.batchPerRank;
+  planning.sharding = options.sharding;
+  planning.tableSharding = options.tableSharding;
+  planning.topologyFile = options.topologyFile;
+  planning.statsFile = options.statsFile;
+  planning.planFile = options.importPlanFile;
+  planning.exportFile = options.exportPlanFile;
+  planning.reportFile = options.reportFile;
+  pm.addPass(createEmberPlanSharding(planning));
+  if (options.planShardingOnly)
+    return;
+  pm.addPass(createEmberPartition());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 LogicalResult runCompilePipeline(ModuleOp module,

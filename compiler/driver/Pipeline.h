@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mlir::ember::driver {
 
@@ -31,9 +32,26 @@ struct CompileOptions {
   /// Assign static arena offsets (off: every slot from the dynamic arena).
   bool planMemory = true;
 
-  // Sharding (issue 6) joins here: world size, ranks per node, sharding
-  // type, topology and plan files. buildCompilePipeline adds the planner
-  // and partitioning passes after the cleanup passes when worldSize > 1.
+  /// Sharding (docs/sharding.md). With worldSize > 1 the pipeline plans
+  /// the sharding of every embedding table (ember-plan-sharding) and
+  /// partitions the model into one program per rank (ember-partition).
+  int64_t worldSize = 1;        // 0: the topology file's
+  int64_t ranksPerNode = 0;     // 0: the topology's (else 8)
+  int64_t batchPerRank = 0;     // the planner's batch size (0: its default)
+  std::string sharding = "auto"; // or a sharding type for every table
+  std::vector<std::string> tableSharding; // NAME=KIND[:KERNEL][@R1/R2/...]
+  std::string topologyFile;     // topology JSON
+  std::string statsFile;        // pooling factors JSON
+  std::string importPlanFile;   // a ParameterSharding JSON plan to use
+  std::string exportPlanFile;   // where to write the chosen plan ('-': stdout)
+  std::string reportFile;       // where to write the sharding report
+  /// Stop after planning (the report and exported plan are the output).
+  bool planShardingOnly = false;
+
+  bool sharded() const {
+    return worldSize != 1 || planShardingOnly || !topologyFile.empty() ||
+           !importPlanFile.empty();
+  }
 };
 
 /// Adds the passes from imported IR to plan-ready IR: raise embedding bags,

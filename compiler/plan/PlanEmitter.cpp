@@ -170,6 +170,17 @@ private:
   LinearChains linear_;
   /// KJTs, keyed tensors and their lookups (PlanKjtOps.h).
   PlanKjtLowering kjt_;
+  /// Multi-rank plans: the descriptor index of this program's next
+  /// collective (see writePlan).
+  std::function<FailureOr<int>(Operation *, int, ArrayRef<int64_t>)>
+      collectiveHook_;
+
+public:
+  void setCollectiveHook(decltype(collectiveHook_) hook) {
+    collectiveHook_ = std::move(hook);
+  }
+
+private:
 
   KjtLoweringHooks kjtHooks() {
     KjtLoweringHooks hooks;
@@ -184,6 +195,15 @@ private:
       return tableWeights_.lookup(table);
     };
     hooks.location = [](Operation *op) { return locationName(op->getLoc()); };
+    hooks.collective = [this](Operation *op, int kind,
+                              ArrayRef<int64_t> group) -> FailureOr<int> {
+      if (!collectiveHook_)
+        return op->emitError("'")
+               << op->getName()
+               << "' is a collective, but the plan is for one rank (run "
+                  "ember-partition with a world size above 1)";
+      return collectiveHook_(op, kind, group);
+    };
     return hooks;
   }
   DenseFusions fusions_;
@@ -1075,40 +1095,115 @@ std::string stemOf(llvm::StringRef planPath) {
 } // namespace
 
 std::string weightsFileNameFor(llvm::StringRef planPath) {
-  return stemOf(planPath) + ".rank0.weights";
+  return weightsFileNameFor(planPath, 0);
 }
 
-LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
-                        const PlanEmitterOptions &options) {
-  auto func = module.lookupSymbol<func::FuncOp>(options.functionName);
-  if (!func)
-    return module.emitError() << "the module has no function '"
-                              << options.functionName << "' to emit";
-  pb::Plan plan;
-  plan.set_producer(options.producer);
-  plan.set_world_size(1);
-  FunctionEmitter emitter(func, &plan);
-  if (failed(emitter.run()))
-    return failure();
-  if (failed(finishPlan(module, plan, options)))
-    return failure();
+std::string weightsFileNameFor(llvm::StringRef planPath, int rank) {
+  return stemOf(planPath) + ".rank" + std::to_string(rank) + ".weights";
+}
 
-  // Everything translated: write the weights file, then the plan.
-  pb::RankProgram *program = plan.mutable_programs(0);
-  program->set_rank(0);
+namespace {
+
+/// The functions to emit, one per rank: `name` alone, or `name_rank<r>`
+/// for every rank of a partitioned module (ember.world_size > 1).
+FailureOr<SmallVector<func::FuncOp>> rankFunctions(ModuleOp module,
+                                                  StringRef name) {
+  SmallVector<func::FuncOp> funcs;
+  int64_t worldSize = 1;
+  if (auto attr = module->getAttrOfType<IntegerAttr>("ember.world_size"))
+    worldSize = attr.getInt();
+  if (worldSize <= 1 || module.lookupSymbol<func::FuncOp>(name)) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      return module.emitError()
+             << "the module has no function '" << name << "' to emit";
+    if (worldSize > 1)
+      return module.emitError()
+             << "the module is for " << worldSize << " ranks but '" << name
+             << "' was not partitioned (run ember-partition)";
+    funcs.push_back(func);
+    return funcs;
+  }
+  for (int64_t r = 0; r < worldSize; ++r) {
+    std::string rankName = (name + "_rank" + std::to_string(r)).str();
+    auto func = module.lookupSymbol<func::FuncOp>(rankName);
+    if (!func)
+      return module.emitError() << "the module is for " << worldSize
+                                << " ranks but has no function '" << rankName
+                                << "'";
+    funcs.push_back(func);
+  }
+  return funcs;
+}
+
+/// Marks the inputs that hold the ids (and per-sample weights) of
+/// nn.EmbeddingBag-style bags with their offsets input, and records the
+/// batch symbol (dim 0 of the first output, else of the first input), so
+/// that tools splitting a global batch over ranks split them by bags.
+void annotateSignature(func::FuncOp func, pb::Signature &signature) {
+  auto inputNamed = [&](Value v) -> pb::TensorSpec * {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &func.getBody().front())
+      return nullptr;
+    std::string name = "arg" + std::to_string(arg.getArgNumber());
+    if (auto n =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnx.name"))
+      name = n.getValue().str();
+    for (pb::TensorSpec &spec : *signature.mutable_inputs())
+      if (spec.name() == name)
+        return &spec;
+    return nullptr;
+  };
+  auto mark = [&](Value ids, Value offsets, Value weights, bool includeLast) {
+    pb::TensorSpec *offsetsSpec = inputNamed(offsets);
+    if (!offsetsSpec || !offsetsSpec->bag_offsets().empty())
+      return;
+    for (Value member : {ids, weights})
+      if (pb::TensorSpec *spec = member ? inputNamed(member) : nullptr) {
+        spec->set_bag_offsets(offsetsSpec->name());
+        spec->set_include_last_offset(includeLast);
+      }
+  };
+  func.walk([&](Operation *op) {
+    if (auto bag = dyn_cast<EmbeddingBagOp>(op))
+      mark(bag.getIndices(), bag.getOffsets(), bag.getPerSampleWeights(),
+           bag.getIncludeLastOffset());
+    else if (auto fromBags = dyn_cast<KJTFromBagsOp>(op))
+      for (size_t f = 0; f < fromBags.getValues().size(); ++f)
+        mark(fromBags.getValues()[f], fromBags.getOffsets()[f],
+             fromBags.getWeights().empty() ? Value()
+                                           : fromBags.getWeights()[f],
+             fromBags.getIncludeLastOffset()[f]);
+  });
+  for (const auto *specs : {&signature.outputs(), &signature.inputs()})
+    if (!specs->empty() && specs->Get(0).shape_size() > 0 &&
+        !specs->Get(0).shape(0).symbol().empty()) {
+      signature.set_batch_symbol(specs->Get(0).shape(0).symbol());
+      return;
+    }
+}
+
+/// Writes one weights file per rank; removes them all on an error.
+LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
+                           std::vector<std::vector<PendingConstant>> &constants,
+                           llvm::StringRef planPath,
+                           SmallVectorImpl<std::string> &written) {
   llvm::SmallString<256> dir(planPath);
   llvm::sys::path::remove_filename(dir);
-  std::string weightsName = weightsFileNameFor(planPath);
-  llvm::SmallString<256> weightsPath(dir);
-  llvm::sys::path::append(weightsPath, weightsName);
-  std::string error;
-  std::vector<PendingConstant> &constants = emitter.constants();
-  if (!constants.empty()) {
+  for (int r = 0; r < plan.programs_size(); ++r) {
+    if (constants[r].empty())
+      continue;
+    pb::RankProgram *program = plan.mutable_programs(r);
+    std::string weightsName = weightsFileNameFor(planPath, r);
+    llvm::SmallString<256> weightsPath(dir);
+    llvm::sys::path::append(weightsPath, weightsName);
+    std::string error;
     ::ember::WeightsFileWriter weights;
     if (!weights.open(std::string(weightsPath), &error))
       return module.emitError()
              << "cannot write '" << weightsPath << "': " << error;
-    for (const PendingConstant &c : constants) {
+    written.push_back(std::string(weightsPath));
+    for (const PendingConstant &c : constants[r]) {
       pb::Constant *pc = program->add_constants();
       pc->set_slot(c.slot);
       pc->set_file(0);
@@ -1119,9 +1214,83 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
       return module.emitError()
              << "cannot write '" << weightsPath << "': " << error;
   }
+  return success();
+}
+
+} // namespace
+
+LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
+                        const PlanEmitterOptions &options) {
+  FailureOr<SmallVector<func::FuncOp>> funcs =
+      rankFunctions(module, options.functionName);
+  if (failed(funcs))
+    return failure();
+  const int worldSize = static_cast<int>(funcs->size());
+  pb::Plan plan;
+  plan.set_producer(options.producer);
+  plan.set_world_size(worldSize);
+  std::vector<std::vector<PendingConstant>> constants(worldSize);
+  for (int r = 0; r < worldSize; ++r) {
+    // Each rank's program is emitted on its own; rank 0 gives the
+    // signature and the collective descriptors, which every other rank's
+    // k-th collective must match.
+    pb::Plan rankPlan;
+    FunctionEmitter emitter((*funcs)[r], &rankPlan);
+    int next = 0;
+    if (worldSize > 1)
+      emitter.setCollectiveHook([&, r](Operation *op, int kind,
+                                       ArrayRef<int64_t> group)
+                                    -> FailureOr<int> {
+        int index = next++;
+        if (r == 0) {
+          pb::CollectiveDescriptor *d = plan.add_collectives();
+          d->set_kind(static_cast<pb::CollectiveDescriptor::Kind>(kind));
+          for (int64_t rank : group)
+            d->add_group_ranks(rank);
+          d->set_name(locationName(op->getLoc()));
+          return index;
+        }
+        if (index >= plan.collectives_size() ||
+            plan.collectives(index).kind() != kind ||
+            plan.collectives(index).group_ranks_size() !=
+                static_cast<int>(group.size()))
+          return op->emitError("collective ")
+                 << index << " of rank " << r
+                 << " does not match rank 0's (the ranks' programs must run "
+                    "the same collectives in the same order)";
+        return index;
+      });
+    if (failed(emitter.run()))
+      return failure();
+    if (r > 0 && next != plan.collectives_size())
+      return (*funcs)[r].emitError("rank ")
+             << r << " runs " << next << " collectives, rank 0 runs "
+             << plan.collectives_size();
+    if (r == 0) {
+      *plan.mutable_signature() = rankPlan.signature();
+      annotateSignature((*funcs)[r], *plan.mutable_signature());
+    }
+    pb::RankProgram *program = plan.add_programs();
+    *program = std::move(*rankPlan.mutable_programs(0));
+    program->set_rank(r);
+    constants[r] = std::move(emitter.constants());
+  }
+  if (failed(finishPlan(module, plan, options)))
+    return failure();
+
+  // Everything translated: write the weights files, then the plan.
+  SmallVector<std::string> written;
+  auto removeWritten = [&] {
+    for (const std::string &path : written)
+      llvm::sys::fs::remove(path);
+  };
+  if (failed(writeWeights(module, plan, constants, planPath, written))) {
+    removeWritten();
+    return failure();
+  }
+  std::string error;
   if (!::ember::writePlanFile(plan, planPath.str(), &error)) {
-    if (!constants.empty())
-      llvm::sys::fs::remove(weightsPath);
+    removeWritten();
     return module.emitError() << "cannot write '" << planPath << "': " << error;
   }
   return success();

@@ -72,6 +72,8 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
 
 /// The weights file name (no directory) that writePlan uses for `planPath`.
 std::string weightsFileNameFor(llvm::StringRef planPath);
+/// The weights file of rank `rank` of the plan at `planPath`.
+std::string weightsFileNameFor(llvm::StringRef planPath, int rank);
 
 } // namespace mlir::ember::plan_emitter
 

@@ -55,7 +55,8 @@ bool PlanKjtLowering::handles(Operation *op) {
              KJTBatchSizesOp, KJTStrideOp, KJTPermuteOp, KJTSplitOp,
              KJTConcatOp, KJTBucketizeOp, EmbeddingBagCollectionOp,
              GroupedLookupOp, KeyedTensorCreateOp, KeyedTensorValuesOp,
-             KeyedTensorGetOp, KeyedTensorRegroupOp>(op);
+             KeyedTensorGetOp, KeyedTensorRegroupOp>(op) ||
+         handlesCollective(op);
 }
 
 const KjtSlotRefs *PlanKjtLowering::lookupKjt(Value kjt) const {
@@ -195,6 +196,8 @@ LogicalResult PlanKjtLowering::defineInput(BlockArgument arg,
 }
 
 LogicalResult PlanKjtLowering::emit(Operation *op) {
+  if (handlesCollective(op))
+    return emitCollective(op);
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<KJTCreateOp>([&](auto) { return emitCreate(op); })
       .Case<KJTValuesOp, KJTLengthsOp, KJTOffsetsOp, KJTWeightsOp,

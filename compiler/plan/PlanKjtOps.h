@@ -61,6 +61,12 @@ struct KjtLoweringHooks {
   std::function<Value(Value table)> tableWeights;
   /// The instruction name (source location) of `op`.
   std::function<std::string(Operation *op)> location;
+  /// The index of the plan's collective descriptor for the next collective
+  /// of this program (`kind`: pb::CollectiveDescriptor::Kind, group: the
+  /// ranks), or an error at `op` (PlanCollectiveOps.cpp).
+  std::function<FailureOr<int>(Operation *op, int kind,
+                               ArrayRef<int64_t> group)>
+      collective;
 };
 
 class PlanKjtLowering {
@@ -92,6 +98,13 @@ private:
   LogicalResult emitBucketize(Operation *op);
   LogicalResult emitLookup(Operation *op);
   LogicalResult emitKeyedTensor(Operation *op);
+  // The partitioned program's ops (PlanCollectiveOps.cpp).
+  static bool handlesCollective(Operation *op);
+  LogicalResult emitCollective(Operation *op);
+  LogicalResult emitFromBags(Operation *op);
+  LogicalResult emitKjtAllToAll(Operation *op);
+  LogicalResult emitPooledCollective(Operation *op);
+  LogicalResult emitWait(Operation *op);
 
   /// The slots of KJT operand `v` of `op`, or an error at `op`.
   FailureOr<const KjtSlotRefs *> kjtOperand(Operation *op, Value v);
@@ -113,6 +126,8 @@ private:
   KjtLoweringHooks hooks_;
   llvm::DenseMap<Value, KjtSlotRefs> kjts_;
   llvm::DenseMap<Value, KeyedTensorSlot> keyed_;
+  /// Tensor results of collectives, by awaitable: the slot and its dims.
+  llvm::DenseMap<Value, std::pair<int, DimList>> awaited_;
 };
 
 } // namespace mlir::ember::plan_emitter

@@ -65,6 +65,12 @@ public:
   int defineTypedSlot(Type elementType, const DimList &dims,
                       const std::string &name);
 
+  /// Makes `value` another name of an existing slot (with its dims), e.g.
+  /// the result of ember.wait for the slot its collective wrote.
+  void bindSlot(Value value, int slot, const DimList &dims) {
+    slotOf_[value] = slot;
+    dimsOf_[value] = dims;
+  }
   /// The slot holding `value`, or -1.
   int lookupSlot(Value value) const;
   /// The dims recorded for `value` (its slot's), or nullptr.

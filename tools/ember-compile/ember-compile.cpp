@@ -1,6 +1,9 @@
 //===- ember-compile.cpp - ONNX/MLIR -> Ember plan ------------------------===//
 //
-//   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan [--emit plan|mlir]
+//   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan
+//       [--emit plan|mlir|sharding-report|sharding-plan]
+//       [--world-size N --ranks-per-node K --sharding TYPE --topology FILE
+//        --plan FILE ...] (docs/sharding.md)
 //       [--target cpu|cuda] [--max-batch N] [--dump-after-each DIR]
 //       [--no-memory-plan] [--memory-stats]
 //
@@ -44,12 +47,17 @@ static cl::opt<std::string> inputFilename(cl::Positional,
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("filename"),
                                            cl::Required);
-enum class EmitKind { Plan, Mlir };
+enum class EmitKind { Plan, Mlir, ShardingReport, ShardingPlan };
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Plan),
-    cl::values(clEnumValN(EmitKind::Plan, "plan",
-                          "the plan and its weights file (default)"),
-               clEnumValN(EmitKind::Mlir, "mlir", "the IR after the passes")));
+    cl::values(
+        clEnumValN(EmitKind::Plan, "plan",
+                   "the plan and its weights files (default)"),
+        clEnumValN(EmitKind::Mlir, "mlir", "the IR after the passes"),
+        clEnumValN(EmitKind::ShardingReport, "sharding-report",
+                   "the sharding planner's per-rank memory and cost report"),
+        clEnumValN(EmitKind::ShardingPlan, "sharding-plan",
+                   "the chosen sharding as TorchRec ParameterSharding JSON")));
 static cl::opt<mlir::ember::plan_emitter::PlanTarget>
     target("target", cl::desc("The backend the plan is for"),
            cl::init(mlir::ember::plan_emitter::PlanTarget::Cpu),
@@ -73,8 +81,40 @@ static cl::opt<bool>
 static cl::opt<bool>
     printStats("memory-stats",
                cl::desc("Print the memory plan's figures to stderr"));
-// Sharding options (--world-size, --sharding, ...) join here and fill the
-// matching fields of driver::CompileOptions.
+static cl::OptionCategory shardingCategory("Sharding (docs/sharding.md)");
+static cl::opt<int64_t> worldSize(
+    "world-size",
+    cl::desc("Number of ranks: plans the sharding of the embedding tables "
+             "and writes one program per rank (default 1)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(shardingCategory));
+static cl::opt<int64_t> ranksPerNode(
+    "ranks-per-node", cl::desc("Ranks per node (default: the topology's)"),
+    cl::value_desc("K"), cl::init(0), cl::cat(shardingCategory));
+static cl::opt<std::string> shardingType(
+    "sharding",
+    cl::desc("auto (default: the planner chooses), table_wise, row_wise, "
+             "column_wise, table_row_wise or data_parallel for every table "
+             "that allows it"),
+    cl::init("auto"), cl::cat(shardingCategory));
+static cl::list<std::string> tableSharding(
+    "table-sharding",
+    cl::desc("Force one table: NAME=KIND[:KERNEL][@R1/R2/...] (repeatable)"),
+    cl::cat(shardingCategory));
+static cl::opt<int64_t> batchPerRank(
+    "batch-per-rank",
+    cl::desc("Batch size per rank the planner's cost model assumes"),
+    cl::init(0), cl::cat(shardingCategory));
+static cl::opt<std::string>
+    topologyFile("topology", cl::desc("Topology JSON (docs/sharding.md)"),
+                 cl::value_desc("FILE"), cl::cat(shardingCategory));
+static cl::opt<std::string>
+    statsFile("stats", cl::desc("Table and feature statistics JSON"),
+              cl::value_desc("FILE"), cl::cat(shardingCategory));
+static cl::opt<std::string> importPlan(
+    "plan",
+    cl::desc("Use this sharding (TorchRec ParameterSharding JSON) instead of "
+             "planning"),
+    cl::value_desc("FILE"), cl::cat(shardingCategory));
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
@@ -165,6 +205,11 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   installDiagnosticPrinter(context);
 
+  if (worldSize < 1) {
+    llvm::errs() << "ember-compile: --world-size must be at least 1 (got "
+                 << worldSize << ")\n";
+    return 1;
+  }
   if (maxBatch < 0) {
     llvm::errs() << "ember-compile: --max-batch must be positive (got "
                  << maxBatch << ")\n";
@@ -179,6 +224,29 @@ int main(int argc, char **argv) {
   options.maxBatch = maxBatch;
   options.dumpAfterEachDir = dumpAfterEach;
   options.planMemory = !noMemoryPlan;
+  // Without --world-size, a topology file gives it.
+  options.worldSize =
+      worldSize.getNumOccurrences() == 0 && !topologyFile.empty() ? 0
+                                                                  : worldSize;
+  options.ranksPerNode = ranksPerNode;
+  options.batchPerRank = batchPerRank;
+  options.sharding = shardingType;
+  options.tableSharding.assign(tableSharding.begin(), tableSharding.end());
+  options.topologyFile = topologyFile;
+  options.statsFile = statsFile;
+  options.importPlanFile = importPlan;
+  if (emitKind == EmitKind::ShardingReport ||
+      emitKind == EmitKind::ShardingPlan) {
+    // The planner writes the file itself, only when planning succeeds.
+    options.planShardingOnly = true;
+    (emitKind == EmitKind::ShardingReport ? options.reportFile
+                                          : options.exportPlanFile) =
+        outputFilename;
+    return mlir::failed(
+               mlir::ember::driver::runCompilePipeline(*module, options))
+               ? 1
+               : 0;
+  }
   if (mlir::failed(mlir::ember::driver::runCompilePipeline(*module, options)))
     return 1;
 

@@ -39,9 +39,20 @@ void batchPart(int64_t batch, int rank, int world, int64_t *begin,
 Status splitGlobalBatch(const ModelSignature &sig,
                         std::map<std::string, Tensor> &arrays, int rank,
                         int world) {
-  std::set<std::string> batchSymbols = {"B"};
+  std::set<std::string> batchSymbols = {"B", sig.batchSymbol};
   for (const KjtInfo &k : sig.kjtInputs)
     batchSymbols.insert(k.batchSymbol);
+  // nn.EmbeddingBag-style inputs: offsets input -> its ids/weights inputs.
+  std::map<std::string, std::vector<const TensorInfo *>> bagMembers;
+  std::map<std::string, bool> bagIncludeLast;
+  for (const TensorInfo &t : sig.inputs)
+    if (!t.bagOffsets.empty()) {
+      bagMembers[t.bagOffsets].push_back(&t);
+      bagIncludeLast[t.bagOffsets] = t.includeLastOffset;
+    }
+  auto inBag = [&](const TensorInfo &t) {
+    return !t.bagOffsets.empty() || bagMembers.count(t.name);
+  };
   int64_t batch = -1;
   std::string batchFrom;
   auto agree = [&](int64_t b, const std::string &from) -> Status {
@@ -95,10 +106,25 @@ Status splitGlobalBatch(const ModelSignature &sig,
   }
   for (const TensorInfo &t : sig.inputs) {
     auto it = arrays.find(t.name);
-    if (it == arrays.end() || t.dims.empty() ||
+    if (it == arrays.end() || t.dims.empty() || inBag(t) ||
         !batchSymbols.count(t.dims[0]) || it->second.rank() < 1)
       continue;
     EMBER_RETURN_IF_ERROR(agree(it->second.dim(0), "input '" + t.name + "'"));
+  }
+  // Bags: the batch is the number of bags of each offsets input.
+  for (const auto &[offsetsName, members] : bagMembers) {
+    auto it = arrays.find(offsetsName);
+    if (it == arrays.end())
+      continue; // the session reports what is missing
+    const Tensor &offsets = it->second;
+    std::string where = "offsets input '" + offsetsName + "'";
+    if (offsets.rank() != 1 ||
+        (offsets.dtype() != DType::kInt32 && offsets.dtype() != DType::kInt64))
+      return invalidArgument(where + " must be int32 or int64 of rank 1");
+    int64_t bags = offsets.dim(0) - (bagIncludeLast[offsetsName] ? 1 : 0);
+    if (bags < 0)
+      return invalidArgument(where + " is empty but has include_last_offset");
+    EMBER_RETURN_IF_ERROR(agree(bags, where));
   }
   if (batch < 0)
     return invalidArgument("no input has a batch dimension to split over the "
@@ -108,10 +134,51 @@ Status splitGlobalBatch(const ModelSignature &sig,
 
   for (const TensorInfo &t : sig.inputs) {
     auto it = arrays.find(t.name);
-    if (it == arrays.end() || t.dims.empty() ||
+    if (it == arrays.end() || t.dims.empty() || inBag(t) ||
         !batchSymbols.count(t.dims[0]) || it->second.rank() < 1)
       continue;
     EMBER_ASSIGN_OR_RETURN(it->second, sliceRows(it->second, begin, end));
+  }
+  for (const auto &[offsetsName, members] : bagMembers) {
+    auto it = arrays.find(offsetsName);
+    if (it == arrays.end())
+      continue;
+    const Tensor offsets = it->second;
+    const bool includeLast = bagIncludeLast[offsetsName];
+    // The ids of bags [begin, end): from offsets[begin] to the next bag's
+    // start (or the end of the ids for the last bag).
+    int64_t first = begin < batch ? loadIndex(offsets, begin) : -1;
+    for (const TensorInfo *member : members) {
+      auto m = arrays.find(member->name);
+      if (m == arrays.end())
+        continue;
+      const Tensor &ids = m->second;
+      const int64_t n = ids.rank() >= 1 ? ids.dim(0) : -1;
+      int64_t stop = end < batch ? loadIndex(offsets, end)
+                     : includeLast ? loadIndex(offsets, batch)
+                                   : n;
+      int64_t start = first < 0 ? stop : first;
+      if (n < 0 || start < 0 || start > stop || stop > n)
+        return invalidArgument(
+            "input '" + member->name + "': its offsets ('" + offsetsName +
+            "') select ids [" + std::to_string(start) + ", " +
+            std::to_string(stop) + ") of " + std::to_string(n) +
+            " for this rank's bags; the offsets must start at 0, not "
+            "decrease and stay within the ids");
+      EMBER_ASSIGN_OR_RETURN(m->second, sliceRows(ids, start, stop));
+    }
+    // Offsets of this rank's bags, from 0.
+    const int64_t count = end - begin + (includeLast ? 1 : 0);
+    EMBER_ASSIGN_OR_RETURN(Tensor part,
+                           Tensor::allocate(offsets.dtype(), {count}));
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t v = first < 0 ? 0 : loadIndex(offsets, begin + i) - first;
+      if (offsets.dtype() == DType::kInt32)
+        part.data<int32_t>()[i] = static_cast<int32_t>(v);
+      else
+        part.data<int64_t>()[i] = v;
+    }
+    it->second = part;
   }
   for (KjtParts &k : kjts) {
     const int64_t F = static_cast<int64_t>(k.info->keys.size());

@@ -77,6 +77,10 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::kFloat32;
   std::vector<std::string> dims;
+  /// For the ids (or per-sample weights) of nn.EmbeddingBag-style bags: the
+  /// input holding their offsets (B entries, B + 1 with includeLastOffset).
+  std::string bagOffsets;
+  bool includeLastOffset = false;
 };
 
 struct KjtInfo {
@@ -92,6 +96,8 @@ struct ModelSignature {
   std::vector<TensorInfo> inputs;
   std::vector<KjtInfo> kjtInputs;
   std::vector<TensorInfo> outputs;
+  /// The symbol of the dense inputs' and outputs' batch dimension.
+  std::string batchSymbol = "B";
 };
 
 /// Named inputs of one run. Reusing one RunInputs across requests (set()

@@ -11,6 +11,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -436,7 +437,25 @@ Status ProgramBuilder::buildSignature(const plan::RankProgram &rp) {
       std::string s = dimsToString({d});
       ti.dims.push_back(s.substr(1, s.size() - 2));
     }
+    ti.bagOffsets = spec.bag_offsets();
+    ti.includeLastOffset = spec.include_last_offset();
     program_->signature.inputs.push_back(std::move(ti));
+  }
+  if (!sig.batch_symbol().empty())
+    program_->signature.batchSymbol = sig.batch_symbol();
+  for (const TensorInfo &ti : program_->signature.inputs) {
+    if (ti.bagOffsets.empty())
+      continue;
+    auto offsets = std::find_if(
+        program_->signature.inputs.begin(), program_->signature.inputs.end(),
+        [&](const TensorInfo &o) { return o.name == ti.bagOffsets; });
+    if (offsets == program_->signature.inputs.end() ||
+        !offsets->bagOffsets.empty() || offsets->dims.size() != 1 ||
+        ti.dims.empty())
+      return invalidArgument("input '" + ti.name + "': bag_offsets names '" +
+                             ti.bagOffsets +
+                             "', which is not a 1-D offsets input of the "
+                             "signature");
   }
   for (int i = 0; i < sig.kjt_inputs_size(); ++i) {
     const plan::KjtSpec &spec = sig.kjt_inputs(i);

@@ -74,4 +74,30 @@ Result<bool> reduceIsMax(const Attributes &attrs) {
   return r == "max";
 }
 
+Status validateBatchRefDivisor(const Attributes &attrs) {
+  if (!attrs.has("batch_ref_divisor"))
+    return Status::ok();
+  EMBER_ASSIGN_OR_RETURN(int64_t divisor, attrs.getInt("batch_ref_divisor"));
+  if (divisor < 1)
+    return invalidArgument("attribute 'batch_ref_divisor' must be >= 1, got " +
+                           std::to_string(divisor));
+  return Status::ok();
+}
+
+Result<int64_t> localBatch(const KernelContext &ctx, const Tensor &ref,
+                           const std::string &where) {
+  if (!ref.defined() || ref.rank() < 1)
+    return invalidArgument(where + ": batch_ref must have rank >= 1");
+  int64_t divisor = 1;
+  if (ctx.attrs().has("batch_ref_divisor")) {
+    EMBER_ASSIGN_OR_RETURN(divisor, ctx.attrs().getInt("batch_ref_divisor"));
+  }
+  if (divisor < 1 || ref.dim(0) % divisor != 0)
+    return invalidArgument(where + ": batch_ref has " +
+                           std::to_string(ref.dim(0)) +
+                           " rows, not a multiple of batch_ref_divisor " +
+                           std::to_string(divisor));
+  return ref.dim(0) / divisor;
+}
+
 } // namespace ember::collective

@@ -46,6 +46,14 @@ int64_t rowElements(const Tensor &t);
 /// Scratch of at least `bytes` (never a zero-size request).
 Result<char *> scratchBytes(KernelContext &ctx, size_t bytes);
 
+/// This rank's local batch from a batch_ref input: its dim 0 divided by the
+/// 'batch_ref_divisor' attribute (default 1; the compiler passes a KJT's
+/// lengths, K * B entries, with divisor K).
+Result<int64_t> localBatch(const KernelContext &ctx, const Tensor &ref,
+                           const std::string &where);
+/// Checks 'batch_ref_divisor' (>= 1 when given).
+Status validateBatchRefDivisor(const Attributes &attrs);
+
 /// The 'reduce' attribute: "sum" (default) or "max".
 Result<bool> reduceIsMax(const Attributes &attrs);
 

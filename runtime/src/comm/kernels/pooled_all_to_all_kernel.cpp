@@ -1,9 +1,11 @@
 //===- pooled_all_to_all_kernel.cpp - pooled_all_to_all -------------------===//
 //
 // inputs:  0 x [B_total, D_me] (rows ordered by destination position: the
-//            first B_0 rows go to position 0, ...), 1 batch_ref (dim 0 is
-//            this rank's local batch B_me)
-// attrs:   dim_per_rank (one D per group position)
+//            first B_0 rows go to position 0, ...; any number of rows
+//            when D_me is 0: nothing is sent), 1 batch_ref (dim 0 is this
+//            rank's local batch B_me times batch_ref_divisor)
+// attrs:   dim_per_rank (one D per group position), batch_ref_divisor
+//          (default 1)
 // output:  [B_me, sum(D)], the columns of position 0 first
 //
 // The B and D of every position are exchanged first (and checked against
@@ -20,6 +22,7 @@ namespace ember::collective {
 namespace {
 
 Status validate(const Attributes &attrs, int, int) {
+  EMBER_RETURN_IF_ERROR(validateBatchRefDivisor(attrs));
   return perMemberInts(attrs, "dim_per_rank", -1).status();
 }
 
@@ -39,13 +42,11 @@ Status run(KernelContext &ctx) {
   if (!x.defined() || x.rank() != 2)
     return invalidArgument(where + ": x must have rank 2 [B_total, D], not " +
                            (x.defined() ? x.describe() : "absent"));
-  if (!ref.defined() || ref.rank() < 1)
-    return invalidArgument(where + ": batch_ref must have rank >= 1");
   if (x.dim(1) != dims[me])
     return invalidArgument(where + ": x has " + std::to_string(x.dim(1)) +
                            " columns but dim_per_rank[" + std::to_string(me) +
                            "] is " + std::to_string(dims[me]));
-  const int64_t bMe = ref.dim(0);
+  EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
       group.allGatherInts({bMe, x.dim(1), static_cast<int64_t>(x.dtype())},
@@ -63,7 +64,7 @@ Status run(KernelContext &ctx) {
           std::string(dtypeName(x.dtype())));
   }
   std::vector<int64_t> rowOff = prefixSums(batches), colOff = prefixSums(dims);
-  if (x.dim(0) != rowOff[g])
+  if (dims[me] != 0 && x.dim(0) != rowOff[g])
     return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
                            " rows but the group's batch sizes sum to " +
                            std::to_string(rowOff[g]));

@@ -1,8 +1,9 @@
 //===- reduce_scatter_kernel.cpp - reduce_scatter -------------------------===//
 //
 // inputs:  0 x [B_total, ...] float32 (rows ordered by destination position),
-//          1 batch_ref (dim 0 is this rank's local batch B_me)
-// attrs:   reduce = "sum" (default) | "max"
+//          1 batch_ref (dim 0 is this rank's local batch B_me times
+//          batch_ref_divisor)
+// attrs:   reduce = "sum" (default) | "max", batch_ref_divisor (default 1)
 // output:  [B_me, ...]: the elementwise reduction, over the group positions
 //          in order 0, 1, ..., of the rows that belong to this rank
 //
@@ -17,6 +18,7 @@ namespace ember::collective {
 namespace {
 
 Status validate(const Attributes &attrs, int, int) {
+  EMBER_RETURN_IF_ERROR(validateBatchRefDivisor(attrs));
   return reduceIsMax(attrs).status();
 }
 
@@ -31,9 +33,8 @@ Status run(KernelContext &ctx) {
   if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32 of rank >= 1, not " +
                            (x.defined() ? x.describe() : "absent"));
-  if (!ref.defined() || ref.rank() < 1)
-    return invalidArgument(where + ": batch_ref must have rank >= 1");
-  const int64_t bMe = ref.dim(0), e = rowElements(x);
+  EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
+  const int64_t e = rowElements(x);
   EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> hdr,
                          group.allGatherInts({bMe, e}, " (batch sizes)"));
   std::vector<int64_t> batches(g);

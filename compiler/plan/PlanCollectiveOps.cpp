@@ -1,0 +1,242 @@
+//===- PlanCollectiveOps.cpp - A partitioned program's ops in a plan ------===//
+//
+// What the partitioning pass (passes/Partition.cpp) adds to a rank's
+// program, lowered to the runtime's kernels (docs/kernels-embedding.md,
+// docs/runtime.md "Collectives"):
+//
+//   ember.kjt.from_bags            kjt_from_bags
+//   ember.kjt_all_to_all.splits    nothing: kjt_all_to_all exchanges the
+//                                  split sizes itself
+//   ember.kjt_all_to_all.tensors   kjt_all_to_all (KJT in, KJT out)
+//   ember.pooled_all_to_all        pooled_all_to_all (x, batch_ref)
+//   ember.reduce_scatter           reduce_scatter (x, batch_ref)
+//   ember.wait                     nothing: the result is the collective's
+//                                  output slot(s)
+//
+// `batch_of` KJTs become the collective's batch_ref input (its lengths,
+// K * B entries) with `batch_ref_divisor` = K. Each collective instruction
+// refers to a plan-wide CollectiveDescriptor through the `collective` hook,
+// so that the k-th collective of every rank's program is the same one.
+//
+//===----------------------------------------------------------------------===//
+#include "plan/PlanKjtOps.h"
+
+#include "ember/EmberOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+namespace mlir::ember::plan_emitter {
+namespace {
+
+pb::DataType dtypeOf(Type t) { return *PlanProgramBuilder::toPlanDType(t); }
+
+DimInfo staticDim(int64_t size) {
+  DimInfo d;
+  d.size = size;
+  return d;
+}
+
+} // namespace
+
+bool PlanKjtLowering::handlesCollective(Operation *op) {
+  return isa<KJTFromBagsOp, KJTAllToAllSplitsOp, KJTAllToAllTensorsOp,
+             PooledAllToAllOp, ReduceScatterOp, WaitOp>(op);
+}
+
+LogicalResult PlanKjtLowering::emitCollective(Operation *op) {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<KJTFromBagsOp>([&](auto) { return emitFromBags(op); })
+      // Its sizes travel inside kjt_all_to_all; the splits tensor is only
+      // read by the tensors phase, which does not take it.
+      .Case<KJTAllToAllSplitsOp>([&](auto) { return success(); })
+      .Case<KJTAllToAllTensorsOp>([&](auto) { return emitKjtAllToAll(op); })
+      .Case<PooledAllToAllOp, ReduceScatterOp>(
+          [&](auto) { return emitPooledCollective(op); })
+      .Case<WaitOp>([&](auto) { return emitWait(op); })
+      .Default([&](Operation *) { return failure(); });
+}
+
+LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
+  auto fromBags = cast<KJTFromBagsOp>(op);
+  auto type = cast<KeyedJaggedTensorType>(fromBags.getResult().getType());
+  std::string name = hooks_.location(op);
+  size_t numFeatures = fromBags.getValues().size();
+  SmallVector<int> inputs;
+  for (size_t f = 0; f < numFeatures; ++f) {
+    for (Value v : {fromBags.getValues()[f], fromBags.getOffsets()[f]}) {
+      FailureOr<int> slot = hooks_.operandSlot(op, v);
+      if (failed(slot))
+        return failure();
+      inputs.push_back(*slot);
+    }
+    if (type.isWeighted()) {
+      FailureOr<int> slot = hooks_.operandSlot(op, fromBags.getWeights()[f]);
+      if (failed(slot))
+        return failure();
+      inputs.push_back(*slot);
+    } else {
+      inputs.push_back(-1);
+    }
+  }
+  // The batch: the first feature's offsets count (B, or B + 1 with
+  // include_last_offset, where only a static count tells B).
+  DimInfo batch;
+  if (numFeatures > 0)
+    if (const DimList *dims = builder_.lookupDims(fromBags.getOffsets()[0])) {
+      const DimInfo &count = dims->front();
+      if (!fromBags.getIncludeLastOffset()[0])
+        batch = count;
+      else if (!count.isSymbolic() && count.size > 0)
+        batch = staticDim(count.size - 1);
+    }
+  KjtSlotRefs out = addKjtSlots(
+      fromBags.getResult(), name, dtypeOf(type.getValueType()),
+      dtypeOf(type.getLengthType()), type.isWeighted(),
+      static_cast<int64_t>(numFeatures), batch);
+  pb::Instruction *instr = builder_.addInstruction("kjt_from_bags", name);
+  for (int slot : inputs)
+    instr->add_inputs(slot);
+  instr->add_outputs(out.values);
+  instr->add_outputs(out.lengths);
+  if (out.weights >= 0)
+    instr->add_outputs(out.weights);
+  SmallVector<int64_t> includeLast;
+  for (bool b : fromBags.getIncludeLastOffset())
+    includeLast.push_back(b ? 1 : 0);
+  addIntsAttr(instr, "include_last_offset", includeLast);
+  addStringAttr(instr, "lengths_dtype",
+                type.getLengthType().isInteger(32) ? "int32" : "int64");
+  if (std::optional<ArrayRef<int64_t>> rows = fromBags.getNumRows())
+    addIntsAttr(instr, "num_rows", *rows);
+  return success();
+}
+
+LogicalResult PlanKjtLowering::emitKjtAllToAll(Operation *op) {
+  auto a2a = cast<KJTAllToAllTensorsOp>(op);
+  if (a2a.getBatchSizePerRank())
+    return op->emitError("'ember.kjt_all_to_all.tensors' with "
+                         "batch_size_per_rank is not supported by the plan "
+                         "emitter (the runtime exchanges batch sizes itself)");
+  FailureOr<const KjtSlotRefs *> in = kjtOperand(op, a2a.getInput());
+  if (failed(in))
+    return failure();
+  const KjtSlotRefs input = **in;
+  auto awaitable = cast<AwaitableType>(a2a.getResult().getType());
+  auto type = cast<KeyedJaggedTensorType>(awaitable.getValueType());
+  if (type.isVariableBatch())
+    return op->emitError("variable-batch KJTs cannot be sent yet");
+  FailureOr<int> collective =
+      hooks_.collective(op, pb::CollectiveDescriptor::KJT_ALL_TO_ALL,
+                        a2a.getGroup().getRankList());
+  if (failed(collective))
+    return failure();
+  std::string name = hooks_.location(op);
+  // The received KJT holds every sender's bags: its batch is known at run
+  // time only.
+  KjtSlotRefs out = addKjtSlots(a2a.getResult(), name,
+                                dtypeOf(type.getValueType()),
+                                dtypeOf(type.getLengthType()),
+                                type.isWeighted(), type.getNumKeys(), {});
+  pb::Instruction *instr = builder_.addInstruction("kjt_all_to_all", name);
+  instr->add_inputs(input.lengths);
+  instr->add_inputs(input.values);
+  instr->add_inputs(input.weights);
+  instr->add_outputs(out.lengths);
+  instr->add_outputs(out.values);
+  if (out.weights >= 0)
+    instr->add_outputs(out.weights);
+  instr->set_collective(*collective + 1);
+  addIntsAttr(instr, "key_splits", a2a.getKeySplits());
+  return success();
+}
+
+LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
+  auto pooled = dyn_cast<PooledAllToAllOp>(op);
+  auto scatter = dyn_cast<ReduceScatterOp>(op);
+  Value input = pooled ? pooled.getInput() : scatter.getInput();
+  Value batchOf = pooled ? pooled.getBatchOf() : scatter.getBatchOf();
+  GroupAttr group = pooled ? pooled.getGroup() : scatter.getGroup();
+  Value result = op->getResult(0);
+  std::string what = "'" + op->getName().getStringRef().str() + "'";
+  if (!batchOf)
+    return op->emitError() << what
+                           << " without batch_of is not supported by the plan "
+                              "emitter (the partitioning pass always sets it)";
+  if ((pooled && pooled.getCodec()) || (scatter && scatter.getCodec()))
+    return op->emitError() << what
+                           << " with a codec is not supported by the CPU "
+                              "runtime yet";
+  if (scatter && scatter.getReduction() != ReduceKind::sum &&
+      scatter.getReduction() != ReduceKind::max)
+    return op->emitError() << what << " supports sum and max reductions";
+  auto inputType = cast<RankedTensorType>(input.getType());
+  if (!inputType.getElementType().isF32())
+    return op->emitError() << what << " carries f32 payloads only, not "
+                           << inputType.getElementType();
+  FailureOr<const KjtSlotRefs *> ref = kjtOperand(op, batchOf);
+  if (failed(ref))
+    return failure();
+  const KjtSlotRefs batchRef = **ref;
+  FailureOr<int> x = hooks_.operandSlot(op, input);
+  if (failed(x))
+    return failure();
+  FailureOr<int> collective = hooks_.collective(
+      op,
+      pooled ? pb::CollectiveDescriptor::ALL_TO_ALL
+             : pb::CollectiveDescriptor::REDUCE_SCATTER,
+      group.getRankList());
+  if (failed(collective))
+    return failure();
+
+  // [B_me, columns]: this rank's batch is the sent KJT's.
+  auto payload = cast<RankedTensorType>(
+      cast<AwaitableType>(result.getType()).getValueType());
+  DimList dims = {batchRef.batch.isSymbolic() || batchRef.batch.size > 0
+                      ? batchRef.batch
+                      : freshDim()};
+  for (int64_t d = 1; d < payload.getRank(); ++d) {
+    if (payload.isDynamicDim(d))
+      return op->emitError() << what << " needs static trailing dims, got "
+                             << payload;
+    dims.push_back(staticDim(payload.getDimSize(d)));
+  }
+  std::string name = hooks_.location(op);
+  SmallVector<std::pair<DimInfo, int64_t>> withFactors;
+  for (const DimInfo &d : dims)
+    withFactors.push_back({d, 1});
+  int out = addSlot(name, pb::FLOAT32, withFactors);
+  awaited_[result] = {out, dims};
+
+  pb::Instruction *instr = builder_.addInstruction(
+      pooled ? "pooled_all_to_all" : "reduce_scatter", name);
+  instr->add_inputs(*x);
+  instr->add_inputs(batchRef.lengths);
+  instr->add_outputs(out);
+  instr->set_collective(*collective + 1);
+  addIntAttr(instr, "batch_ref_divisor", batchRef.numKeys);
+  if (pooled)
+    addIntsAttr(instr, "dim_per_rank", pooled.getDimPerRank());
+  else
+    addStringAttr(instr, "reduce",
+                  scatter.getReduction() == ReduceKind::max ? "max" : "sum");
+  return success();
+}
+
+LogicalResult PlanKjtLowering::emitWait(Operation *op) {
+  auto wait = cast<WaitOp>(op);
+  Value awaitable = wait.getAwaitable();
+  if (awaitable.getDefiningOp<KJTAllToAllSplitsOp>())
+    return success(); // read only by the tensors phase (see above)
+  if (const KjtSlotRefs *kjt = lookupKjt(awaitable)) {
+    kjts_[wait.getResult()] = *kjt;
+    return success();
+  }
+  auto it = awaited_.find(awaitable);
+  if (it == awaited_.end())
+    return op->emitError("'ember.wait' of a value the plan emitter did not "
+                         "produce (only the partitioning pass's collectives "
+                         "are supported)");
+  builder_.bindSlot(wait.getResult(), it->second.first, it->second.second);
+  return success();
+}
+
+} // namespace mlir::ember::plan_emitter

@@ -1,0 +1,216 @@
+"""End-to-end test of sharded compilation and multi-rank execution.
+
+usage: run_test.py CASE EMBER_COMPILE EMBER_RUN WORKDIR
+
+Cases (MODEL is dlrm, the examples/dlrm model, or mixed, make_mixed_model.py:
+mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset):
+  MODEL_N     for N ranks (1, 2 or 4) and every sharding (the planner's own
+              choice and each forced type): ember-compile --world-size N
+              --sharding S, ember-run --nproc N on one global batch of 13
+              (uneven over the ranks). Every output equals the single-rank
+              plan's (rtol 1e-6) and torch's eager output (rtol 1e-5).
+  plan_json   --emit sharding-plan writes TorchRec ParameterSharding JSON;
+              compiling with --plan of that file gives the same plan
+              behaviour; --emit sharding-report prints per-rank memory/cost.
+  infeasible  a topology whose ranks are too small: a clear error listing
+              the tables, exit 1, no output file.
+  partition_errors  a row-wise max-pooled table forced through --table-sharding:
+              an error naming the table, exit 1, no output file.
+Exits 77 (skip) when torch or numpy is missing for /usr/bin/python3.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DLRM_EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "dlrm")
+SHARDINGS = ["auto", "table_wise", "row_wise", "column_wise",
+             "table_row_wise", "data_parallel"]
+BATCH = 13
+
+try:
+    import numpy as np
+    import torch  # noqa: F401
+except ImportError as e:  # pragma: no cover
+    print("SKIP: needs numpy and torch:", e)
+    sys.exit(77)
+
+
+def run(cmd, timeout=120):
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout)
+
+
+def fail(msg, proc=None):
+    print("FAIL:", msg)
+    if proc is not None:
+        print("stdout:", proc.stdout)
+        print("stderr:", proc.stderr)
+    sys.exit(1)
+
+
+def make_model(model, work):
+    if model == "dlrm":
+        proc = run([sys.executable, os.path.join(DLRM_EXAMPLE, "export.py"),
+                    work, "--batch", str(BATCH)])
+        if proc.returncode != 0:
+            fail("examples/dlrm/export.py failed", proc)
+        shutil.copy(os.path.join(work, "expected.npy"),
+                    os.path.join(work, "expected_prob.npy"))
+        return (["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
+                 "offsets2"], ["prob"])
+    proc = run([sys.executable, os.path.join(HERE, "make_mixed_model.py"),
+                work, "--batch", str(BATCH)])
+    if proc.returncode != 0:
+        fail("make_mixed_model.py failed", proc)
+    io = dict(line.split(None, 1) for line in
+              open(os.path.join(work, "io.txt")).read().splitlines())
+    return io["inputs"].split(), io["outputs"].split()
+
+
+def compile_plan(compiler, work, name, flags):
+    plan = os.path.join(work, name + ".plan")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan,
+                *flags])
+    if proc.returncode != 0:
+        fail("ember-compile %s failed" % " ".join(flags), proc)
+    return plan
+
+
+def run_plan(runner, plan, work, inputs, outputs, nproc, tag):
+    outdir = os.path.join(work, "out_" + tag)
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [runner, plan, "--output-dir", outdir, "--timeout", "60"]
+    if nproc > 1:
+        cmd += ["--nproc", str(nproc)]
+    for name in inputs:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
+    proc = run(cmd)
+    if proc.returncode != 0:
+        fail("ember-run (%s) failed" % tag, proc)
+    return {o: np.load(os.path.join(outdir, o + ".npy")) for o in outputs}
+
+
+def close(got, want, rtol, atol, what):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        fail("%s: %s %s, expected %s %s" % (what, got.dtype, got.shape,
+                                            want.dtype, want.shape))
+    if not np.allclose(got, want, rtol=rtol, atol=atol):
+        diff = np.max(np.abs(got - want))
+        fail("%s: differs (max abs %.3g):\n%s\nvs\n%s" % (what, diff, got,
+                                                           want))
+
+
+def sharded(model, nproc, compiler, runner, work):
+    inputs, outputs = make_model(model, work)
+    single = run_plan(runner, compile_plan(compiler, work, "single", []),
+                      work, inputs, outputs, 1, "single")
+    for o in outputs:
+        want = np.load(os.path.join(work, "expected_%s.npy" % o))
+        close(single[o], want, 1e-5, 1e-6, "single rank vs torch, " + o)
+    for sharding in SHARDINGS:
+        flags = ["--world-size", str(nproc), "--sharding", sharding,
+                 "--ranks-per-node", "2" if nproc >= 2 else "1"]
+        plan = compile_plan(compiler, work, "w%d_%s" % (nproc, sharding),
+                            flags)
+        if nproc > 1:
+            data = open(plan, "rb").read()
+            for kernel in (b"kjt_all_to_all",):
+                if sharding != "data_parallel" and kernel not in data:
+                    fail("the %s plan has no %s instruction"
+                         % (sharding, kernel.decode()))
+            for r in range(nproc):
+                weights = os.path.join(
+                    work, "w%d_%s.rank%d.weights" % (nproc, sharding, r))
+                if not os.path.isfile(weights):
+                    fail("ember-compile wrote no " + weights)
+        got = run_plan(runner, plan, work, inputs, outputs, nproc,
+                       "w%d_%s" % (nproc, sharding))
+        for o in outputs:
+            close(got[o], single[o], 1e-6, 1e-7,
+                  "%d ranks, %s, %s vs one rank" % (nproc, sharding, o))
+        print("%d ranks, %s: equal to one rank" % (nproc, sharding),
+              flush=True)
+
+
+def plan_json(compiler, runner, work):
+    inputs, outputs = make_model("mixed", work)
+    out = os.path.join(work, "chosen.json")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", out,
+                "--world-size", "2", "--emit", "sharding-plan"])
+    if proc.returncode != 0:
+        fail("--emit sharding-plan failed", proc)
+    plan = json.load(open(out))
+    text = json.dumps(plan)
+    for key in ("sharding_type", "compute_kernel", "ranks", "shard_offsets",
+                "shard_sizes", "placement"):
+        if key not in text:
+            fail("the exported plan has no '%s': %s" % (key, text))
+    report = os.path.join(work, "report.txt")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", report,
+                "--world-size", "2", "--emit", "sharding-report"])
+    if proc.returncode != 0 or not os.path.getsize(report):
+        fail("--emit sharding-report failed", proc)
+    print(open(report).read())
+    a = run_plan(runner, compile_plan(compiler, work, "chosen",
+                                      ["--world-size", "2"]),
+                 work, inputs, outputs, 2, "chosen")
+    b = run_plan(runner, compile_plan(compiler, work, "imported",
+                                      ["--world-size", "2", "--plan", out]),
+                 work, inputs, outputs, 2, "imported")
+    for o in outputs:
+        close(b[o], a[o], 0, 0, "imported plan vs chosen plan, " + o)
+
+
+def expect_error(compiler, work, flags, message):
+    before = set(os.listdir(work))
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o",
+                os.path.join(work, "bad.plan"), *flags])
+    if proc.returncode == 0:
+        fail("ember-compile %s succeeded" % " ".join(flags), proc)
+    if message not in proc.stderr:
+        fail("the error does not say '%s'" % message, proc)
+    left = sorted(set(os.listdir(work)) - before)
+    if left:
+        fail("files left behind after an error: %s" % left)
+    print(proc.stderr)
+
+
+def infeasible(compiler, work):
+    make_model("mixed", work)
+    topo = os.path.join(work, "tiny.json")
+    with open(topo, "w") as f:
+        json.dump({"world_size": 2, "ranks_per_node": 2,
+                   "device_memory_bytes": 1024, "host_memory_bytes": 1024},
+                  f)
+    expect_error(compiler, work, ["--topology", topo], "memory")
+
+
+def partition_errors(compiler, work):
+    make_model("mixed", work)
+    # Table c pools with max: row-wise would add partial maxima.
+    expect_error(compiler, work, ["--world-size", "2", "--table-sharding",
+                                  "bags.2.weight=row_wise"], "max")
+
+
+def main():
+    case, compiler, runner, work = sys.argv[1:5]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if case == "plan_json":
+        plan_json(compiler, runner, work)
+    elif case == "infeasible":
+        infeasible(compiler, work)
+    elif case == "partition_errors":
+        partition_errors(compiler, work)
+    else:
+        model, n = case.rsplit("_", 1)
+        sharded(model, int(n), compiler, runner, work)
+    print("PASS")
+
+
+if __name__ == "__main__":
+    main()
