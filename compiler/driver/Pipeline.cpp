@@ -84,7 +84,8 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   planning.ranksPerNode = options.ranksPerNode;
   planning.batchSize = options.batchPerRank;
   planning.sharding = options.sharding;
-  planning.tableSharding = options.tableSharding;
+  planning.tableSharding.assign(options.tableSharding.begin(),
+                                options.tableSharding.end());
   planning.topologyFile = options.topologyFile;
   planning.statsFile = options.statsFile;
   planning.planFile = options.importPlanFile;
