@@ -42,6 +42,13 @@ constexpr double kReplicaBudgetFraction = 0.25;
 constexpr int64_t kAutoMinColumnWidth = 16;
 /// Column-wise shard widths are multiples of this.
 constexpr int64_t kColumnBlock = 4;
+/// Limits that keep every byte count of the models inside int64.
+constexpr int64_t kMaxTableBytes = int64_t(1) << 60;
+constexpr double kMaxPoolingFactor = 1e9;
+constexpr int64_t kMaxWorldSize = 1 << 20;
+constexpr int64_t kMaxBatchSize = 1 << 24;
+constexpr int64_t kMaxBufferBytes = int64_t(1) << 44;
+constexpr size_t kMaxTables = size_t(1) << 16;
 
 std::string formatBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -408,12 +415,25 @@ llvm::Error Planner::checkInputs() {
         topo.lookupEfficiency > 0 && topo.lookupEfficiency <= 1))
     errors.push_back("bandwidths must be positive and the lookup efficiency "
                      "in (0, 1]");
+  if (topo.worldSize > kMaxWorldSize)
+    errors.push_back(llvm::formatv("world size {0} is above the {1} ranks "
+                                   "the planner handles",
+                                   topo.worldSize, kMaxWorldSize));
+  if (options.batchSizePerRank > kMaxBatchSize)
+    errors.push_back(llvm::formatv("batch size per rank {0} is above {1}",
+                                   options.batchSizePerRank, kMaxBatchSize));
+  if (options.pipelineDepth < 1 || options.pipelineDepth > 64)
+    errors.push_back("pipeline depth must be in [1, 64]");
   if (options.batchSizePerRank < 1)
     errors.push_back(llvm::formatv("batch size per rank must be positive, got "
                                    "{0}",
                                    options.batchSizePerRank));
   if (!(options.uvmCacheLoadFactor > 0 && options.uvmCacheLoadFactor <= 1))
     errors.push_back("the UVM cache load factor must be in (0, 1]");
+  if (specs.size() > kMaxTables)
+    errors.push_back(llvm::formatv("{0} tables; the planner handles at most "
+                                   "{1}",
+                                   specs.size(), kMaxTables));
   llvm::StringSet<> names;
   for (const TableSpec &table : specs) {
     if (table.name.empty())
@@ -424,13 +444,35 @@ llvm::Error Planner::checkInputs() {
       errors.push_back(llvm::formatv("table '{0}' has {1} rows of dim {2}; "
                                      "both must be positive",
                                      table.name, table.rows, table.dim));
+    else if (table.dim > kMaxTableBytes / 8 ||
+             table.rows >
+                 kMaxTableBytes / storedRowBytes(table.format, table.dim))
+      errors.push_back(llvm::formatv("table '{0}' ({1}x{2}) is larger than "
+                                     "the planner handles (2^60 bytes)",
+                                     table.name, table.rows, table.dim));
     if (table.features.empty())
       errors.push_back("table '" + table.name + "' has no feature");
+    // Buffers of the whole global batch must stay far inside int64.
+    double globalBatch =
+        static_cast<double>(options.batchSizePerRank) *
+        static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
+    double ids = 0;
     for (const FeatureSpec &feature : table.features)
-      if (!(feature.poolingFactor >= 0) || std::isinf(feature.poolingFactor))
+      ids += std::min(feature.poolingFactor, kMaxPoolingFactor);
+    double bufferBytes =
+        globalBatch * (ids * 12 + static_cast<double>(table.features.size()) *
+                                      (4 + 4 * static_cast<double>(table.dim)));
+    if (bufferBytes > static_cast<double>(kMaxBufferBytes))
+      errors.push_back(llvm::formatv("table '{0}': its buffers for a global "
+                                     "batch of {1} would take more than 2^44 "
+                                     "bytes",
+                                     table.name, globalBatch));
+    for (const FeatureSpec &feature : table.features)
+      if (!(feature.poolingFactor >= 0 &&
+            feature.poolingFactor <= kMaxPoolingFactor))
         errors.push_back(llvm::formatv("feature '{0}' of table '{1}' has "
                                        "pooling factor {2}; it must be a "
-                                       "non-negative number",
+                                       "number in [0, 1e9]",
                                        feature.name, table.name,
                                        feature.poolingFactor));
   }

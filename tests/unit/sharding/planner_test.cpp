@@ -507,6 +507,20 @@ TEST(ShardingPlanner, BadInputsAreErrors) {
   plan = planSharding({makeTable("a", 10, 4), makeTable("a", 10, 4)}, options);
   ASSERT_FALSE(plan);
   EXPECT_NE(llvm::toString(plan.takeError()).find("twice"), std::string::npos);
+  plan = planSharding({makeTable("huge", int64_t(1) << 58, 128)}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("larger than the planner"),
+            std::string::npos);
+  plan = planSharding({makeTable("dense", 10, 4, 1e12)}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("pooling factor"),
+            std::string::npos);
+  PlannerOptions bigBatch = makeOptions(1 << 20);
+  bigBatch.batchSizePerRank = 1 << 24;
+  plan = planSharding({makeTable("wide", 10, 1 << 20, 1e6)}, bigBatch);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("2^44 bytes"),
+            std::string::npos);
   PlannerOptions zero = makeOptions(0);
   plan = planSharding({makeTable("a", 10, 4)}, zero);
   ASSERT_FALSE(plan);
