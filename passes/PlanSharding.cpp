@@ -19,6 +19,7 @@
 #include "sharding/ShardingDriver.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace mlir {
 namespace ember {
@@ -327,6 +328,9 @@ struct PlanShardingPass
               reportFile, planner::formatPlanReport(*plan, specs))) {
         module.emitError("ember-plan-sharding: cannot write the report to '")
             << reportFile << "': " << llvm::toString(std::move(error));
+        // No half of the outputs: drop the plan written just before.
+        if (!exportFile.empty() && exportFile != "-")
+          (void)llvm::sys::fs::remove(exportFile);
         return signalPassFailure();
       }
 

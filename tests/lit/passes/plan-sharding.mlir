@@ -26,6 +26,9 @@
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 topology-file=%S/Inputs/plan-sharding-tiny-topology.json export-file=%t.infeasible.json" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 // RUN: not test -e %t.infeasible.json
 // RUN: not ember-opt %s --ember-plan-sharding="sharding=sideways" 2>&1 | FileCheck %s --check-prefix=BADKIND
+// RUN: rm -f %t.half.json
+// RUN: not ember-opt %s --ember-plan-sharding="export-file=%t.half.json report-file=%t.no/such/dir/report.txt" 2>&1 | FileCheck %s --check-prefix=NOREPORT
+// RUN: not test -e %t.half.json
 // RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
@@ -36,6 +39,7 @@
 // INFEASIBLE-DAG: t_user ({{.*}}): {{device|host}} memory short by
 // INFEASIBLE-DAG: t_item ({{.*}}): {{device|host}} memory short by
 // BADKIND: error: ember-plan-sharding: unknown sharding 'sideways'
+// NOREPORT: error: ember-plan-sharding: cannot write the report to
 // GROUPED: error: ember-plan-sharding runs before ember-group-tables
 
 // A collection over two table symbols.
