@@ -25,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -49,6 +50,11 @@ constexpr int64_t kMaxWorldSize = 1 << 20;
 constexpr int64_t kMaxBatchSize = 1 << 24;
 constexpr int64_t kMaxBufferBytes = int64_t(1) << 44;
 constexpr size_t kMaxTables = size_t(1) << 16;
+/// Exhaustive search for tiny cases: at most this many tables and ranks,
+/// and at most this many search nodes.
+constexpr size_t kExactMaxTables = 8;
+constexpr int64_t kExactMaxRanks = 4;
+constexpr int64_t kExactMaxNodes = 2'000'000;
 
 std::string formatBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -385,6 +391,10 @@ private:
   bool tryMove(State &state, int64_t maxRank) const;
   bool trySwap(State &state, int64_t maxRank) const;
   bool tryReshard(State &state, int64_t maxRank) const;
+  /// Tiny cases: exhaustive search (branch and bound) over every table's
+  /// options and the rank of every single-shard free option; replaces `best`
+  /// when it finds a better plan.
+  void exactSearch(std::unique_ptr<State> &best) const;
   std::string shortfall(const State &state, int table) const;
   ShardingPlan toPlan(const State &state) const;
 
@@ -1163,6 +1173,72 @@ ShardingPlan Planner::toPlan(const State &state) const {
   return plan;
 }
 
+void Planner::exactSearch(std::unique_ptr<State> &best) const {
+  int numTables = specs.size();
+  std::vector<int> order(numTables);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> weight(numTables, 0);
+  for (int t = 0; t < numTables; ++t)
+    for (const Option &option : tableOptions[t].options)
+      weight[t] = std::max(weight[t], option.totalCost);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return weight[a] > weight[b]; });
+
+  double bestMax = best->maxCost(), bestTotal = best->totalCost();
+  std::vector<int> bestChoice;
+  std::vector<std::vector<int64_t>> bestRanks;
+  std::unique_ptr<State> state = newState();
+  int64_t nodes = 0;
+  const double tolerance = 1e-12 * std::max(1.0, bestMax);
+
+  std::function<void(int)> visit = [&](int depth) {
+    if (++nodes > kExactMaxNodes)
+      return;
+    // Costs only grow as tables are added: prune at the best maximum.
+    if (state->maxCost() > bestMax + tolerance)
+      return;
+    if (depth == numTables) {
+      if (better(state->maxCost(), state->totalCost(), bestMax, bestTotal)) {
+        bestMax = state->maxCost();
+        bestTotal = state->totalCost();
+        bestChoice = state->choice;
+        bestRanks = state->ranksOf;
+      }
+      return;
+    }
+    int t = order[depth];
+    const auto &opts = tableOptions[t].options;
+    for (int i = 0, e = opts.size(); i < e; ++i) {
+      const Option &option = opts[i];
+      if (option.placement == Placement::Free && option.shards.size() == 1) {
+        for (int64_t rank = 0; rank < options.topology.worldSize; ++rank) {
+          if (option.budgeted &&
+              state->replicaUsed + static_cast<double>(option.replicaBytes) >
+                  state->replicaBudget)
+            continue;
+          if (!state->fits(rank, option.unitDevice[0], option.unitHost[0]))
+            continue;
+          state->placeAt(t, i, {rank});
+          visit(depth + 1);
+          state->removeTable(t);
+        }
+        continue;
+      }
+      if (!state->place(t, i, /*byMemory=*/false))
+        continue;
+      visit(depth + 1);
+      state->removeTable(t);
+    }
+  };
+  visit(0);
+  if (bestChoice.empty())
+    return;
+  std::unique_ptr<State> result = newState();
+  for (int t = 0; t < numTables; ++t)
+    result->placeAt(t, bestChoice[t], bestRanks[t]);
+  best = std::move(result);
+}
+
 llvm::Expected<ShardingPlan> Planner::run() {
   if (llvm::Error error = checkInputs())
     return error;
@@ -1193,6 +1269,10 @@ llvm::Expected<ShardingPlan> Planner::run() {
                         best->totalCost()))
       best = std::move(state);
   }
+  if (best && options.search == SearchMode::Local &&
+      specs.size() <= kExactMaxTables &&
+      options.topology.worldSize <= kExactMaxRanks)
+    exactSearch(best);
   if (!best) {
     std::vector<std::string> lines;
     for (int t : fewestFailed)

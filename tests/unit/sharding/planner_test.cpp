@@ -307,6 +307,51 @@ TEST(ShardingPlanner, SearchBeatsGreedyOnLptTrap) {
   EXPECT_NEAR(local, best, best * 1e-9);
 }
 
+TEST(ShardingPlanner, TinyCasesAreSolvedExactly) {
+  // Random table-wise instances of up to 8 tables on up to 4 ranks: the plan
+  // equals the brute-force optimum over all rank assignments.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> factor(1.0, 100.0);
+  std::uniform_int_distribution<int> dimIndex(0, 3);
+  const int64_t dims[] = {8, 16, 64, 128};
+  for (int instance = 0; instance < 20; ++instance) {
+    int numTables = 3 + instance % 6;
+    int64_t world = 2 + instance % 3;
+    std::vector<TableSpec> tables;
+    for (int t = 0; t < numTables; ++t)
+      tables.push_back(makeTable("t" + std::to_string(t), 1000,
+                                 dims[dimIndex(rng)], factor(rng)));
+    PlannerOptions options = makeOptions(world);
+    options.globalKind = ShardingKind::TableWise;
+    double planned = planScore(tables, options, SearchMode::Local);
+
+    CostModel model(options);
+    std::vector<double> costs;
+    for (const TableSpec &table : tables)
+      costs.push_back(model
+                          .shardLoad(table, ShardingKind::TableWise,
+                                     ComputeKernel::Fused,
+                                     Shard{0, 0, table.rows, table.dim, 0}, 1)
+                          .cost.total());
+    double base = model.baseline(tables).cost.total();
+    double best = 1e30;
+    std::vector<int> assignment(numTables, 0);
+    while (true) {
+      std::vector<double> load(world, base);
+      for (int t = 0; t < numTables; ++t)
+        load[assignment[t]] += costs[t];
+      best = std::min(best, *std::max_element(load.begin(), load.end()));
+      int t = 0;
+      while (t < numTables && ++assignment[t] == world)
+        assignment[t++] = 0;
+      if (t == numTables)
+        break;
+    }
+    EXPECT_NEAR(planned, best, best * 1e-9)
+        << numTables << " tables on " << world << " ranks";
+  }
+}
+
 TEST(ShardingPlanner, SearchNeverWorseThanGreedy) {
   for (unsigned seed = 10; seed < 20; ++seed) {
     std::vector<TableSpec> tables = randomTables(40, seed);
