@@ -105,6 +105,28 @@ std::optional<std::string> locationName(Location loc) {
   return std::nullopt;
 }
 
+/// Mean ids per bag of a KJT built by ember.kjt.create from static shapes
+/// (values [N], lengths [K*B] or offsets [K*B+1]): N / (K*B); else 1.
+double staticPoolingFactor(Value features) {
+  auto create = features.getDefiningOp<KJTCreateOp>();
+  if (!create || create.getBatchSizes())
+    return 1.0;
+  auto values = cast<RankedTensorType>(create.getValues().getType());
+  int64_t bags = ShapedType::kDynamic;
+  if (Value lengths = create.getLengths()) {
+    auto type = cast<RankedTensorType>(lengths.getType());
+    if (type.hasStaticShape())
+      bags = type.getDimSize(0);
+  } else if (Value offsets = create.getOffsets()) {
+    auto type = cast<RankedTensorType>(offsets.getType());
+    if (type.hasStaticShape())
+      bags = type.getDimSize(0) - 1;
+  }
+  if (!values.hasStaticShape() || ShapedType::isDynamic(bags) || bags <= 0)
+    return 1.0;
+  return static_cast<double>(values.getDimSize(0)) / static_cast<double>(bags);
+}
+
 class TableCollector {
 public:
   explicit TableCollector(ModuleOp module) : symbols(), module(module) {}
@@ -199,9 +221,11 @@ public:
           auto pooling =
               cast<PoolingModeAttr>(collection.getPooling()[operand]);
           addUse(table, pooling.getValue(), kjt.isWeighted());
+          double factor = staticPoolingFactor(collection.getFeatures());
           for (auto [feature, t] : llvm::enumerate(featureTables))
             if (t == static_cast<int64_t>(operand))
-              table.spec.features.push_back({kjt.getKey(feature).str(), 1.0});
+              table.spec.features.push_back(
+                  {kjt.getKey(feature).str(), factor});
           indices.push_back(indexOf(table));
         }
         ops.push_back({op, indices});
