@@ -339,6 +339,10 @@ struct PlanShardingPass
       return signalPassFailure();
     }
 
+    // A forced kind some tables do not allow: say which.
+    for (const std::string &note : plan->notes)
+      module.emitWarning("ember-plan-sharding: ") << note;
+
     // Files first: a failure to write them leaves the IR unchanged.
     if (!exportFile.empty())
       if (llvm::Error error =

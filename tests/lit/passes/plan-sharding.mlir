@@ -32,6 +32,7 @@
 // Pooling factors from static shapes, and from a statistics file:
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="report-file=-" | FileCheck %s --check-prefix=FACTORS
 // RUN: ember-opt %s --ember-plan-sharding="report-file=- stats-file=%S/Inputs/plan-sharding-stats-good.json" | FileCheck %s --check-prefix=STATS
+// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=row_wise" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
@@ -51,6 +52,8 @@
 // FACTORS: emb0 10x4 f32 mean 2.0
 // STATS: t_user 1000x16 f32 sum 41.0
 // STATS: t_static 100x4 f32 sum 6.0
+// NOTE: warning: ember-plan-sharding: table 't_item' is not row_wise (row_wise adds up partial bags from several ranks, which is only right for sum pooling; the table pools with mean); the planner chose among the kinds it allows
+// NOTE: warning: ember-plan-sharding: table 'emb0' is not row_wise
 // NOREPORT: error: ember-plan-sharding: cannot write the report to
 // GROUPED: error: ember-plan-sharding runs before ember-group-tables
 
