@@ -5,7 +5,7 @@
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=2 sharding=data_parallel" | FileCheck %s --check-prefix=DP
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=4 ranks-per-node=2 sharding=table_row_wise" | FileCheck %s --check-prefix=TWRW
 // The planner's own choice: every table gets a sharding.
-// RUN: ember-opt %s -split-input-file --ember-plan-sharding="topology-file=%S/Inputs/plan-sharding-topology.json" | FileCheck %s --check-prefix=AUTO
+// RUN: ember-opt %s -split-input-file --ember-plan-sharding="topology-file=%S/Inputs/plan-sharding-topology.json" | ember-opt -split-input-file | FileCheck %s --check-prefix=AUTO
 //
 // Without -split-input-file the chunks form one module (distinct names).
 // Per-table overrides and pinned ranks:

@@ -121,6 +121,33 @@ TEST(ShardingPlanner, BigTableIsSplitToFitMemory) {
   EXPECT_GE(plan.tables[0].shards.size(), 4u);
 }
 
+TEST(ShardingPlanner, OptimizerStateCountsAgainstMemory) {
+  // 600 MB of f32 weights on ranks with 1 GB: whole on one rank without
+  // optimizer state, but Adam's 1.2 GB of moments force a split.
+  std::vector<TableSpec> tables = {makeTable("t", 1'171'875, 128, 1.0)};
+  PlannerOptions options = makeOptions(2, 8);
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  options.topology.reservedDeviceFraction = 0;
+  options.allowUvm = false;
+  options.globalKind = ShardingKind::TableWise;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+
+  options.optimizer = Optimizer::Adam;
+  llvm::Expected<ShardingPlan> forced = planSharding(tables, options);
+  ASSERT_FALSE(forced) << "table_wise cannot hold Adam's state";
+  std::string message = llvm::toString(forced.takeError());
+  EXPECT_NE(message.find("t (table_wise"), std::string::npos) << message;
+
+  options.globalKind.reset();
+  plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_NE(plan.tables[0].kind, ShardingKind::TableWise);
+  EXPECT_EQ(plan.tables[0].ranks().size(), 2u);
+  for (const RankLoad &rank : plan.ranks)
+    EXPECT_GT(rank.device.optimizerState, 0);
+}
+
 TEST(ShardingPlanner, InfeasibleNamesTablesAndShortfall) {
   // 2 ranks of 1 GB; two 4 GB tables and a small one.
   std::vector<TableSpec> tables = {makeTable("huge_a", 8'000'000, 128),
