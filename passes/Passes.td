@@ -274,7 +274,8 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     `ember.embedding_bag_collection` (rows, dim, storage format, pooling,
     per-sample weights, and the features looked up in each, with their mean
     pooling factor from `stats-file`, else the static ids / bags of an
-    `embedding_bag`, else 1), runs the sharding planner of
+    `embedding_bag` or of the `ember.kjt.create` of a collection, else 1),
+    runs the sharding planner of
     `compiler/sharding` (cost and storage models, greedy seeds improved by
     local search; docs/sharding.md) and records its choice:
 

@@ -19,6 +19,7 @@
 #include "sharding/ShardingDriver.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
 
 namespace mlir {
 namespace ember {
@@ -102,6 +103,28 @@ std::optional<std::string> locationName(Location loc) {
       if (std::optional<std::string> name = locationName(inner))
         return name;
   return std::nullopt;
+}
+
+/// Mean ids per bag of a KJT built by ember.kjt.create from static shapes
+/// (values [N], lengths [K*B] or offsets [K*B+1]): N / (K*B); else 1.
+double staticPoolingFactor(Value features) {
+  auto create = features.getDefiningOp<KJTCreateOp>();
+  if (!create || create.getBatchSizes())
+    return 1.0;
+  auto values = cast<RankedTensorType>(create.getValues().getType());
+  int64_t bags = ShapedType::kDynamic;
+  if (Value lengths = create.getLengths()) {
+    auto type = cast<RankedTensorType>(lengths.getType());
+    if (type.hasStaticShape())
+      bags = type.getDimSize(0);
+  } else if (Value offsets = create.getOffsets()) {
+    auto type = cast<RankedTensorType>(offsets.getType());
+    if (type.hasStaticShape())
+      bags = type.getDimSize(0) - 1;
+  }
+  if (!values.hasStaticShape() || ShapedType::isDynamic(bags) || bags <= 0)
+    return 1.0;
+  return static_cast<double>(values.getDimSize(0)) / static_cast<double>(bags);
 }
 
 class TableCollector {
@@ -198,9 +221,11 @@ public:
           auto pooling =
               cast<PoolingModeAttr>(collection.getPooling()[operand]);
           addUse(table, pooling.getValue(), kjt.isWeighted());
+          double factor = staticPoolingFactor(collection.getFeatures());
           for (auto [feature, t] : llvm::enumerate(featureTables))
             if (t == static_cast<int64_t>(operand))
-              table.spec.features.push_back({kjt.getKey(feature).str(), 1.0});
+              table.spec.features.push_back(
+                  {kjt.getKey(feature).str(), factor});
           indices.push_back(indexOf(table));
         }
         ops.push_back({op, indices});
@@ -314,6 +339,10 @@ struct PlanShardingPass
       return signalPassFailure();
     }
 
+    // A forced kind some tables do not allow: say which.
+    for (const std::string &note : plan->notes)
+      module.emitWarning("ember-plan-sharding: ") << note;
+
     // Files first: a failure to write them leaves the IR unchanged.
     if (!exportFile.empty())
       if (llvm::Error error =
@@ -327,6 +356,9 @@ struct PlanShardingPass
               reportFile, planner::formatPlanReport(*plan, specs))) {
         module.emitError("ember-plan-sharding: cannot write the report to '")
             << reportFile << "': " << llvm::toString(std::move(error));
+        // No half of the outputs: drop the plan written just before.
+        if (!exportFile.empty() && exportFile != "-")
+          (void)llvm::sys::fs::remove(exportFile);
         return signalPassFailure();
       }
 

@@ -9,6 +9,14 @@
 
 using namespace ember::sharding;
 
+/// Bytes as an integer, saturated far below the int64 limit (the models'
+/// products of batch, ids and widths are doubles).
+static int64_t toBytes(double bytes) {
+  constexpr double kMax = 4.0e18;
+  return bytes >= kMax ? static_cast<int64_t>(kMax)
+                       : static_cast<int64_t>(bytes);
+}
+
 ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
   cost += other.cost;
   device += other.device;
@@ -133,8 +141,8 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
     break;
   case ComputeKernel::FusedUvmCaching:
     load.host += weights;
-    load.device.weights = static_cast<int64_t>(
-        static_cast<double>(weights.weights) * options.uvmCacheLoadFactor);
+    load.device.weights = toBytes(static_cast<double>(weights.weights) *
+                                  options.uvmCacheLoadFactor);
     break;
   case ComputeKernel::FusedUvm:
     load.host += weights;
@@ -142,8 +150,8 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
   }
   double depth =
       static_cast<double>(std::max<int64_t>(options.pipelineDepth, 1));
-  load.device.inputBuffers = static_cast<int64_t>(inputBytes * depth);
-  load.device.outputBuffers = static_cast<int64_t>(outputBytes * depth);
+  load.device.inputBuffers = toBytes(inputBytes * depth);
+  load.device.outputBuffers = toBytes(outputBytes * depth);
   return load;
 }
 
@@ -188,7 +196,7 @@ ShardLoad CostModel::baseline(llvm::ArrayRef<TableSpec> tables) const {
         batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
   }
   ShardLoad load;
-  load.device.inputBuffers = static_cast<int64_t>(inputBytes * depth);
-  load.device.outputBuffers = static_cast<int64_t>(outputBytes * depth);
+  load.device.inputBuffers = toBytes(inputBytes * depth);
+  load.device.outputBuffers = toBytes(outputBytes * depth);
   return load;
 }

@@ -1,6 +1,7 @@
 //===- PlanJson.cpp - JSON in and out of the sharding planner -------------===//
 
 #include "sharding/PlanJson.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -355,13 +356,37 @@ ember::sharding::parsePlanJson(StringRef text) {
   if (!parsed)
     return parsed.takeError();
   std::map<std::string, TableSharding> plan;
-  for (const auto &[name, value] : *parsed->getAsObject()) {
+  auto addTable = [&](StringRef name, const json::Value &value) -> llvm::Error {
     llvm::Expected<TableSharding> sharding =
         parseParameterSharding(name, value);
     if (!sharding)
-      return makeError("plan: table '" + name.str() +
+      return makeError("plan: table '" + name +
                        "': " + llvm::toString(sharding.takeError()));
-    plan[name.str()] = std::move(*sharding);
+    if (!plan.emplace(name.str(), std::move(*sharding)).second)
+      return makeError("plan: table '" + name + "' appears twice");
+    return llvm::Error::success();
+  };
+  for (const auto &entry : *parsed->getAsObject()) {
+    StringRef name = entry.first;
+    const json::Value &value = entry.second;
+    // TorchRec's ShardingPlan nests the tables under module paths
+    // ({"sparse.ebc": {"t_user": {...}}}): an entry without a sharding_type
+    // whose members are all ParameterSharding objects is such a module.
+    const json::Object *object = value.getAsObject();
+    bool isModule = object && !object->get("sharding_type") &&
+                    !object->empty() &&
+                    llvm::all_of(*object, [](const auto &member) {
+                      const json::Object *inner = member.second.getAsObject();
+                      return inner && inner->get("sharding_type");
+                    });
+    if (!isModule) {
+      if (llvm::Error error = addTable(name, value))
+        return error;
+      continue;
+    }
+    for (const auto &member : *object)
+      if (llvm::Error error = addTable(member.first, member.second))
+        return error;
   }
   return plan;
 }

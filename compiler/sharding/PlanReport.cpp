@@ -75,7 +75,7 @@ ember::sharding::formatPlanReport(const ShardingPlan &plan,
   os << "Tables:\n";
   os << llvm::formatv("  {0,-24} {1,14} {2,-12} {3,-5} {4,-8} {5,-15} {6,-18} "
                       "{7}\n",
-                      "table", "rows x dim", "format", "pool", "ids/bag",
+                      "table", "rows x dim", "format", "pool", "ids/sample",
                       "sharding", "kernel", "ranks");
   for (size_t t = 0; t < plan.tables.size() && t < tables.size(); ++t) {
     const TableSpec &table = tables[t];

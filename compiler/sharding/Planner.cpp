@@ -25,6 +25,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -42,6 +43,18 @@ constexpr double kReplicaBudgetFraction = 0.25;
 constexpr int64_t kAutoMinColumnWidth = 16;
 /// Column-wise shard widths are multiples of this.
 constexpr int64_t kColumnBlock = 4;
+/// Limits that keep every byte count of the models inside int64.
+constexpr int64_t kMaxTableBytes = int64_t(1) << 60;
+constexpr double kMaxPoolingFactor = 1e9;
+constexpr int64_t kMaxWorldSize = 1 << 20;
+constexpr int64_t kMaxBatchSize = 1 << 24;
+constexpr int64_t kMaxBufferBytes = int64_t(1) << 44;
+constexpr size_t kMaxTables = size_t(1) << 16;
+/// Exhaustive search for tiny cases: at most this many tables and ranks,
+/// and at most this many search nodes.
+constexpr size_t kExactMaxTables = 8;
+constexpr int64_t kExactMaxRanks = 4;
+constexpr int64_t kExactMaxNodes = 2'000'000;
 
 std::string formatBytes(double bytes) {
   const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -378,6 +391,10 @@ private:
   bool tryMove(State &state, int64_t maxRank) const;
   bool trySwap(State &state, int64_t maxRank) const;
   bool tryReshard(State &state, int64_t maxRank) const;
+  /// Tiny cases: exhaustive search (branch and bound) over every table's
+  /// options and the rank of every single-shard free option; replaces `best`
+  /// when it finds a better plan.
+  void exactSearch(std::unique_ptr<State> &best) const;
   std::string shortfall(const State &state, int table) const;
   ShardingPlan toPlan(const State &state) const;
 
@@ -408,12 +425,25 @@ llvm::Error Planner::checkInputs() {
         topo.lookupEfficiency > 0 && topo.lookupEfficiency <= 1))
     errors.push_back("bandwidths must be positive and the lookup efficiency "
                      "in (0, 1]");
+  if (topo.worldSize > kMaxWorldSize)
+    errors.push_back(llvm::formatv("world size {0} is above the {1} ranks "
+                                   "the planner handles",
+                                   topo.worldSize, kMaxWorldSize));
+  if (options.batchSizePerRank > kMaxBatchSize)
+    errors.push_back(llvm::formatv("batch size per rank {0} is above {1}",
+                                   options.batchSizePerRank, kMaxBatchSize));
+  if (options.pipelineDepth < 1 || options.pipelineDepth > 64)
+    errors.push_back("pipeline depth must be in [1, 64]");
   if (options.batchSizePerRank < 1)
     errors.push_back(llvm::formatv("batch size per rank must be positive, got "
                                    "{0}",
                                    options.batchSizePerRank));
   if (!(options.uvmCacheLoadFactor > 0 && options.uvmCacheLoadFactor <= 1))
     errors.push_back("the UVM cache load factor must be in (0, 1]");
+  if (specs.size() > kMaxTables)
+    errors.push_back(llvm::formatv("{0} tables; the planner handles at most "
+                                   "{1}",
+                                   specs.size(), kMaxTables));
   llvm::StringSet<> names;
   for (const TableSpec &table : specs) {
     if (table.name.empty())
@@ -424,13 +454,35 @@ llvm::Error Planner::checkInputs() {
       errors.push_back(llvm::formatv("table '{0}' has {1} rows of dim {2}; "
                                      "both must be positive",
                                      table.name, table.rows, table.dim));
+    else if (table.dim > kMaxTableBytes / 8 ||
+             table.rows >
+                 kMaxTableBytes / storedRowBytes(table.format, table.dim))
+      errors.push_back(llvm::formatv("table '{0}' ({1}x{2}) is larger than "
+                                     "the planner handles (2^60 bytes)",
+                                     table.name, table.rows, table.dim));
     if (table.features.empty())
       errors.push_back("table '" + table.name + "' has no feature");
+    // Buffers of the whole global batch must stay far inside int64.
+    double globalBatch =
+        static_cast<double>(options.batchSizePerRank) *
+        static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
+    double ids = 0;
     for (const FeatureSpec &feature : table.features)
-      if (!(feature.poolingFactor >= 0) || std::isinf(feature.poolingFactor))
+      ids += std::min(feature.poolingFactor, kMaxPoolingFactor);
+    double bufferBytes =
+        globalBatch * (ids * 12 + static_cast<double>(table.features.size()) *
+                                      (4 + 4 * static_cast<double>(table.dim)));
+    if (bufferBytes > static_cast<double>(kMaxBufferBytes))
+      errors.push_back(llvm::formatv("table '{0}': its buffers for a global "
+                                     "batch of {1} would take more than 2^44 "
+                                     "bytes",
+                                     table.name, globalBatch));
+    for (const FeatureSpec &feature : table.features)
+      if (!(feature.poolingFactor >= 0 &&
+            feature.poolingFactor <= kMaxPoolingFactor))
         errors.push_back(llvm::formatv("feature '{0}' of table '{1}' has "
                                        "pooling factor {2}; it must be a "
-                                       "non-negative number",
+                                       "number in [0, 1e9]",
                                        feature.name, table.name,
                                        feature.poolingFactor));
   }
@@ -1121,6 +1173,72 @@ ShardingPlan Planner::toPlan(const State &state) const {
   return plan;
 }
 
+void Planner::exactSearch(std::unique_ptr<State> &best) const {
+  int numTables = specs.size();
+  std::vector<int> order(numTables);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> weight(numTables, 0);
+  for (int t = 0; t < numTables; ++t)
+    for (const Option &option : tableOptions[t].options)
+      weight[t] = std::max(weight[t], option.totalCost);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return weight[a] > weight[b]; });
+
+  double bestMax = best->maxCost(), bestTotal = best->totalCost();
+  std::vector<int> bestChoice;
+  std::vector<std::vector<int64_t>> bestRanks;
+  std::unique_ptr<State> state = newState();
+  int64_t nodes = 0;
+  const double tolerance = 1e-12 * std::max(1.0, bestMax);
+
+  std::function<void(int)> visit = [&](int depth) {
+    if (++nodes > kExactMaxNodes)
+      return;
+    // Costs only grow as tables are added: prune at the best maximum.
+    if (state->maxCost() > bestMax + tolerance)
+      return;
+    if (depth == numTables) {
+      if (better(state->maxCost(), state->totalCost(), bestMax, bestTotal)) {
+        bestMax = state->maxCost();
+        bestTotal = state->totalCost();
+        bestChoice = state->choice;
+        bestRanks = state->ranksOf;
+      }
+      return;
+    }
+    int t = order[depth];
+    const auto &opts = tableOptions[t].options;
+    for (int i = 0, e = opts.size(); i < e; ++i) {
+      const Option &option = opts[i];
+      if (option.placement == Placement::Free && option.shards.size() == 1) {
+        for (int64_t rank = 0; rank < options.topology.worldSize; ++rank) {
+          if (option.budgeted &&
+              state->replicaUsed + static_cast<double>(option.replicaBytes) >
+                  state->replicaBudget)
+            continue;
+          if (!state->fits(rank, option.unitDevice[0], option.unitHost[0]))
+            continue;
+          state->placeAt(t, i, {rank});
+          visit(depth + 1);
+          state->removeTable(t);
+        }
+        continue;
+      }
+      if (!state->place(t, i, /*byMemory=*/false))
+        continue;
+      visit(depth + 1);
+      state->removeTable(t);
+    }
+  };
+  visit(0);
+  if (bestChoice.empty())
+    return;
+  std::unique_ptr<State> result = newState();
+  for (int t = 0; t < numTables; ++t)
+    result->placeAt(t, bestChoice[t], bestRanks[t]);
+  best = std::move(result);
+}
+
 llvm::Expected<ShardingPlan> Planner::run() {
   if (llvm::Error error = checkInputs())
     return error;
@@ -1151,6 +1269,10 @@ llvm::Expected<ShardingPlan> Planner::run() {
                         best->totalCost()))
       best = std::move(state);
   }
+  if (best && options.search == SearchMode::Local &&
+      specs.size() <= kExactMaxTables &&
+      options.topology.worldSize <= kExactMaxRanks)
+    exactSearch(best);
   if (!best) {
     std::vector<std::string> lines;
     for (int t : fewestFailed)

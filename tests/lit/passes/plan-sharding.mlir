@@ -5,7 +5,7 @@
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=2 sharding=data_parallel" | FileCheck %s --check-prefix=DP
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=4 ranks-per-node=2 sharding=table_row_wise" | FileCheck %s --check-prefix=TWRW
 // The planner's own choice: every table gets a sharding.
-// RUN: ember-opt %s -split-input-file --ember-plan-sharding="topology-file=%S/Inputs/plan-sharding-topology.json" | FileCheck %s --check-prefix=AUTO
+// RUN: ember-opt %s -split-input-file --ember-plan-sharding="topology-file=%S/Inputs/plan-sharding-topology.json" | ember-opt -split-input-file | FileCheck %s --check-prefix=AUTO
 //
 // Without -split-input-file the chunks form one module (distinct names).
 // Per-table overrides and pinned ranks:
@@ -26,6 +26,13 @@
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 topology-file=%S/Inputs/plan-sharding-tiny-topology.json export-file=%t.infeasible.json" 2>&1 | FileCheck %s --check-prefix=INFEASIBLE
 // RUN: not test -e %t.infeasible.json
 // RUN: not ember-opt %s --ember-plan-sharding="sharding=sideways" 2>&1 | FileCheck %s --check-prefix=BADKIND
+// RUN: rm -f %t.half.json
+// RUN: not ember-opt %s --ember-plan-sharding="export-file=%t.half.json report-file=%t.no/such/dir/report.txt" 2>&1 | FileCheck %s --check-prefix=NOREPORT
+// RUN: not test -e %t.half.json
+// Pooling factors from static shapes, and from a statistics file:
+// RUN: ember-opt %s -split-input-file --ember-plan-sharding="report-file=-" | FileCheck %s --check-prefix=FACTORS
+// RUN: ember-opt %s --ember-plan-sharding="report-file=- stats-file=%S/Inputs/plan-sharding-stats-good.json" | FileCheck %s --check-prefix=STATS
+// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=row_wise" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTE
 // RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
@@ -36,6 +43,18 @@
 // INFEASIBLE-DAG: t_user ({{.*}}): {{device|host}} memory short by
 // INFEASIBLE-DAG: t_item ({{.*}}): {{device|host}} memory short by
 // BADKIND: error: ember-plan-sharding: unknown sharding 'sideways'
+// ids/sample is the sum over the table's features (t_user: "user" and the
+// bag of @shared; t_static: "a" and "b", 10 ids in 4 bags each).
+// FACTORS: ids/sample
+// FACTORS: t_user 1000x16 f32 sum 2.0
+// FACTORS: t_item 500x8 f32 mean 1.0
+// FACTORS: t_static 100x4 f32 sum 5.0
+// FACTORS: emb0 10x4 f32 mean 2.0
+// STATS: t_user 1000x16 f32 sum 41.0
+// STATS: t_static 100x4 f32 sum 6.0
+// NOTE: warning: ember-plan-sharding: table 't_item' is not row_wise (row_wise adds up partial bags from several ranks, which is only right for sum pooling; the table pools with mean); the planner chose among the kinds it allows
+// NOTE: warning: ember-plan-sharding: table 'emb0' is not row_wise
+// NOREPORT: error: ember-plan-sharding: cannot write the report to
 // GROUPED: error: ember-plan-sharding runs before ember-group-tables
 
 // A collection over two table symbols.
@@ -116,6 +135,20 @@ func.func @shared(%ids: tensor<?xi64>, %offsets: tensor<?xi64>) -> tensor<?x16xf
   %r = ember.embedding_bag %t[%ids, %offsets] pooling = sum
       : !ember.table<1000x16, f32>, tensor<?xi64>, tensor<?xi64> -> tensor<?x16xf32>
   return %r : tensor<?x16xf32>
+}
+
+// A KJT of static shape: 10 ids in 4 bags.
+ember.table @t_static : !ember.table<100x4, f32>
+func.func @static_kjt(%ids: tensor<10xi64>, %lengths: tensor<4xi32>)
+    -> !ember.keyed_tensor<["a" : 4, "b" : 4], f32> {
+  %kjt = ember.kjt.create values(%ids : tensor<10xi64>) lengths(%lengths : tensor<4xi32>)
+      -> !ember.kjt<["a", "b"], values = i64, lengths = i32>
+  %t = ember.table.ref @t_static : !ember.table<100x4, f32>
+  %pooled = ember.embedding_bag_collection %kjt tables(%t)
+      feature_tables = [0, 0] pooling = [sum]
+      : !ember.kjt<["a", "b"], values = i64, lengths = i32>, !ember.table<100x4, f32>
+      -> !ember.keyed_tensor<["a" : 4, "b" : 4], f32>
+  return %pooled : !ember.keyed_tensor<["a" : 4, "b" : 4], f32>
 }
 
 // -----

@@ -104,6 +104,30 @@ TEST(PlanJson, ReadsTorchRecParameterSharding) {
   EXPECT_EQ(item.replicaRanks, std::vector<int64_t>({0, 1}));
 }
 
+TEST(PlanJson, ReadsTorchRecModuleNesting) {
+  // TorchRec's ShardingPlan: module path -> table -> ParameterSharding.
+  const char *text = R"({
+    "sparse.ebc": {
+      "t_user": {"sharding_type": "table_wise", "compute_kernel": "fused",
+                 "ranks": [1], "sharding_spec": {"shards": [
+                   {"shard_offsets": [0, 0], "shard_sizes": [10, 4],
+                    "placement": "rank:1/cuda:1"}]}}},
+    "t_item": {"sharding_type": "data_parallel", "compute_kernel": "dense",
+               "ranks": null, "sharding_spec": null}
+  })";
+  llvm::Expected<std::map<std::string, TableSharding>> plan =
+      parsePlanJson(text);
+  ASSERT_TRUE(static_cast<bool>(plan)) << errorOf(plan.takeError());
+  ASSERT_EQ(plan->size(), 2u);
+  EXPECT_EQ(plan->at("t_user").shards, (std::vector<Shard>{{0, 0, 10, 4, 1}}));
+  EXPECT_TRUE(plan->at("t_item").replicaRanks.empty());
+
+  std::string twice = errorOf(parsePlanJson(R"({
+    "a": {"t": {"sharding_type": "data_parallel"}},
+    "b": {"t": {"sharding_type": "data_parallel"}}})"));
+  EXPECT_NE(twice.find("table 't' appears twice"), std::string::npos) << twice;
+}
+
 TEST(PlanJson, PlanErrorsNameTheTable) {
   auto error = [](const char *text) { return errorOf(parsePlanJson(text)); };
   EXPECT_NE(error("{\"t\": 3"

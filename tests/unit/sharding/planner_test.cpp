@@ -121,6 +121,33 @@ TEST(ShardingPlanner, BigTableIsSplitToFitMemory) {
   EXPECT_GE(plan.tables[0].shards.size(), 4u);
 }
 
+TEST(ShardingPlanner, OptimizerStateCountsAgainstMemory) {
+  // 600 MB of f32 weights on ranks with 1 GB: whole on one rank without
+  // optimizer state, but Adam's 1.2 GB of moments force a split.
+  std::vector<TableSpec> tables = {makeTable("t", 1'171'875, 128, 1.0)};
+  PlannerOptions options = makeOptions(2, 8);
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  options.topology.reservedDeviceFraction = 0;
+  options.allowUvm = false;
+  options.globalKind = ShardingKind::TableWise;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+
+  options.optimizer = Optimizer::Adam;
+  llvm::Expected<ShardingPlan> forced = planSharding(tables, options);
+  ASSERT_FALSE(forced) << "table_wise cannot hold Adam's state";
+  std::string message = llvm::toString(forced.takeError());
+  EXPECT_NE(message.find("t (table_wise"), std::string::npos) << message;
+
+  options.globalKind.reset();
+  plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_NE(plan.tables[0].kind, ShardingKind::TableWise);
+  EXPECT_EQ(plan.tables[0].ranks().size(), 2u);
+  for (const RankLoad &rank : plan.ranks)
+    EXPECT_GT(rank.device.optimizerState, 0);
+}
+
 TEST(ShardingPlanner, InfeasibleNamesTablesAndShortfall) {
   // 2 ranks of 1 GB; two 4 GB tables and a small one.
   std::vector<TableSpec> tables = {makeTable("huge_a", 8'000'000, 128),
@@ -305,6 +332,51 @@ TEST(ShardingPlanner, SearchBeatsGreedyOnLptTrap) {
     best = std::min(best, std::max(a, b));
   }
   EXPECT_NEAR(local, best, best * 1e-9);
+}
+
+TEST(ShardingPlanner, TinyCasesAreSolvedExactly) {
+  // Random table-wise instances of up to 8 tables on up to 4 ranks: the plan
+  // equals the brute-force optimum over all rank assignments.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> factor(1.0, 100.0);
+  std::uniform_int_distribution<int> dimIndex(0, 3);
+  const int64_t dims[] = {8, 16, 64, 128};
+  for (int instance = 0; instance < 20; ++instance) {
+    int numTables = 3 + instance % 6;
+    int64_t world = 2 + instance % 3;
+    std::vector<TableSpec> tables;
+    for (int t = 0; t < numTables; ++t)
+      tables.push_back(makeTable("t" + std::to_string(t), 1000,
+                                 dims[dimIndex(rng)], factor(rng)));
+    PlannerOptions options = makeOptions(world);
+    options.globalKind = ShardingKind::TableWise;
+    double planned = planScore(tables, options, SearchMode::Local);
+
+    CostModel model(options);
+    std::vector<double> costs;
+    for (const TableSpec &table : tables)
+      costs.push_back(model
+                          .shardLoad(table, ShardingKind::TableWise,
+                                     ComputeKernel::Fused,
+                                     Shard{0, 0, table.rows, table.dim, 0}, 1)
+                          .cost.total());
+    double base = model.baseline(tables).cost.total();
+    double best = 1e30;
+    std::vector<int> assignment(numTables, 0);
+    while (true) {
+      std::vector<double> load(world, base);
+      for (int t = 0; t < numTables; ++t)
+        load[assignment[t]] += costs[t];
+      best = std::min(best, *std::max_element(load.begin(), load.end()));
+      int t = 0;
+      while (t < numTables && ++assignment[t] == world)
+        assignment[t++] = 0;
+      if (t == numTables)
+        break;
+    }
+    EXPECT_NEAR(planned, best, best * 1e-9)
+        << numTables << " tables on " << world << " ranks";
+  }
 }
 
 TEST(ShardingPlanner, SearchNeverWorseThanGreedy) {
@@ -507,6 +579,20 @@ TEST(ShardingPlanner, BadInputsAreErrors) {
   plan = planSharding({makeTable("a", 10, 4), makeTable("a", 10, 4)}, options);
   ASSERT_FALSE(plan);
   EXPECT_NE(llvm::toString(plan.takeError()).find("twice"), std::string::npos);
+  plan = planSharding({makeTable("huge", int64_t(1) << 58, 128)}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("larger than the planner"),
+            std::string::npos);
+  plan = planSharding({makeTable("dense", 10, 4, 1e12)}, options);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("pooling factor"),
+            std::string::npos);
+  PlannerOptions bigBatch = makeOptions(1 << 20);
+  bigBatch.batchSizePerRank = 1 << 24;
+  plan = planSharding({makeTable("wide", 10, 1 << 20, 1e6)}, bigBatch);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(llvm::toString(plan.takeError()).find("2^44 bytes"),
+            std::string::npos);
   PlannerOptions zero = makeOptions(0);
   plan = planSharding({makeTable("a", 10, 4)}, zero);
   ASSERT_FALSE(plan);
