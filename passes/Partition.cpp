@@ -754,9 +754,8 @@ struct PartitionPass
     FailureOr<Analysis> analysis = analyze(func, worldSize);
     if (failed(analysis))
       return signalPassFailure();
-    func.walk([](EmbeddingBagCollectionOp op) {
-      op->removeAttr(kShardingAttr);
-    });
+    func.walk(
+        [](EmbeddingBagCollectionOp op) { op->removeAttr(kShardingAttr); });
     if (worldSize == 1) {
       // One rank holds everything: the bags stay as they are.
       for (EmbeddingBagOp bag : collectBags(func))

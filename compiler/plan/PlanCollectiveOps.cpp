@@ -77,21 +77,22 @@ LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
       inputs.push_back(-1);
     }
   }
-  // The batch: the first feature's offsets count (B, or B + 1 with
-  // include_last_offset, where only a static count tells B).
+  // The batch: the offsets count of a feature without include_last_offset
+  // (B), else a static count of one with it (B + 1); unknown otherwise.
   DimInfo batch;
-  if (numFeatures > 0)
-    if (const DimList *dims = builder_.lookupDims(fromBags.getOffsets()[0])) {
+  for (size_t f = 0; f < numFeatures && batch.symbol.empty() && !batch.size;
+       ++f)
+    if (const DimList *dims = builder_.lookupDims(fromBags.getOffsets()[f])) {
       const DimInfo &count = dims->front();
-      if (!fromBags.getIncludeLastOffset()[0])
+      if (!fromBags.getIncludeLastOffset()[f])
         batch = count;
       else if (!count.isSymbolic() && count.size > 0)
         batch = staticDim(count.size - 1);
     }
-  KjtSlotRefs out = addKjtSlots(
-      fromBags.getResult(), name, dtypeOf(type.getValueType()),
-      dtypeOf(type.getLengthType()), type.isWeighted(),
-      static_cast<int64_t>(numFeatures), batch);
+  KjtSlotRefs out =
+      addKjtSlots(fromBags.getResult(), name, dtypeOf(type.getValueType()),
+                  dtypeOf(type.getLengthType()), type.isWeighted(),
+                  static_cast<int64_t>(numFeatures), batch);
   pb::Instruction *instr = builder_.addInstruction("kjt_from_bags", name);
   for (int slot : inputs)
     instr->add_inputs(slot);
@@ -132,10 +133,9 @@ LogicalResult PlanKjtLowering::emitKjtAllToAll(Operation *op) {
   std::string name = hooks_.location(op);
   // The received KJT holds every sender's bags: its batch is known at run
   // time only.
-  KjtSlotRefs out = addKjtSlots(a2a.getResult(), name,
-                                dtypeOf(type.getValueType()),
-                                dtypeOf(type.getLengthType()),
-                                type.isWeighted(), type.getNumKeys(), {});
+  KjtSlotRefs out = addKjtSlots(
+      a2a.getResult(), name, dtypeOf(type.getValueType()),
+      dtypeOf(type.getLengthType()), type.isWeighted(), type.getNumKeys(), {});
   pb::Instruction *instr = builder_.addInstruction("kjt_all_to_all", name);
   instr->add_inputs(input.lengths);
   instr->add_inputs(input.values);
@@ -179,11 +179,11 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
   FailureOr<int> x = hooks_.operandSlot(op, input);
   if (failed(x))
     return failure();
-  FailureOr<int> collective = hooks_.collective(
-      op,
-      pooled ? pb::CollectiveDescriptor::ALL_TO_ALL
-             : pb::CollectiveDescriptor::REDUCE_SCATTER,
-      group.getRankList());
+  FailureOr<int> collective =
+      hooks_.collective(op,
+                        pooled ? pb::CollectiveDescriptor::ALL_TO_ALL
+                               : pb::CollectiveDescriptor::REDUCE_SCATTER,
+                        group.getRankList());
   if (failed(collective))
     return failure();
 
@@ -195,8 +195,8 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
                       : freshDim()};
   for (int64_t d = 1; d < payload.getRank(); ++d) {
     if (payload.isDynamicDim(d))
-      return op->emitError() << what << " needs static trailing dims, got "
-                             << payload;
+      return op->emitError()
+             << what << " needs static trailing dims, got " << payload;
     dims.push_back(staticDim(payload.getDimSize(d)));
   }
   std::string name = hooks_.location(op);

@@ -29,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -1183,6 +1184,68 @@ void annotateSignature(func::FuncOp func, pb::Signature &signature) {
     }
 }
 
+/// Renames the symbols of `program` (emitted with `own` as its signature)
+/// to those `reference` uses at the same input/output positions, so that
+/// every rank's program matches the plan's one signature. Fresh symbols
+/// differ between ranks whose programs differ; the dims they stand for do
+/// not.
+LogicalResult unifySymbols(func::FuncOp func, const pb::Signature &own,
+                           const pb::Signature &reference,
+                           pb::RankProgram &program) {
+  std::map<std::string, std::string> rename;
+  auto match = [&](const google::protobuf::RepeatedPtrField<pb::TensorSpec>
+                       &mine,
+                   const google::protobuf::RepeatedPtrField<pb::TensorSpec>
+                       &theirs) -> LogicalResult {
+    if (mine.size() != theirs.size())
+      return func.emitError("this rank's program has ")
+             << mine.size() << " inputs/outputs, rank 0's " << theirs.size();
+    for (int i = 0; i < mine.size(); ++i) {
+      if (mine[i].shape_size() != theirs[i].shape_size() ||
+          mine[i].dtype() != theirs[i].dtype())
+        return func.emitError("'")
+               << mine[i].name() << "' differs from rank 0's signature";
+      for (int d = 0; d < mine[i].shape_size(); ++d) {
+        const pb::Dim &a = mine[i].shape(d), &b = theirs[i].shape(d);
+        if (a.symbol().empty() != b.symbol().empty() ||
+            (a.symbol().empty() && a.size() != b.size()))
+          return func.emitError("dim ")
+                 << d << " of '" << mine[i].name()
+                 << "' differs from rank 0's signature";
+        if (a.symbol().empty())
+          continue;
+        auto [it, inserted] = rename.emplace(a.symbol(), b.symbol());
+        if (!inserted && it->second != b.symbol())
+          return func.emitError("symbol '")
+                 << a.symbol() << "' of this rank stands for both '"
+                 << it->second << "' and '" << b.symbol() << "' of rank 0";
+      }
+    }
+    return success();
+  };
+  if (failed(match(own.inputs(), reference.inputs())) ||
+      failed(match(own.outputs(), reference.outputs())))
+    return failure();
+  // Symbols of this rank that rank 0 uses for something else get a suffix.
+  std::set<std::string> taken;
+  for (const auto &[from, to] : rename)
+    taken.insert(to);
+  auto renamed = [&](const std::string &symbol) {
+    auto it = rename.find(symbol);
+    if (it != rename.end())
+      return it->second;
+    std::string fresh = symbol;
+    while (taken.count(fresh))
+      fresh += "_r" + std::to_string(program.rank());
+    return rename[symbol] = fresh;
+  };
+  for (pb::Slot &slot : *program.mutable_slots())
+    for (pb::Dim &dim : *slot.mutable_shape())
+      if (!dim.symbol().empty())
+        dim.set_symbol(renamed(dim.symbol()));
+  return success();
+}
+
 /// Writes one weights file per rank; removes them all on an error.
 LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
                            std::vector<std::vector<PendingConstant>> &constants,
@@ -1273,6 +1336,9 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
     pb::RankProgram *program = plan.add_programs();
     *program = std::move(*rankPlan.mutable_programs(0));
     program->set_rank(r);
+    if (r > 0 && failed(unifySymbols((*funcs)[r], rankPlan.signature(),
+                                     plan.signature(), *program)))
+      return failure();
     constants[r] = std::move(emitter.constants());
   }
   if (failed(finishPlan(module, plan, options)))

@@ -108,7 +108,8 @@ static cl::opt<std::string>
     topologyFile("topology", cl::desc("Topology JSON (docs/sharding.md)"),
                  cl::value_desc("FILE"), cl::cat(shardingCategory));
 static cl::opt<std::string>
-    statsFile("stats", cl::desc("Table and feature statistics JSON"),
+    statsFile("sharding-stats",
+              cl::desc("Table and feature statistics JSON (pooling factors)"),
               cl::value_desc("FILE"), cl::cat(shardingCategory));
 static cl::opt<std::string> importPlan(
     "plan",

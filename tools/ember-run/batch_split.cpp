@@ -154,7 +154,7 @@ Status splitGlobalBatch(const ModelSignature &sig,
         continue;
       const Tensor &ids = m->second;
       const int64_t n = ids.rank() >= 1 ? ids.dim(0) : -1;
-      int64_t stop = end < batch ? loadIndex(offsets, end)
+      int64_t stop = end < batch   ? loadIndex(offsets, end)
                      : includeLast ? loadIndex(offsets, batch)
                                    : n;
       int64_t start = first < 0 ? stop : first;

@@ -12,10 +12,12 @@ mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset):
   plan_json   --emit sharding-plan writes TorchRec ParameterSharding JSON;
               compiling with --plan of that file gives the same plan
               behaviour; --emit sharding-report prints per-rank memory/cost.
+  bad_ids     an id past its table on 2 ranks (table-wise, row-wise):
+              ember-run fails naming the id, no outputs.
   infeasible  a topology whose ranks are too small: a clear error listing
               the tables, exit 1, no output file.
-  partition_errors  a row-wise max-pooled table forced through --table-sharding:
-              an error naming the table, exit 1, no output file.
+  forced_errors  row_wise forced on a max-pooled table, an override naming
+              no table, a world size of 0: clear errors, exit 1, no output.
 Exits 77 (skip) when torch or numpy is missing for /usr/bin/python3.
 """
 import json
@@ -119,7 +121,8 @@ def sharded(model, nproc, compiler, runner, work):
         if nproc > 1:
             data = open(plan, "rb").read()
             for kernel in (b"kjt_all_to_all",):
-                if sharding != "data_parallel" and kernel not in data:
+                if sharding not in ("auto", "data_parallel") \
+                        and kernel not in data:
                     fail("the %s plan has no %s instruction"
                          % (sharding, kernel.decode()))
             for r in range(nproc):
@@ -140,7 +143,8 @@ def plan_json(compiler, runner, work):
     inputs, outputs = make_model("mixed", work)
     out = os.path.join(work, "chosen.json")
     proc = run([compiler, os.path.join(work, "model.onnx"), "-o", out,
-                "--world-size", "2", "--emit", "sharding-plan"])
+                "--world-size", "2", "--sharding", "column_wise", "--emit",
+                "sharding-plan"])
     if proc.returncode != 0:
         fail("--emit sharding-plan failed", proc)
     plan = json.load(open(out))
@@ -184,16 +188,49 @@ def infeasible(compiler, work):
     topo = os.path.join(work, "tiny.json")
     with open(topo, "w") as f:
         json.dump({"world_size": 2, "ranks_per_node": 2,
-                   "device_memory_bytes": 1024, "host_memory_bytes": 1024},
-                  f)
-    expect_error(compiler, work, ["--topology", topo], "memory")
+                   "device_memory_gb": 1e-6, "host_memory_gb": 1e-6}, f)
+    expect_error(compiler, work, ["--topology", topo], "memory short by")
 
 
-def partition_errors(compiler, work):
+def forced_errors(compiler, work):
     make_model("mixed", work)
     # Table c pools with max: row-wise would add partial maxima.
     expect_error(compiler, work, ["--world-size", "2", "--table-sharding",
-                                  "bags.2.weight=row_wise"], "max")
+                                  "/bags.2/Loop=row_wise"],
+                 "table '/bags.2/Loop' cannot be row_wise")
+    expect_error(compiler, work, ["--world-size", "2", "--table-sharding",
+                                  "/bags.9/Loop=row_wise"],
+                 "which the model does not have")
+    expect_error(compiler, work, ["--world-size", "0"],
+                 "--world-size must be at least 1")
+
+
+def bad_ids(compiler, runner, work):
+    """An id past its table on 2 ranks (table-wise and row-wise): ember-run
+    fails with an error naming the id, within the timeout, no outputs."""
+    inputs, outputs = make_model("dlrm", work)
+    ids = np.load(os.path.join(work, "ids1.npy"))
+    ids[-1] = 3000  # table 1 has 3000 rows
+    np.save(os.path.join(work, "ids1.npy"), ids)
+    for sharding in ("table_wise", "row_wise"):
+        plan = compile_plan(compiler, work, sharding,
+                            ["--world-size", "2", "--sharding", sharding])
+        outdir = os.path.join(work, "out_" + sharding)
+        cmd = [runner, plan, "--nproc", "2", "--output-dir", outdir,
+               "--timeout", "20"]
+        for name in inputs:
+            cmd += ["--input", "%s=%s" % (name,
+                                          os.path.join(work, name + ".npy"))]
+        proc = run(cmd, timeout=60)
+        if proc.returncode == 0:
+            fail("ember-run accepted an id past the table (%s)" % sharding,
+                 proc)
+        if "id 3000" not in proc.stderr or "3000 rows" not in proc.stderr:
+            fail("the error does not name the id and the table size", proc)
+        if os.path.exists(outdir) and os.listdir(outdir):
+            fail("outputs written after a failed run: %s"
+                 % os.listdir(outdir))
+        print(proc.stderr)
 
 
 def main():
@@ -202,10 +239,12 @@ def main():
     os.makedirs(work)
     if case == "plan_json":
         plan_json(compiler, runner, work)
+    elif case == "bad_ids":
+        bad_ids(compiler, runner, work)
     elif case == "infeasible":
         infeasible(compiler, work)
-    elif case == "partition_errors":
-        partition_errors(compiler, work)
+    elif case == "forced_errors":
+        forced_errors(compiler, work)
     else:
         model, n = case.rsplit("_", 1)
         sharded(model, int(n), compiler, runner, work)
