@@ -114,7 +114,7 @@ TEST_F(DialectBuilderTest, BuildsShardedLookupProgram) {
                                            pooledType.getValuesType(), ebc);
   auto pooled = PooledAllToAllOp::create(
       builder, loc, AwaitableType::get(&context, gathered), dense,
-      ArrayRef<int64_t>{48, 16}, builder.getDenseI64ArrayAttr({4, 4}), group,
+      /*batch_of=*/Value(), ArrayRef<int64_t>{48, 16}, builder.getDenseI64ArrayAttr({4, 4}), group,
       CommCodecAttr());
   auto result = WaitOp::create(builder, loc, pooled.getResult());
   func::ReturnOp::create(builder, loc, ValueRange{result});
@@ -152,7 +152,8 @@ TEST_F(DialectBuilderTest, VerifierFailureReachesDiagnosticHandler) {
   builder.setInsertionPointToStart(body);
   // Three per-rank dims for a group of two ranks.
   PooledAllToAllOp::create(builder, loc, AwaitableType::get(&context, output),
-                           body->getArgument(0), ArrayRef<int64_t>{16, 16, 16},
+                           body->getArgument(0), /*batch_of=*/Value(),
+                           ArrayRef<int64_t>{16, 16, 16},
                            DenseI64ArrayAttr(), twoRanks(), CommCodecAttr());
   func::ReturnOp::create(builder, loc);
 
