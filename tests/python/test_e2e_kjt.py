@@ -168,3 +168,26 @@ def test_all_bags_empty(tmp_path):
     dense = torch.randn(2, 3)
     check(model, example, (dense, kjt), {"dense": dense.numpy(), **kjt_arrays("features", kjt)},
           tmp_path)
+
+
+def test_kjt_built_inside_forward(tmp_path):
+    """A KJT made in forward from computed tensors (not a KJT argument): the plan reads the
+    computed values and the plain lengths input."""
+
+    class Built(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(11)
+            self.ebc = EmbeddingBagCollection([
+                EmbeddingBagConfig("t0", ROWS["ctx"], 3, ["ctx"], "mean"),
+                EmbeddingBagConfig("t1", ROWS["item"], 5, ["item"], "max")])
+
+        def forward(self, ids, lengths):
+            kjt = ember.KeyedJaggedTensor(["ctx", "item"], ids + 1, lengths)
+            return self.ebc(kjt).values()
+
+    model = Built().eval()
+    example = (torch.tensor([0, 3, 5, 7]), torch.tensor([1, 1, 0, 2]))
+    ids, lengths = torch.tensor([2, 18, 28, 0, 9]), torch.tensor([0, 2, 1, 2])
+    check(model, example, (ids, lengths), {"ids": ids.numpy(), "lengths": lengths.numpy()},
+          tmp_path)

@@ -190,6 +190,7 @@ class _Converter:
                 bound.update(node.kwargs)
                 parts = [bound.get("input"), bound.get("per_sample_weights")]
             for p in parts:
+                p = _elementwise_source(p)
                 if isinstance(p, torch.fx.Node) and p.op == "placeholder":
                     value = p.meta.get("ember_value")
                     if isinstance(value, torch.Tensor) and value.dim() == 1:
@@ -600,6 +601,22 @@ class _Converter:
         out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
         self.env[node] = None
         self.rebind(node, base, _Tensor(out, value))
+
+
+_SIZE_PRESERVING = {operator.add, operator.sub, operator.mul, torch.add, torch.sub, torch.mul,
+                    "add", "sub", "mul", "to", "long", "int", "float", "clone", "contiguous",
+                    "detach", torch.clone}
+
+
+def _elementwise_source(node: Any) -> Any:
+    """The tensor a chain of size-preserving ops with scalar operands (``ids + 1``,
+    ``ids.long()``) starts from: its value count is the count of the result."""
+    while (isinstance(node, torch.fx.Node) and node.op in ("call_function", "call_method")
+           and node.target in _SIZE_PRESERVING and node.args
+           and isinstance(node.args[0], torch.fx.Node)
+           and not any(isinstance(a, torch.fx.Node) for a in node.args[1:])):
+        node = node.args[0]
+    return node
 
 
 def _is_torchrec_ebc(mod: nn.Module) -> bool:
