@@ -191,3 +191,38 @@ def test_kjt_built_inside_forward(tmp_path):
     ids, lengths = torch.tensor([2, 18, 28, 0, 9]), torch.tensor([0, 2, 1, 2])
     check(model, example, (ids, lengths), {"ids": ids.numpy(), "lengths": lengths.numpy()},
           tmp_path)
+
+
+class PerKeyModel(nn.Module):
+    """Hand-written per-key lookups (no collection): the KJT's values split by per-key
+    lengths sums, offsets from cumsum, one nn.EmbeddingBag per key, a dense head."""
+
+    def __init__(self, modes=("sum", "mean", "max")):
+        super().__init__()
+        torch.manual_seed(12)
+        self.bags = nn.ModuleList([nn.EmbeddingBag(ROWS[k], 3, mode=m)
+                                   for k, m in zip(["user", "item", "ctx"], modes)])
+        self.head = nn.Linear(9, 2)
+
+    def forward(self, kjt):
+        lengths = kjt.lengths().view(len(kjt.keys()), -1)
+        per_key = kjt.values().split(lengths.sum(1).tolist())
+        weights = kjt.weights_or_none()
+        per_key_w = (weights.split(lengths.sum(1).tolist()) if weights is not None
+                     else [None] * len(self.bags))
+        pooled = []
+        for bag, ids, lens, w in zip(self.bags, per_key, lengths, per_key_w):
+            offsets = torch.cat([lens.new_zeros(1), lens.cumsum(0)[:-1]])
+            pooled.append(bag(ids, offsets, per_sample_weights=w))
+        return torch.relu(self.head(torch.cat(pooled, dim=1)))
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_per_key_idiom_of_embedding_bags(weighted, tmp_path):
+    """torch.fx cannot trace this (len(), split sizes from data); the exporter recognizes the
+    idiom as one KJT split per key (docs/frontend-torch.md) and the plan matches eager."""
+    model = PerKeyModel(("sum", "sum", "sum") if weighted else ("sum", "mean", "max")).eval()
+    keys = ["user", "item", "ctx"]
+    example = (random_kjt(keys, 4, weighted=weighted, seed=13),)
+    kjt = random_kjt(keys, 4, weighted=weighted, seed=14, max_len=6)
+    check(model, example, (kjt,), kjt_arrays("kjt", kjt), tmp_path)

@@ -189,11 +189,44 @@ LogicalResult convertKjtPermute(ImportContext &ctx) {
   return success();
 }
 
+/// ember.KJTSplit(kjt) -> one KJT per part: part j holds the next
+/// key_counts[j] keys
+/// attributes: key_counts (ints >= 0, required, summing to the number of keys).
+LogicalResult convertKjtSplit(ImportContext &ctx) {
+  Value input = ctx.input(0);
+  if (!input)
+    return failure();
+  auto type = dyn_cast<KeyedJaggedTensorType>(input.getType());
+  if (!type)
+    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
+                           << input.getType();
+  std::optional<SmallVector<int64_t>> counts = ctx.intsAttr("key_counts");
+  if (!counts || counts->empty())
+    return ctx.emitError() << "needs a non-empty 'key_counts' attribute";
+  int64_t total = 0;
+  for (int64_t c : *counts) {
+    if (c < 0)
+      return ctx.emitError() << "key count " << c << " is negative";
+    total += c;
+  }
+  if (total != type.getNumKeys())
+    return ctx.emitError() << "key counts sum to " << total << ", the KJT has "
+                           << type.getNumKeys() << " keys";
+  if (ctx.node().output_size() != static_cast<int>(counts->size()))
+    return ctx.emitError() << "has " << ctx.node().output_size()
+                           << " outputs for " << counts->size() << " parts";
+  auto split = KJTSplitOp::create(ctx.builder, ctx.loc(), input, *counts);
+  for (auto [i, result] : llvm::enumerate(split.getResults()))
+    ctx.setOutput(i, result);
+  return success();
+}
+
 } // namespace
 
 void registerEmberKjtConverters(OpConverterRegistry &r) {
   r.add(kEmberDomain, "KJT", convertKjt, {"keys", "offsets"});
   r.add(kEmberDomain, "KJTPermute", convertKjtPermute, {"permutation"});
+  r.add(kEmberDomain, "KJTSplit", convertKjtSplit, {"key_counts"});
   r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
         {"feature_tables", "pooling"});
 }

@@ -18,6 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .errors import TraceError
+from ._kjt_idiom import match_per_key_bag, split_by_per_key_sizes
 from .kjt import make_kjt
 from .modules import EmbeddingBagCollection
 from .recursive import trace
@@ -89,6 +90,8 @@ class _Converter:
         self.env: Dict[torch.fx.Node, Any] = {}
         self.counter = 0
         self.uses_ember = False
+        # (values, lengths, weights, K) of a per-key KJT idiom -> its K single-key KJTs.
+        self.per_key_kjts: Dict[Tuple[str, str, Optional[str], int], List[str]] = {}
 
     # ---------------------------------------------------------------- helpers
     def fresh(self, base: str) -> str:
@@ -184,6 +187,8 @@ class _Converter:
             parts = []
             if node.target is make_kjt:
                 parts = [node.args[1]] + list(node.args[3:4])
+            elif split_by_per_key_sizes(node):
+                parts = [node.args[0]]
             elif node.op == "call_module" and isinstance(self.gm.get_submodule(node.target),
                                                          nn.EmbeddingBag):
                 bound = dict(zip(["input", "offsets", "per_sample_weights"], node.args))
@@ -226,6 +231,8 @@ class _Converter:
                 self.convert_module(node, self.gm.get_submodule(node.target), value)
             else:
                 self.convert_op(node, value)
+        self.remove_dead_nodes()
+        self.name_kjt_inputs()
         graph = self.helper.make_graph(self.nodes, graph_name, self.inputs, self.outputs,
                                        self.initializers)
         opsets = [self.helper.make_opsetid("", OPSET)]
@@ -234,6 +241,51 @@ class _Converter:
         model = self.helper.make_model(graph, opset_imports=opsets, producer_name="ember")
         model.ir_version = min(model.ir_version, 8)
         return model
+
+    def remove_dead_nodes(self) -> None:
+        """Drops nodes and initializers no output depends on (e.g. the Split / CumSum of a
+        per-key KJT idiom that was exported as KJT nodes instead)."""
+        used = {o.name for o in self.outputs}
+        kept = []
+        for n in reversed(self.nodes):
+            if any(o in used for o in n.output):
+                kept.append(n)
+                used.update(i for i in n.input if i)
+        self.nodes = kept[::-1]
+        self.initializers = [t for t in self.initializers if t.name in used]
+
+    def name_kjt_inputs(self) -> None:
+        """Graph inputs ``x_1``, ``x_2`` [, ``x_3``] that are exactly the parts of one KJT
+        node become ``x.values``, ``x.lengths`` [, ``x.weights``] (ember-compile's KJT
+        input ``x``)."""
+        inputs = {i.name: i for i in self.inputs}
+        renames: Dict[str, str] = {}
+        for n in self.nodes:
+            if n.domain != EMBER_DOMAIN or n.op_type != "KJT":
+                continue
+            parts = list(n.input)
+            if not all(p in inputs and p not in renames for p in parts) or \
+                    any(p.endswith((".values", ".lengths", ".weights")) for p in parts):
+                continue
+            bases = {p.rsplit("_", 1)[0] for p in parts}
+            if len(bases) != 1 or len(set(parts)) != len(parts):
+                continue
+            base = bases.pop()
+            for p, suffix in zip(parts, ("values", "lengths", "weights")):
+                if f"{base}.{suffix}" not in inputs:
+                    renames[p] = f"{base}.{suffix}"
+        if not renames:
+            return
+        for i in self.inputs:
+            if i.name in renames:
+                i.name = renames[i.name]
+                for d in i.type.tensor_type.shape.dim:
+                    if d.dim_param.startswith("N_"):
+                        d.dim_param = "N_" + i.name.replace(".", "_")
+        for n in self.nodes:
+            for j, name in enumerate(n.input):
+                if name in renames:
+                    n.input[j] = renames[name]
 
     def convert_output(self, node: torch.fx.Node) -> None:
         leaves = []
@@ -313,6 +365,11 @@ class _Converter:
         names = ["input", "offsets", "per_sample_weights"]
         bound = dict(zip(names, args))
         bound.update(kw)
+        per_key = match_per_key_bag(bound.get("input"), bound.get("offsets"),
+                                    bound.get("per_sample_weights"))
+        if per_key is not None and mod.padding_idx is None and not mod.include_last_offset:
+            self.convert_per_key_bag(node, mod, per_key, value)
+            return
         ids = bound["input"]
         ids_value = self.env[ids].value
         offsets = bound.get("offsets")
@@ -335,6 +392,26 @@ class _Converter:
         if mod.padding_idx is not None:
             attrs["padding_idx"] = int(mod.padding_idx)
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
+        self.env[node] = _Tensor(out, value)
+
+    def convert_per_key_bag(self, node, mod: nn.EmbeddingBag, match, value) -> None:
+        """An EmbeddingBag over key k of a KJT read through the per-key idiom (_kjt_idiom.py):
+        one ember.KJT + ember.KJTSplit per KJT, then a one-table EmbeddingBagCollection."""
+        parts_in = [self.tensor(match.values, node), self.tensor(match.lengths, node)]
+        if match.weights is not None:
+            parts_in.append(self.tensor(match.weights, node))
+        key = (parts_in[0], parts_in[1], parts_in[2] if len(parts_in) > 2 else None,
+               match.num_keys)
+        if key not in self.per_key_kjts:
+            kjt = self.emit("KJT", parts_in, node, domain=EMBER_DOMAIN,
+                            keys=[f"key{i}" for i in range(match.num_keys)])[0]
+            self.per_key_kjts[key] = self.emit("KJTSplit", [kjt], node, n_out=match.num_keys,
+                                               domain=EMBER_DOMAIN,
+                                               key_counts=[1] * match.num_keys)
+        part = self.per_key_kjts[key][match.key]
+        weight = self.const(mod.weight, f"{node.target}.weight")
+        out = self.emit("EmbeddingBagCollection", [part, weight], node, domain=EMBER_DOMAIN,
+                        feature_tables=[0], pooling=[mod.mode])[0]
         self.env[node] = _Tensor(out, value)
 
     def convert_ebc(self, node, tables, features, value) -> None:
