@@ -226,3 +226,31 @@ def test_per_key_idiom_of_embedding_bags(weighted, tmp_path):
     example = (random_kjt(keys, 4, weighted=weighted, seed=13),)
     kjt = random_kjt(keys, 4, weighted=weighted, seed=14, max_len=6)
     check(model, example, (kjt,), kjt_arrays("kjt", kjt), tmp_path)
+
+
+class InPlaceFullSlices(nn.Module):
+    """In-place ops, also through full-range views (a write there is a write to the base),
+    and full-range slices that the compiler drops (simplify-slices)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(15)
+        self.lin = nn.Linear(4, 6)
+        self.bag = nn.EmbeddingBag(10, 2, mode="sum")
+
+    def forward(self, x, ids, offsets):
+        z = torch.cat([self.lin(x), self.bag(ids, offsets)], 1)
+        z += 1
+        y = z[0:z.size(0)]      # a full-range view of z
+        y.relu_()               # ... so z changes too
+        w = z[:, :].contiguous()
+        w.sub_(0.25)            # and again (w, y and z are one tensor)
+        return y[:, 0:8] + z, w
+
+
+def test_inplace_writes_through_full_range_views(tmp_path):
+    model = InPlaceFullSlices().eval()
+    example = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
+    run = (torch.randn(3, 4), torch.tensor([9, 0, 0, 4]), torch.tensor([0, 0, 3]))
+    check(model, example, run, {n: t.numpy() for n, t in zip(["x", "ids", "offsets"], run)},
+          tmp_path)

@@ -145,3 +145,20 @@ def test_mixed_standard_ops_match_eager(tmp_path):
     outs = onnx_reference.run(m, feeds)
     for got, want in zip(outs, model(*inputs)):
         np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_write_through_a_full_range_view_is_a_write_to_the_base():
+    """y = z[0:n] and z[:, :].contiguous() alias all of z: in-place ops on them change z."""
+    import test_e2e_kjt
+
+    model = test_e2e_kjt.InPlaceFullSlices().eval()
+    inputs = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
+    m = ember.to_onnx(model, inputs)
+    got = onnx_reference.run(m, {"x": inputs[0].numpy(), "ids": inputs[1].numpy(),
+                                 "offsets": inputs[2].numpy()})
+    with torch.no_grad():
+        want = [t.numpy() for t in model(*inputs)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    ops = [n.op_type for n in m.graph.node]
+    assert ops.count("Relu") == 1 and ops.count("Sub") == 1 and "ScatterND" not in ops

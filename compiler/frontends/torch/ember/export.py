@@ -72,10 +72,14 @@ _VIEW_PRODUCERS = {"view", "reshape", "flatten", "transpose", "permute", "t", "s
 
 
 class _Tensor:
-    def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None):
+    def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None,
+                 full_view: bool = False):
         self.name = name
         self.value = value
         self.view_of = view_of
+        # A view of all of view_of's elements in the same layout (x[:, :], x.contiguous()):
+        # a write through it is a write to the base.
+        self.full_view = full_view and view_of is not None
 
 
 class _Converter:
@@ -155,6 +159,9 @@ class _Converter:
             raise self.error(node, f"argument '{arg.name}' must be known at export time")
         if isinstance(arg, (list, tuple)):
             return type(arg)(self.concrete(a, node) for a in arg)
+        if isinstance(arg, slice):  # x[0:x.size(0)]: bounds computed from sizes
+            return slice(self.concrete(arg.start, node), self.concrete(arg.stop, node),
+                         self.concrete(arg.step, node))
         return arg
 
     # ---------------------------------------------------------------- driver
@@ -485,8 +492,10 @@ class _Converter:
         elif target in _IDENTITY:
             # clone is a copy; contiguous/detach alias their input (a later write shows in both).
             copy = target in ("clone", torch.clone)
+            src = self.env[args[0]]
             self.env[node] = _Tensor(self.tensor(args[0], node), value,
-                                     view_of=None if copy else self.base_of(args[0]))
+                                     view_of=None if copy else self.base_of(args[0]),
+                                     full_view=src.view_of is None or src.full_view)
         elif target is torch.cat or target is torch.concat:
             tensors = args[0]
             dim = args[1] if len(args) > 1 else kw.get("dim", 0)
@@ -567,14 +576,19 @@ class _Converter:
         old = self.env[mutated]
         if not isinstance(old, _Tensor):
             raise self.error(node, "in-place write on a non-tensor")
+        base = old
         if old.view_of is not None:
-            raise self.error(node, "in-place write through a view is not exported yet")
+            if not old.full_view:
+                raise self.error(node, "in-place write through a view of part of a tensor is "
+                                       "not exported yet")
+            base = old.view_of  # a full-range view: the write replaces the base's value
         for other, r in list(self.env.items()):
-            if isinstance(r, _Tensor) and r.view_of is old and any(
+            if isinstance(r, _Tensor) and r.view_of is base and not r.full_view and any(
                     u for u in other.users if _after(u, node)):
                 raise self.error(node, f"'{other.name}' views the mutated tensor and is used after the write")
         for key, r in list(self.env.items()):
-            if r is old:
+            if r is old or r is base or (isinstance(r, _Tensor) and r.view_of is base
+                                         and r.full_view):
                 self.env[key] = rep
 
     def base_of(self, arg: torch.fx.Node) -> _Tensor:
@@ -659,7 +673,10 @@ class _Converter:
             name = self.emit("Squeeze", [name, self.const(squeeze, "axes", torch.int64)], node)[0]
         if unsqueeze:
             name = self.emit("Unsqueeze", [name, self.const(unsqueeze, "axes", torch.int64)], node)[0]
-        self.env[node] = _Tensor(name, value, view_of=self.base_of(base))
+        full = (not squeeze and not unsqueeze and (rep.view_of is None or rep.full_view)
+                and all(st == 0 and en == shape[ax] and sp == 1
+                        for st, en, ax, sp in zip(starts, ends, axes, steps)))
+        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full)
 
     def convert_setitem(self, node, args) -> None:
         base, index, update = args
