@@ -254,3 +254,15 @@ def test_inplace_writes_through_full_range_views(tmp_path):
     run = (torch.randn(3, 4), torch.tensor([9, 0, 0, 4]), torch.tensor([0, 0, 3]))
     check(model, example, run, {n: t.numpy() for n, t in zip(["x", "ids", "offsets"], run)},
           tmp_path)
+
+
+def test_kjt_input_given_as_offsets(tmp_path):
+    """ember-run also takes a KJT input as NAME.values + NAME.offsets."""
+    model = SparseModel().eval()
+    keys = ["user", "item", "ctx"]
+    example = (torch.randn(3, 3), random_kjt(keys, 3, seed=16))
+    dense, kjt = torch.randn(3, 3), random_kjt(keys, 3, seed=17)
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), kjt.lengths().cumsum(0)])
+    check(model, example, (dense, kjt), {"dense": dense.numpy(), "features.values":
+                                         kjt.values().numpy(), "features.offsets": offsets.numpy()},
+          tmp_path)
