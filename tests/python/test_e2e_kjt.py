@@ -3,9 +3,11 @@
 A TorchRec-style model: a KeyedJaggedTensor input feeding an EmbeddingBagCollection
 (ember's own; TorchRec's when installed is in test_torchrec.py), sum / mean / max pooling,
 weighted KJTs, features read in another order than the KJT holds them (a KJT permute), a KJT
-key that no table reads, and DLRM-style models built from nn.EmbeddingBag. Random data with
-fixed seeds; edge cases: empty bags, batch 1, ids at the table edge, other value counts than
-the example had.
+key that no table reads, a KJT built inside forward, the hand-written per-key idiom
+(values.split(lengths.view(K, -1).sum(1).tolist()) into nn.EmbeddingBags), DLRM-style models
+built from nn.EmbeddingBag, and in-place ops through full-range views. Random data with fixed
+seeds; edge cases: empty bags, no ids at all, batch 1, ids at the table edge, other value counts
+than the example had, a KJT input given as offsets.
 """
 
 import numpy as np
