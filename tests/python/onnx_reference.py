@@ -119,6 +119,9 @@ def run(model, feeds):
                 outs = [_Kjt([x[0].keys[k] for k in perm], np.concatenate([p[0] for p in parts]),
                              np.concatenate([p[1] for p in parts]),
                              None if x[0].weights is None else np.concatenate([p[2] for p in parts]))]
+            elif op == "KeyedTensorGet":
+                start, dim = _attr(node, "start"), _attr(node, "dim")
+                outs = [x[0][:, start:start + dim]]
             elif op == "EmbeddingBagCollection":
                 outs = [_embedding_bag_collection(node, *x)]
             else:

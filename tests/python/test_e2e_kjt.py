@@ -42,9 +42,8 @@ def random_kjt(keys, batch, weighted=False, max_len=4, seed=0, edge=True):
 
 
 class SparseModel(nn.Module):
-    """TorchRec-style: pooled embeddings of a KJT, a dense tower, the pooled values also
-    returned as they are. (Reading one key, ``pooled["user"]``, exports as a Slice, which the
-    plan emitter does not lower yet.)"""
+    """TorchRec-style: pooled embeddings of a KJT, a dense tower, one key's columns read by
+    name (``pooled["user"]``) and through ``to_dict()``."""
 
     def __init__(self, poolings=("sum", "mean", "max"), dense_in=3):
         super().__init__()
@@ -60,7 +59,7 @@ class SparseModel(nn.Module):
     def forward(self, dense, features):
         pooled = self.ebc(features)
         x = torch.cat([pooled.values(), self.dense(dense)], dim=1)
-        return torch.sigmoid(self.over(x)), pooled.values()
+        return torch.sigmoid(self.over(x)), pooled["user"], pooled.to_dict()["ctx"]
 
 
 def eager(model, *inputs):

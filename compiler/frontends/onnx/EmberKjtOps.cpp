@@ -221,12 +221,51 @@ LogicalResult convertKjtSplit(ImportContext &ctx) {
   return success();
 }
 
+/// ember.KeyedTensorGet(values [B, sum D]) -> [B, D] (the columns of `key`)
+/// attributes: key (string), start (int), dim (int). `values` must be the
+/// output of an ember.EmbeddingBagCollection node whose keyed tensor has `key`
+/// at columns [start, start + dim).
+LogicalResult convertKeyedTensorGet(ImportContext &ctx) {
+  Value values = ctx.input(0);
+  if (!values)
+    return failure();
+  auto producer = values.getDefiningOp<KeyedTensorValuesOp>();
+  if (!producer)
+    return ctx.emitError() << "input 0 must be the output of an "
+                              "ember.EmbeddingBagCollection node";
+  auto type = cast<KeyedTensorType>(producer.getInput().getType());
+  std::string key = ctx.stringAttr("key", "");
+  std::optional<unsigned> index = type.getKeyIndex(key);
+  if (!index)
+    return ctx.emitError() << "the keyed tensor has no key '" << key << "'";
+  int64_t start = ctx.intAttr("start", -1), dim = ctx.intAttr("dim", -1);
+  if (start != type.getColumnOffset(*index) || dim != type.getDims()[*index])
+    return ctx.emitError() << "key '" << key << "' has columns ["
+                           << type.getColumnOffset(*index) << ", "
+                           << type.getColumnOffset(*index) +
+                                  type.getDims()[*index]
+                           << "), not [" << start << ", " << start + dim << ")";
+  auto get = KeyedTensorGetOp::create(ctx.builder, ctx.loc(),
+                                      producer.getInput(), key);
+  Value result = get.getResult();
+  // Keep the batch dim of the values (static in static exports).
+  auto valuesType = cast<RankedTensorType>(values.getType());
+  auto resultType = RankedTensorType::get({valuesType.getDimSize(0), dim},
+                                          valuesType.getElementType());
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(ctx.builder, ctx.loc(), resultType, result);
+  ctx.setOutput(0, result);
+  return success();
+}
+
 } // namespace
 
 void registerEmberKjtConverters(OpConverterRegistry &r) {
   r.add(kEmberDomain, "KJT", convertKjt, {"keys", "offsets"});
   r.add(kEmberDomain, "KJTPermute", convertKjtPermute, {"permutation"});
   r.add(kEmberDomain, "KJTSplit", convertKjtSplit, {"key_counts"});
+  r.add(kEmberDomain, "KeyedTensorGet", convertKeyedTensorGet,
+        {"key", "start", "dim"});
   r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
         {"feature_tables", "pooling"});
 }

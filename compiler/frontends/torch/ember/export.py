@@ -454,15 +454,24 @@ class _Converter:
         if target == "values":
             self.env[node] = values
         elif target is operator.getitem and isinstance(args[1], str):
-            i = kt.keys().index(args[1])
-            start, dim = kt.offset_per_key()[i], kt.length_per_key()[i]
-            out = self.emit("Slice", [values.name, self.const([start], "starts", torch.int64),
-                                      self.const([start + dim], "ends", torch.int64),
-                                      self.const([1], "axes", torch.int64)], node)[0]
-            self.env[node] = _Tensor(out, value)
+            self.env[node] = self.keyed_get(node, values, kt, args[1], value)
+        elif target == "to_dict":
+            # One get per key (the unused ones are dropped with the dead nodes).
+            self.env[node] = ("dict", {k: self.keyed_get(node, values, kt, k, value[k])
+                                       for k in kt.keys()})
         else:
-            raise self.error(node, "only values() and [key] of a KeyedTensor are exported")
+            raise self.error(node, "only values(), [key] and to_dict() of a KeyedTensor are "
+                                   "exported")
         return True
+
+    def keyed_get(self, node, values: _Tensor, kt, key: str, value) -> _Tensor:
+        """kt[key]: ember.KeyedTensorGet of the collection's output (its key's columns)."""
+        if key not in kt.keys():
+            raise self.error(node, f"the KeyedTensor has no key '{key}'")
+        i = kt.keys().index(key)
+        out = self.emit("KeyedTensorGet", [values.name], node, domain=EMBER_DOMAIN, key=key,
+                        start=int(kt.offset_per_key()[i]), dim=int(kt.length_per_key()[i]))[0]
+        return _Tensor(out, value)
 
     # ---------------------------------------------------------------- ops
     def convert_op(self, node: torch.fx.Node, value: Any) -> None:
@@ -630,6 +639,12 @@ class _Converter:
         rep = self.env[base]
         if isinstance(rep, tuple) and rep[0] == "list":
             self.env[node] = rep[1][int(self.concrete(index, node))]
+            return
+        if isinstance(rep, tuple) and rep[0] == "dict":
+            key = self.concrete(index, node)
+            if key not in rep[1]:
+                raise self.error(node, f"no key {key!r}")
+            self.env[node] = rep[1][key]
             return
         if not isinstance(rep, _Tensor):
             raise self.error(node, "indexing a non-tensor value")

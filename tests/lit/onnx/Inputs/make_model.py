@@ -343,6 +343,25 @@ def ember_kjt_split_bad_counts():
 
 
 @register
+def ember_keyed_get():
+    """KeyedTensorGet of a collection's output: key "a" (after the permute: columns 4..6)."""
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    nodes.append(helper.make_node("KeyedTensorGet", ["pooled"], ["a_cols"], name="get_a",
+                                  domain="ember", key="a", start=4, dim=2))
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("a_cols", F, [3, 2])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_keyed_get_bad_columns():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    nodes.append(helper.make_node("KeyedTensorGet", ["pooled"], ["a_cols"], name="get_a",
+                                  domain="ember", key="a", start=0, dim=2))
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("a_cols", F, [3, 2])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
 def ember_ebc_not_a_kjt():
     nodes = [helper.make_node("EmbeddingBagCollection", ["v", "t0"], ["pooled"], name="ebc",
                               domain="ember", feature_tables=[0], pooling=["sum"])]
