@@ -10,6 +10,8 @@ seeds; edge cases: empty bags, no ids at all, batch 1, ids at the table edge, ot
 than the example had, a KJT input given as offsets.
 """
 
+import operator
+
 import numpy as np
 import pytest
 import torch
@@ -267,3 +269,33 @@ def test_kjt_input_given_as_offsets(tmp_path):
     check(model, example, (dense, kjt), {"dense": dense.numpy(), "features.values":
                                          kjt.values().numpy(), "features.offsets": offsets.numpy()},
           tmp_path)
+
+
+class KeysLoop(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(18)
+        self.ebc = EmbeddingBagCollection([
+            EmbeddingBagConfig("t0", ROWS["user"], 4, ["user"], "sum"),
+            EmbeddingBagConfig("t1", ROWS["item"], 2, ["item"], "mean")])
+
+    def forward(self, kjt):
+        pooled = self.ebc(kjt)
+        return torch.cat([pooled[k] for k in reversed(pooled.keys())], dim=1)
+
+
+def test_loop_over_keyed_tensor_keys(tmp_path):
+    """Iterating a leaf's KeyedTensor keys: torch.fx fails (it cannot iterate a Proxy); ember
+    records keys() and one getitem per key, and the plan reads each key's columns."""
+    from helpers import assert_fx_fails, nodes
+
+    model = KeysLoop().eval()
+    assert_fx_fails(model)
+    keys = ["user", "item"]
+    example = (random_kjt(keys, 3, seed=19),)
+    gm = ember.trace(model, example)[""]
+    (keys_node,) = nodes(gm, "call_method", "keys")
+    gets = [n for n in nodes(gm, "call_function", operator.getitem) if n.args[0].target == "ebc"]
+    assert [g.args[1].args for g in gets] == [(keys_node, 1), (keys_node, 0)]
+    kjt = random_kjt(keys, 3, seed=20)
+    check(model, example, (kjt,), kjt_arrays("kjt", kjt), tmp_path)

@@ -453,8 +453,10 @@ class _Converter:
         _, values, kt = rep
         if target == "values":
             self.env[node] = values
-        elif target is operator.getitem and isinstance(args[1], str):
-            self.env[node] = self.keyed_get(node, values, kt, args[1], value)
+        elif target == "keys":
+            self.env[node] = ("const", list(kt.keys()))
+        elif target is operator.getitem and isinstance(self.concrete(args[1], node), str):
+            self.env[node] = self.keyed_get(node, values, kt, self.concrete(args[1], node), value)
         elif target == "to_dict":
             # One get per key (the unused ones are dropped with the dead nodes).
             self.env[node] = ("dict", {k: self.keyed_get(node, values, kt, k, value[k])
@@ -639,6 +641,9 @@ class _Converter:
         rep = self.env[base]
         if isinstance(rep, tuple) and rep[0] == "list":
             self.env[node] = rep[1][int(self.concrete(index, node))]
+            return
+        if isinstance(rep, tuple) and rep[0] == "const" and isinstance(rep[1], (list, tuple)):
+            self.env[node] = ("const", rep[1][int(self.concrete(index, node))])
             return
         if isinstance(rep, tuple) and rep[0] == "dict":
             key = self.concrete(index, node)
