@@ -362,6 +362,23 @@ def ember_keyed_get_bad_columns():
 
 
 @register
+def ember_kjt_into_onnx_op():
+    nodes = [helper.make_node("KJT", ["v", "l"], ["kjt"], name="make_kjt", domain="ember",
+                              keys=["a"]),
+             helper.make_node("Relu", ["kjt"], ["r"], name="relu")]
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [3])], [vi("r", F, [3])],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_as_output():
+    nodes = [helper.make_node("KJT", ["v", "l"], ["kjt"], name="make_kjt", domain="ember",
+                              keys=["a"])]
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [3])], [vi("kjt", I64, [3])],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
 def ember_ebc_not_a_kjt():
     nodes = [helper.make_node("EmbeddingBagCollection", ["v", "t0"], ["pooled"], name="ebc",
                               domain="ember", feature_tables=[0], pooling=["sum"])]
