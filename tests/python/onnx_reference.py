@@ -32,6 +32,54 @@ def _embedding_bag(node, weight, ids, offsets, psw=None):
     return out
 
 
+class _Kjt:
+    """A KJT value: keys, values, key-major lengths, optional weights."""
+
+    def __init__(self, keys, values, lengths, weights=None):
+        self.keys, self.values, self.lengths, self.weights = list(keys), values, lengths, weights
+        assert len(lengths) % len(keys) == 0
+        self.batch = len(lengths) // len(keys)
+
+    def key_parts(self, k):
+        """(ids, lengths, weights) of key k."""
+        starts = np.concatenate([[0], np.cumsum(self.lengths)])
+        lo, hi = starts[k * self.batch], starts[(k + 1) * self.batch]
+        w = None if self.weights is None else self.weights[lo:hi]
+        return self.values[lo:hi], self.lengths[k * self.batch:(k + 1) * self.batch], w
+
+
+def _kjt_split(kjt, counts):
+    out, key = [], 0
+    for c in counts:
+        parts = [kjt.key_parts(k) for k in range(key, key + c)]
+        cat = lambda i, dt: np.concatenate([p[i] for p in parts]) if parts else np.zeros(0, dt)
+        out.append(_Kjt(kjt.keys[key:key + c], cat(0, kjt.values.dtype), cat(1, kjt.lengths.dtype),
+                        None if kjt.weights is None else cat(2, np.float32)))
+        key += c
+    return out
+
+
+def _embedding_bag_collection(node, kjt, *weights):
+    feature_tables, pooling = _attr(node, "feature_tables"), _attr(node, "pooling")
+    pooled = []
+    for k, t in enumerate(feature_tables):
+        pooled.append(_pool(weights[t], *kjt.key_parts(k), pooling[t]))
+    return np.concatenate(pooled, axis=1).astype(np.float32)
+
+
+def _pool(weight, ids, lengths, w, mode):
+    """Bags of consecutive ids (one per length) pooled with ``mode``; empty bags are 0."""
+    out, pos = np.zeros((len(lengths), weight.shape[1]), np.float32), 0
+    for b, n in enumerate(lengths):
+        if n:
+            rows = weight[ids[pos:pos + n]].astype(np.float64)
+            if w is not None:
+                rows = rows * w[pos:pos + n, None]
+            out[b] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0)}[mode]
+        pos += n
+    return out
+
+
 def _attr(node, name, default=None):
     for a in node.attribute:
         if a.name == name:
@@ -62,7 +110,20 @@ def run(model, feeds):
             if op == "EmbeddingBag":
                 outs = [_embedding_bag(node, *x)]
             elif op == "KJT":
-                outs = [tuple(x)]
+                outs = [_Kjt(_attr(node, "keys"), *x)]
+            elif op == "KJTSplit":
+                outs = _kjt_split(x[0], _attr(node, "key_counts"))
+            elif op == "KJTPermute":
+                perm = _attr(node, "permutation")
+                parts = [x[0].key_parts(k) for k in perm]
+                outs = [_Kjt([x[0].keys[k] for k in perm], np.concatenate([p[0] for p in parts]),
+                             np.concatenate([p[1] for p in parts]),
+                             None if x[0].weights is None else np.concatenate([p[2] for p in parts]))]
+            elif op == "KeyedTensorGet":
+                start, dim = _attr(node, "start"), _attr(node, "dim")
+                outs = [x[0][:, start:start + dim]]
+            elif op == "EmbeddingBagCollection":
+                outs = [_embedding_bag_collection(node, *x)]
             else:
                 raise NotImplementedError(f"ember.{op}")
         elif op == "Identity":

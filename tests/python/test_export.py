@@ -32,38 +32,49 @@ def test_plain_fx_fails_on_the_model():
 
 def test_signature_follows_forward_with_kjt_flattened(exported):
     _, _, m = exported
-    assert [i.name for i in m.graph.input] == ["dense", "kjt_1", "kjt_2"]
-    dims = [[d.dim_value for d in i.type.tensor_type.shape.dim] for i in m.graph.input]
-    assert dims == [[3, 3], [7], [6]]
+    # The KJT's parts feed one ember.KJT node (the per-key idiom), so they are named as
+    # ember-compile's KJT input "kjt"; the value count is symbolic.
+    assert [i.name for i in m.graph.input] == ["dense", "kjt.values", "kjt.lengths"]
+    dims = [[d.dim_value or d.dim_param for d in i.type.tensor_type.shape.dim]
+            for i in m.graph.input]
+    assert dims == [[3, 3], ["N_kjt_values"], [6]]
     assert [o.name for o in m.graph.output] == ["output_0"]
     assert {(o.domain, o.version) for o in m.opset_import} == {("", 17), ("ember", 1)}
 
 
 def test_embedding_bags_are_ember_nodes_with_weight_initializers(exported):
     model, _, m = exported
-    bags = [n for n in m.graph.node if n.domain == "ember"]
-    assert [n.op_type for n in bags] == ["EmbeddingBag", "EmbeddingBag"]
-    assert [onnx.helper.get_attribute_value(a) for n in bags for a in n.attribute if a.name == "mode"] == [b"sum", b"mean"]
+    # values.split(lengths.view(K, -1).sum(1).tolist()) + cumsum offsets into each bag: one
+    # KJT, split per key, one single-table collection per bag (no Split / CumSum left).
+    ember_nodes = [n for n in m.graph.node if n.domain == "ember"]
+    assert [n.op_type for n in ember_nodes] == ["KJT", "KJTSplit", "EmbeddingBagCollection",
+                                                "EmbeddingBagCollection"]
+    kjt, split, bag0, bag1 = ember_nodes
+    assert list(kjt.input) == ["kjt.values", "kjt.lengths"]
+    assert list(bag0.input) == [split.output[0], "tables.0.weight"]
+    assert list(bag1.input) == [split.output[1], "tables.1.weight"]
+    pooling = [onnx.helper.get_attribute_value(a) for n in (bag0, bag1) for a in n.attribute
+               if a.name == "pooling"]
+    assert pooling == [[b"sum"], [b"mean"]]
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
-    assert [n.input[0] for n in bags] == ["tables.0.weight", "tables.1.weight"]
     assert np.array_equal(inits["tables.1.weight"], model.tables[1].weight.detach().numpy())
     ops = {n.op_type for n in m.graph.node}
-    assert {"Gemm", "Split", "ScatterND", "Concat", "Sigmoid"} <= ops
-    assert "Loop" not in ops
+    assert {"Gemm", "ScatterND", "Concat", "Sigmoid"} <= ops
+    assert not ops & {"Loop", "Split", "CumSum"}
 
 
 def test_reference_evaluation_matches_eager(exported):
     model, (dense, kjt), m = exported
-    (out,) = onnx_reference.run(m, {"dense": dense.numpy(), "kjt_1": kjt.values().numpy(),
-                                    "kjt_2": kjt.lengths().numpy()})
+    (out,) = onnx_reference.run(m, {"dense": dense.numpy(), "kjt.values": kjt.values().numpy(),
+                                    "kjt.lengths": kjt.lengths().numpy()})
     expected = model(dense, kjt).detach().numpy()
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
     # Another batch with the same shapes (ids at the table edge, an empty bag).
     other = ember.KeyedJaggedTensor(["a", "b"], torch.tensor([9, 0, 9, 1, 2, 3, 4]),
                                     torch.tensor([0, 3, 1, 1, 1, 1]))
     dense2 = torch.randn(3, 3)
-    (out2,) = onnx_reference.run(m, {"dense": dense2.numpy(), "kjt_1": other.values().numpy(),
-                                     "kjt_2": other.lengths().numpy()})
+    (out2,) = onnx_reference.run(m, {"dense": dense2.numpy(), "kjt.values": other.values().numpy(),
+                                     "kjt.lengths": other.lengths().numpy()})
     np.testing.assert_allclose(out2, model(dense2, other).detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
@@ -108,7 +119,7 @@ def _cli(*args, cwd):
 def test_command_line(tmp_path):
     ok = _cli("export_models:tiny_dlrm", str(tmp_path / "m.onnx"), cwd=str(tmp_path))
     assert ok.returncode == 0, ok.stderr
-    assert [i.name for i in onnx.load(str(tmp_path / "m.onnx")).graph.input] == ["dense", "kjt_1", "kjt_2"]
+    assert [i.name for i in onnx.load(str(tmp_path / "m.onnx")).graph.input] == ["dense", "kjt.values", "kjt.lengths"]
     bad = _cli("export_models:branchy", str(tmp_path / "b.onnx"), cwd=str(tmp_path))
     assert bad.returncode == 1 and "gate: DataDependentControlFlowError" in bad.stderr
     assert not (tmp_path / "b.onnx").exists()
@@ -134,3 +145,20 @@ def test_mixed_standard_ops_match_eager(tmp_path):
     outs = onnx_reference.run(m, feeds)
     for got, want in zip(outs, model(*inputs)):
         np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_write_through_a_full_range_view_is_a_write_to_the_base():
+    """y = z[0:n] and z[:, :].contiguous() alias all of z: in-place ops on them change z."""
+    import test_e2e_kjt
+
+    model = test_e2e_kjt.InPlaceFullSlices().eval()
+    inputs = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
+    m = ember.to_onnx(model, inputs)
+    got = onnx_reference.run(m, {"x": inputs[0].numpy(), "ids": inputs[1].numpy(),
+                                 "offsets": inputs[2].numpy()})
+    with torch.no_grad():
+        want = [t.numpy() for t in model(*inputs)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    ops = [n.op_type for n in m.graph.node]
+    assert ops.count("Relu") == 1 and ops.count("Sub") == 1 and "ScatterND" not in ops

@@ -1,21 +1,19 @@
 //===- EmberKjtOps.cpp - KJT nodes of the 'ember' ONNX domain -------------===//
 //
-// ember.KJT builds a keyed jagged tensor from its parts, and
-// ember.EmbeddingBagCollection looks every KJT feature up in its table.
+// ember.KJT builds a keyed jagged tensor from its parts, KJTPermute and
+// KJTSplit rearrange its keys, ember.EmbeddingBagCollection looks every KJT
+// feature up in its table and KeyedTensorGet reads one key's columns.
 // Documented (inputs, attributes) in docs/frontend-onnx.md. A KJT is an MLIR
 // value of type !ember.kjt that only these nodes consume; graph inputs that
-// feed an ember.KJT node become one KJT argument (promoteKjtInputs).
+// feed an ember.KJT node become one KJT argument (KjtInputs.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ember/EmberOps.h"
 #include "ember/EmberTypes.h"
 #include "frontends/onnx/IRBuilders.h"
-#include "frontends/onnx/KjtInputs.h"
 #include "frontends/onnx/OpConverterRegistry.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -189,86 +187,85 @@ LogicalResult convertKjtPermute(ImportContext &ctx) {
   return success();
 }
 
+/// ember.KJTSplit(kjt) -> one KJT per part: part j holds the next
+/// key_counts[j] keys
+/// attributes: key_counts (ints >= 0, required, summing to the number of keys).
+LogicalResult convertKjtSplit(ImportContext &ctx) {
+  Value input = ctx.input(0);
+  if (!input)
+    return failure();
+  auto type = dyn_cast<KeyedJaggedTensorType>(input.getType());
+  if (!type)
+    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
+                           << input.getType();
+  std::optional<SmallVector<int64_t>> counts = ctx.intsAttr("key_counts");
+  if (!counts || counts->empty())
+    return ctx.emitError() << "needs a non-empty 'key_counts' attribute";
+  int64_t total = 0;
+  for (int64_t c : *counts) {
+    if (c < 0)
+      return ctx.emitError() << "key count " << c << " is negative";
+    total += c;
+  }
+  if (total != type.getNumKeys())
+    return ctx.emitError() << "key counts sum to " << total << ", the KJT has "
+                           << type.getNumKeys() << " keys";
+  if (ctx.node().output_size() != static_cast<int>(counts->size()))
+    return ctx.emitError() << "has " << ctx.node().output_size()
+                           << " outputs for " << counts->size() << " parts";
+  auto split = KJTSplitOp::create(ctx.builder, ctx.loc(), input, *counts);
+  for (auto [i, result] : llvm::enumerate(split.getResults()))
+    ctx.setOutput(i, result);
+  return success();
+}
+
+/// ember.KeyedTensorGet(values [B, sum D]) -> [B, D] (the columns of `key`)
+/// attributes: key (string), start (int), dim (int). `values` must be the
+/// output of an ember.EmbeddingBagCollection node whose keyed tensor has `key`
+/// at columns [start, start + dim).
+LogicalResult convertKeyedTensorGet(ImportContext &ctx) {
+  Value values = ctx.input(0);
+  if (!values)
+    return failure();
+  auto producer = values.getDefiningOp<KeyedTensorValuesOp>();
+  if (!producer)
+    return ctx.emitError() << "input 0 must be the output of an "
+                              "ember.EmbeddingBagCollection node";
+  auto type = cast<KeyedTensorType>(producer.getInput().getType());
+  std::string key = ctx.stringAttr("key", "");
+  std::optional<unsigned> index = type.getKeyIndex(key);
+  if (!index)
+    return ctx.emitError() << "the keyed tensor has no key '" << key << "'";
+  int64_t start = ctx.intAttr("start", -1), dim = ctx.intAttr("dim", -1);
+  if (start != type.getColumnOffset(*index) || dim != type.getDims()[*index])
+    return ctx.emitError() << "key '" << key << "' has columns ["
+                           << type.getColumnOffset(*index) << ", "
+                           << type.getColumnOffset(*index) +
+                                  type.getDims()[*index]
+                           << "), not [" << start << ", " << start + dim << ")";
+  auto get = KeyedTensorGetOp::create(ctx.builder, ctx.loc(),
+                                      producer.getInput(), key);
+  Value result = get.getResult();
+  // Keep the batch dim of the values (static in static exports).
+  auto valuesType = cast<RankedTensorType>(values.getType());
+  auto resultType = RankedTensorType::get({valuesType.getDimSize(0), dim},
+                                          valuesType.getElementType());
+  if (result.getType() != resultType)
+    result = tensor::CastOp::create(ctx.builder, ctx.loc(), resultType, result);
+  ctx.setOutput(0, result);
+  return success();
+}
+
 } // namespace
 
 void registerEmberKjtConverters(OpConverterRegistry &r) {
   r.add(kEmberDomain, "KJT", convertKjt, {"keys", "offsets"});
   r.add(kEmberDomain, "KJTPermute", convertKjtPermute, {"permutation"});
+  r.add(kEmberDomain, "KJTSplit", convertKjtSplit, {"key_counts"});
+  r.add(kEmberDomain, "KeyedTensorGet", convertKeyedTensorGet,
+        {"key", "start", "dim"});
   r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
         {"feature_tables", "pooling"});
-}
-
-LogicalResult promoteKjtInputs(func::FuncOp func) {
-  Block &entry = func.getBody().front();
-  SmallVector<KJTCreateOp> creates;
-  func.walk([&](KJTCreateOp op) {
-    if (op->getBlock() == &entry)
-      creates.push_back(op);
-  });
-  llvm::DenseSet<Value> claimed;
-  OpBuilder b(func.getContext());
-  for (KJTCreateOp create : creates) {
-    if (create.getOffsets() || create.getBatchSizes() || !create.getLengths())
-      continue;
-    SmallVector<Value> parts = {create.getValues(), create.getLengths()};
-    if (create.getWeights())
-      parts.push_back(create.getWeights());
-    bool eligible = true;
-    for (Value v : parts) {
-      auto arg = dyn_cast<BlockArgument>(v);
-      eligible &= arg && arg.getOwner() == &entry && !claimed.contains(v);
-    }
-    if (!eligible ||
-        llvm::SmallDenseSet<Value>(parts.begin(), parts.end()).size() !=
-            parts.size())
-      continue;
-    for (Value v : parts)
-      claimed.insert(v);
-    unsigned valuesIndex = cast<BlockArgument>(parts[0]).getArgNumber();
-    std::string name = "kjt";
-    if (auto n = func.getArgAttrOfType<StringAttr>(valuesIndex, "onnx.name")) {
-      name = n.getValue().str();
-      llvm::StringRef ref(name);
-      if (ref.consume_back(".values") && !ref.empty())
-        name = ref.str();
-    }
-    Type kjtType = create.getResult().getType();
-    if (failed(func.insertArgument(valuesIndex, kjtType,
-                                   b.getDictionaryAttr(b.getNamedAttr(
-                                       "onnx.name", b.getStringAttr(name))),
-                                   create.getLoc())))
-      return failure();
-    BlockArgument kjt = entry.getArgument(valuesIndex);
-    create.getResult().replaceAllUsesWith(kjt);
-    // Other readers of the parts read them through accessors of the KJT.
-    b.setInsertionPointToStart(&entry);
-    for (auto [i, v] : llvm::enumerate(parts)) {
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : v.getUses())
-        if (use.getOwner() != create.getOperation())
-          uses.push_back(&use);
-      if (uses.empty())
-        continue;
-      Value part;
-      if (i == 0)
-        part = KJTValuesOp::create(b, create.getLoc(), kjt);
-      else if (i == 1)
-        part = KJTLengthsOp::create(b, create.getLoc(), kjt);
-      else
-        part = KJTWeightsOp::create(b, create.getLoc(), kjt);
-      if (part.getType() != v.getType())
-        part = tensor::CastOp::create(b, create.getLoc(), v.getType(), part);
-      for (OpOperand *use : uses)
-        use->set(part);
-    }
-    create.erase();
-  }
-  llvm::BitVector erase(func.getNumArguments());
-  for (Value v : claimed)
-    erase.set(cast<BlockArgument>(v).getArgNumber());
-  if (erase.any() && failed(func.eraseArguments(erase)))
-    return failure();
-  return success();
 }
 
 } // namespace onnx_importer

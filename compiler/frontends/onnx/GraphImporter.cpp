@@ -56,6 +56,14 @@ LogicalResult importNode(const ::onnx::NodeProto &node, ImportContext &ctx) {
              << "' is not defined before the node (missing initializer or "
                 "graph input, or the graph is not topologically sorted / has "
                 "a cycle)";
+  // Only ember-domain nodes read KJT values; ONNX operators take tensors.
+  if (node.domain() != kEmberDomain)
+    for (int i = 0; i < node.input_size(); ++i)
+      if (Value v = node.input(i).empty() ? Value() : ctx.lookup(node.input(i));
+          v && !isa<TensorType>(v.getType()))
+        return ctx.emitError()
+               << "input '" << node.input(i) << "' is a " << v.getType()
+               << " (made by an ember node), not a tensor";
   if (failed(converter->convert(ctx)))
     return failure();
   if (node.output_size() > 0 && !node.output(0).empty())
@@ -148,6 +156,11 @@ FailureOr<func::FuncOp> importMainGraph(::onnx::GraphProto &graph,
       return emitError(loc)
              << "graph output '" << output.name()
              << "' is not produced by any node, input or initializer";
+    if (!isa<RankedTensorType>(value.getType()))
+      return emitError(loc) << "graph output '" << output.name() << "' is a "
+                            << value.getType()
+                            << ", not a tensor (read its parts with ember "
+                               "nodes)";
     // The declared output type must agree with the computed one; where it
     // knows a dim the computation does not, a tensor.cast refines it.
     if (RankedTensorType declared = declaredType(output, context)) {

@@ -18,6 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .errors import TraceError
+from ._kjt_idiom import match_per_key_bag, split_by_per_key_sizes
 from .kjt import make_kjt
 from .modules import EmbeddingBagCollection
 from .recursive import trace
@@ -71,10 +72,14 @@ _VIEW_PRODUCERS = {"view", "reshape", "flatten", "transpose", "permute", "t", "s
 
 
 class _Tensor:
-    def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None):
+    def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None,
+                 full_view: bool = False):
         self.name = name
         self.value = value
         self.view_of = view_of
+        # A view of all of view_of's elements in the same layout (x[:, :], x.contiguous()):
+        # a write through it is a write to the base.
+        self.full_view = full_view and view_of is not None
 
 
 class _Converter:
@@ -89,6 +94,8 @@ class _Converter:
         self.env: Dict[torch.fx.Node, Any] = {}
         self.counter = 0
         self.uses_ember = False
+        # (values, lengths, weights, K) of a per-key KJT idiom -> its K single-key KJTs.
+        self.per_key_kjts: Dict[Tuple[str, str, Optional[str], int], List[str]] = {}
 
     # ---------------------------------------------------------------- helpers
     def fresh(self, base: str) -> str:
@@ -152,6 +159,9 @@ class _Converter:
             raise self.error(node, f"argument '{arg.name}' must be known at export time")
         if isinstance(arg, (list, tuple)):
             return type(arg)(self.concrete(a, node) for a in arg)
+        if isinstance(arg, slice):  # x[0:x.size(0)]: bounds computed from sizes
+            return slice(self.concrete(arg.start, node), self.concrete(arg.stop, node),
+                         self.concrete(arg.step, node))
         return arg
 
     # ---------------------------------------------------------------- driver
@@ -184,12 +194,15 @@ class _Converter:
             parts = []
             if node.target is make_kjt:
                 parts = [node.args[1]] + list(node.args[3:4])
+            elif split_by_per_key_sizes(node):
+                parts = [node.args[0]]
             elif node.op == "call_module" and isinstance(self.gm.get_submodule(node.target),
                                                          nn.EmbeddingBag):
                 bound = dict(zip(["input", "offsets", "per_sample_weights"], node.args))
                 bound.update(node.kwargs)
                 parts = [bound.get("input"), bound.get("per_sample_weights")]
             for p in parts:
+                p = _elementwise_source(p)
                 if isinstance(p, torch.fx.Node) and p.op == "placeholder":
                     value = p.meta.get("ember_value")
                     if isinstance(value, torch.Tensor) and value.dim() == 1:
@@ -225,6 +238,8 @@ class _Converter:
                 self.convert_module(node, self.gm.get_submodule(node.target), value)
             else:
                 self.convert_op(node, value)
+        self.remove_dead_nodes()
+        self.name_kjt_inputs()
         graph = self.helper.make_graph(self.nodes, graph_name, self.inputs, self.outputs,
                                        self.initializers)
         opsets = [self.helper.make_opsetid("", OPSET)]
@@ -233,6 +248,51 @@ class _Converter:
         model = self.helper.make_model(graph, opset_imports=opsets, producer_name="ember")
         model.ir_version = min(model.ir_version, 8)
         return model
+
+    def remove_dead_nodes(self) -> None:
+        """Drops nodes and initializers no output depends on (e.g. the Split / CumSum of a
+        per-key KJT idiom that was exported as KJT nodes instead)."""
+        used = {o.name for o in self.outputs}
+        kept = []
+        for n in reversed(self.nodes):
+            if any(o in used for o in n.output):
+                kept.append(n)
+                used.update(i for i in n.input if i)
+        self.nodes = kept[::-1]
+        self.initializers = [t for t in self.initializers if t.name in used]
+
+    def name_kjt_inputs(self) -> None:
+        """Graph inputs ``x_1``, ``x_2`` [, ``x_3``] that are exactly the parts of one KJT
+        node become ``x.values``, ``x.lengths`` [, ``x.weights``] (ember-compile's KJT
+        input ``x``)."""
+        inputs = {i.name: i for i in self.inputs}
+        renames: Dict[str, str] = {}
+        for n in self.nodes:
+            if n.domain != EMBER_DOMAIN or n.op_type != "KJT":
+                continue
+            parts = list(n.input)
+            if not all(p in inputs and p not in renames for p in parts) or \
+                    any(p.endswith((".values", ".lengths", ".weights")) for p in parts):
+                continue
+            bases = {p.rsplit("_", 1)[0] for p in parts}
+            if len(bases) != 1 or len(set(parts)) != len(parts):
+                continue
+            base = bases.pop()
+            for p, suffix in zip(parts, ("values", "lengths", "weights")):
+                if f"{base}.{suffix}" not in inputs:
+                    renames[p] = f"{base}.{suffix}"
+        if not renames:
+            return
+        for i in self.inputs:
+            if i.name in renames:
+                i.name = renames[i.name]
+                for d in i.type.tensor_type.shape.dim:
+                    if d.dim_param.startswith("N_"):
+                        d.dim_param = "N_" + i.name.replace(".", "_")
+        for n in self.nodes:
+            for j, name in enumerate(n.input):
+                if name in renames:
+                    n.input[j] = renames[name]
 
     def convert_output(self, node: torch.fx.Node) -> None:
         leaves = []
@@ -312,6 +372,11 @@ class _Converter:
         names = ["input", "offsets", "per_sample_weights"]
         bound = dict(zip(names, args))
         bound.update(kw)
+        per_key = match_per_key_bag(bound.get("input"), bound.get("offsets"),
+                                    bound.get("per_sample_weights"))
+        if per_key is not None and mod.padding_idx is None and not mod.include_last_offset:
+            self.convert_per_key_bag(node, mod, per_key, value)
+            return
         ids = bound["input"]
         ids_value = self.env[ids].value
         offsets = bound.get("offsets")
@@ -334,6 +399,26 @@ class _Converter:
         if mod.padding_idx is not None:
             attrs["padding_idx"] = int(mod.padding_idx)
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
+        self.env[node] = _Tensor(out, value)
+
+    def convert_per_key_bag(self, node, mod: nn.EmbeddingBag, match, value) -> None:
+        """An EmbeddingBag over key k of a KJT read through the per-key idiom (_kjt_idiom.py):
+        one ember.KJT + ember.KJTSplit per KJT, then a one-table EmbeddingBagCollection."""
+        parts_in = [self.tensor(match.values, node), self.tensor(match.lengths, node)]
+        if match.weights is not None:
+            parts_in.append(self.tensor(match.weights, node))
+        key = (parts_in[0], parts_in[1], parts_in[2] if len(parts_in) > 2 else None,
+               match.num_keys)
+        if key not in self.per_key_kjts:
+            kjt = self.emit("KJT", parts_in, node, domain=EMBER_DOMAIN,
+                            keys=[f"key{i}" for i in range(match.num_keys)])[0]
+            self.per_key_kjts[key] = self.emit("KJTSplit", [kjt], node, n_out=match.num_keys,
+                                               domain=EMBER_DOMAIN,
+                                               key_counts=[1] * match.num_keys)
+        part = self.per_key_kjts[key][match.key]
+        weight = self.const(mod.weight, f"{node.target}.weight")
+        out = self.emit("EmbeddingBagCollection", [part, weight], node, domain=EMBER_DOMAIN,
+                        feature_tables=[0], pooling=[mod.mode])[0]
         self.env[node] = _Tensor(out, value)
 
     def convert_ebc(self, node, tables, features, value) -> None:
@@ -368,16 +453,27 @@ class _Converter:
         _, values, kt = rep
         if target == "values":
             self.env[node] = values
-        elif target is operator.getitem and isinstance(args[1], str):
-            i = kt.keys().index(args[1])
-            start, dim = kt.offset_per_key()[i], kt.length_per_key()[i]
-            out = self.emit("Slice", [values.name, self.const([start], "starts", torch.int64),
-                                      self.const([start + dim], "ends", torch.int64),
-                                      self.const([1], "axes", torch.int64)], node)[0]
-            self.env[node] = _Tensor(out, value)
+        elif target == "keys":
+            self.env[node] = ("const", list(kt.keys()))
+        elif target is operator.getitem and isinstance(self.concrete(args[1], node), str):
+            self.env[node] = self.keyed_get(node, values, kt, self.concrete(args[1], node), value)
+        elif target == "to_dict":
+            # One get per key (the unused ones are dropped with the dead nodes).
+            self.env[node] = ("dict", {k: self.keyed_get(node, values, kt, k, value[k])
+                                       for k in kt.keys()})
         else:
-            raise self.error(node, "only values() and [key] of a KeyedTensor are exported")
+            raise self.error(node, "only values(), [key] and to_dict() of a KeyedTensor are "
+                                   "exported")
         return True
+
+    def keyed_get(self, node, values: _Tensor, kt, key: str, value) -> _Tensor:
+        """kt[key]: ember.KeyedTensorGet of the collection's output (its key's columns)."""
+        if key not in kt.keys():
+            raise self.error(node, f"the KeyedTensor has no key '{key}'")
+        i = kt.keys().index(key)
+        out = self.emit("KeyedTensorGet", [values.name], node, domain=EMBER_DOMAIN, key=key,
+                        start=int(kt.offset_per_key()[i]), dim=int(kt.length_per_key()[i]))[0]
+        return _Tensor(out, value)
 
     # ---------------------------------------------------------------- ops
     def convert_op(self, node: torch.fx.Node, value: Any) -> None:
@@ -407,8 +503,10 @@ class _Converter:
         elif target in _IDENTITY:
             # clone is a copy; contiguous/detach alias their input (a later write shows in both).
             copy = target in ("clone", torch.clone)
+            src = self.env[args[0]]
             self.env[node] = _Tensor(self.tensor(args[0], node), value,
-                                     view_of=None if copy else self.base_of(args[0]))
+                                     view_of=None if copy else self.base_of(args[0]),
+                                     full_view=src.view_of is None or src.full_view)
         elif target is torch.cat or target is torch.concat:
             tensors = args[0]
             dim = args[1] if len(args) > 1 else kw.get("dim", 0)
@@ -489,14 +587,19 @@ class _Converter:
         old = self.env[mutated]
         if not isinstance(old, _Tensor):
             raise self.error(node, "in-place write on a non-tensor")
+        base = old
         if old.view_of is not None:
-            raise self.error(node, "in-place write through a view is not exported yet")
+            if not old.full_view:
+                raise self.error(node, "in-place write through a view of part of a tensor is "
+                                       "not exported yet")
+            base = old.view_of  # a full-range view: the write replaces the base's value
         for other, r in list(self.env.items()):
-            if isinstance(r, _Tensor) and r.view_of is old and any(
+            if isinstance(r, _Tensor) and r.view_of is base and not r.full_view and any(
                     u for u in other.users if _after(u, node)):
                 raise self.error(node, f"'{other.name}' views the mutated tensor and is used after the write")
         for key, r in list(self.env.items()):
-            if r is old:
+            if r is old or r is base or (isinstance(r, _Tensor) and r.view_of is base
+                                         and r.full_view):
                 self.env[key] = rep
 
     def base_of(self, arg: torch.fx.Node) -> _Tensor:
@@ -538,6 +641,15 @@ class _Converter:
         rep = self.env[base]
         if isinstance(rep, tuple) and rep[0] == "list":
             self.env[node] = rep[1][int(self.concrete(index, node))]
+            return
+        if isinstance(rep, tuple) and rep[0] == "const" and isinstance(rep[1], (list, tuple)):
+            self.env[node] = ("const", rep[1][int(self.concrete(index, node))])
+            return
+        if isinstance(rep, tuple) and rep[0] == "dict":
+            key = self.concrete(index, node)
+            if key not in rep[1]:
+                raise self.error(node, f"no key {key!r}")
+            self.env[node] = rep[1][key]
             return
         if not isinstance(rep, _Tensor):
             raise self.error(node, "indexing a non-tensor value")
@@ -581,7 +693,10 @@ class _Converter:
             name = self.emit("Squeeze", [name, self.const(squeeze, "axes", torch.int64)], node)[0]
         if unsqueeze:
             name = self.emit("Unsqueeze", [name, self.const(unsqueeze, "axes", torch.int64)], node)[0]
-        self.env[node] = _Tensor(name, value, view_of=self.base_of(base))
+        full = (not squeeze and not unsqueeze and (rep.view_of is None or rep.full_view)
+                and all(st == 0 and en == shape[ax] and sp == 1
+                        for st, en, ax, sp in zip(starts, ends, axes, steps)))
+        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full)
 
     def convert_setitem(self, node, args) -> None:
         base, index, update = args
@@ -600,6 +715,22 @@ class _Converter:
         out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
         self.env[node] = None
         self.rebind(node, base, _Tensor(out, value))
+
+
+_SIZE_PRESERVING = {operator.add, operator.sub, operator.mul, torch.add, torch.sub, torch.mul,
+                    "add", "sub", "mul", "to", "long", "int", "float", "clone", "contiguous",
+                    "detach", torch.clone}
+
+
+def _elementwise_source(node: Any) -> Any:
+    """The tensor a chain of size-preserving ops with scalar operands (``ids + 1``,
+    ``ids.long()``) starts from: its value count is the count of the result."""
+    while (isinstance(node, torch.fx.Node) and node.op in ("call_function", "call_method")
+           and node.target in _SIZE_PRESERVING and node.args
+           and isinstance(node.args[0], torch.fx.Node)
+           and not any(isinstance(a, torch.fx.Node) for a in node.args[1:])):
+        node = node.args[0]
+    return node
 
 
 def _is_torchrec_ebc(mod: nn.Module) -> bool:

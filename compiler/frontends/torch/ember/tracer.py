@@ -363,7 +363,8 @@ class Tracer(torch.fx.Tracer):
         return iter([obj[i] for i in range(len(value))])
 
     def keys(self, obj: torch.fx.Proxy):
-        return obj.keys()
+        # A recorded call (torch.fx's Proxy.keys() calls back here: never call obj.keys()).
+        return torch.fx.proxy.Attribute(obj, "keys")()
 
     # ------------------------------------------------------------------ args
     def create_arg(self, a: Any):

@@ -313,6 +313,72 @@ def ember_ebc_weighted_mean():
 
 
 @register
+def ember_kjt_split():
+    """KJTSplit into parts of 1 and 2 keys; the second part into a collection."""
+    nodes = [
+        helper.make_node("KJT", ["x.values", "x.lengths"], ["kjt"], name="make_kjt",
+                         domain="ember", keys=["a", "b", "c"]),
+        helper.make_node("KJTSplit", ["kjt"], ["p0", "p1"], name="split", domain="ember",
+                         key_counts=[1, 2]),
+        helper.make_node("EmbeddingBagCollection", ["p1", "t0", "t1"], ["pooled"], name="ebc",
+                         domain="ember", feature_tables=[1, 0], pooling=["mean", "max"]),
+    ]
+    return model(nodes, [vi("x.values", I64, ["n"]), vi("x.lengths", I64, [6])],
+                 [vi("pooled", F, [2, 6])], _kjt_tables(),
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_split_bad_counts():
+    nodes = [
+        helper.make_node("KJT", ["v", "l"], ["kjt"], name="make_kjt", domain="ember",
+                         keys=["a", "b", "c"]),
+        helper.make_node("KJTSplit", ["kjt"], ["p0", "p1"], name="split", domain="ember",
+                         key_counts=[1, 1]),
+        helper.make_node("EmbeddingBagCollection", ["p1", "t0"], ["pooled"], name="ebc",
+                         domain="ember", feature_tables=[0], pooling=["sum"]),
+    ]
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("pooled", F, [2, 4])],
+                 _kjt_tables()[:1], extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_keyed_get():
+    """KeyedTensorGet of a collection's output: key "a" (after the permute: columns 4..6)."""
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    nodes.append(helper.make_node("KeyedTensorGet", ["pooled"], ["a_cols"], name="get_a",
+                                  domain="ember", key="a", start=4, dim=2))
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("a_cols", F, [3, 2])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_keyed_get_bad_columns():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"])
+    nodes.append(helper.make_node("KeyedTensorGet", ["pooled"], ["a_cols"], name="get_a",
+                                  domain="ember", key="a", start=0, dim=2))
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("a_cols", F, [3, 2])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_into_onnx_op():
+    nodes = [helper.make_node("KJT", ["v", "l"], ["kjt"], name="make_kjt", domain="ember",
+                              keys=["a"]),
+             helper.make_node("Relu", ["kjt"], ["r"], name="relu")]
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [3])], [vi("r", F, [3])],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_as_output():
+    nodes = [helper.make_node("KJT", ["v", "l"], ["kjt"], name="make_kjt", domain="ember",
+                              keys=["a"])]
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [3])], [vi("kjt", I64, [3])],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
 def ember_ebc_not_a_kjt():
     nodes = [helper.make_node("EmbeddingBagCollection", ["v", "t0"], ["pooled"], name="ebc",
                               domain="ember", feature_tables=[0], pooling=["sum"])]
