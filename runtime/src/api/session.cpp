@@ -197,6 +197,7 @@ Result<RunOutputs> Session::run(const RunInputs &inputs) const {
 Status Session::barrier() const {
   if (!impl_->comm)
     return Status::ok();
+  std::lock_guard<std::mutex> serial(impl_->runMutex);
   return ember::barrier(*impl_->comm, "Session::barrier");
 }
 
@@ -212,6 +213,10 @@ Status Session::gatherOutputs(const RunOutputs &local,
     return invalidArgument("Session::gatherOutputs: the local outputs are "
                            "not those of a run of this session");
   Communicator *comm = impl_->comm.get();
+  // Collectives in the same order on every rank: not between a run's.
+  std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
+  if (comm)
+    serial.lock();
   const int world = comm ? comm->worldSize() : 1;
   const int me = comm ? comm->rank() : 0;
   std::vector<int> group(world);
