@@ -1,6 +1,6 @@
 //===- c_api_test.cpp - The C API on the test DLRM ------------------------===//
-#include "ember/c_api.h"
 #include "comm/comm_options.h"
+#include "ember/c_api.h"
 #include "ember/session.h"
 #include "support/dlrm_model.h"
 #include "support/sharded_model.h"

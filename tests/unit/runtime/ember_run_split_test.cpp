@@ -99,16 +99,13 @@ TEST(SplitGlobalBatch, MatchesANaiveSplit) {
           {"dense", Tensor::view(dense.data(), DType::kFloat32, {B, 2})},
           {"table", Tensor::view(table.data(), DType::kFloat32, {5})},
           {"a.lengths", Tensor::view(aLengths.data(), DType::kInt32, {2 * B})},
-          {"a.values",
-           Tensor::view(aValues.data(), DType::kInt64,
-                        {static_cast<int64_t>(aValues.size())})},
-          {"a.weights",
-           Tensor::view(aWeights.data(), DType::kFloat32,
-                        {static_cast<int64_t>(aWeights.size())})},
+          {"a.values", Tensor::view(aValues.data(), DType::kInt64,
+                                    {static_cast<int64_t>(aValues.size())})},
+          {"a.weights", Tensor::view(aWeights.data(), DType::kFloat32,
+                                     {static_cast<int64_t>(aWeights.size())})},
           {"b.offsets", Tensor::view(bOffsets.data(), DType::kInt64, {B + 1})},
-          {"b.values",
-           Tensor::view(bValues.data(), DType::kInt32,
-                        {static_cast<int64_t>(bValues.size())})}};
+          {"b.values", Tensor::view(bValues.data(), DType::kInt32,
+                                    {static_cast<int64_t>(bValues.size())})}};
       ASSERT_TRUE(splitGlobalBatch(sig, arrays, rank, world).isOk());
       int64_t begin, end;
       batchPart(B, rank, world, &begin, &end);
