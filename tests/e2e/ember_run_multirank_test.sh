@@ -111,6 +111,13 @@ rank_exits)
   # Rank 2 of 4 dies before its first run: the others lose it at once.
   EMBER_RUN_TEST_FAULT=2:exit expect_failure 20 1 "rank 2 exited with status 3" -- \
     "$work/tw4.plan" --nproc 4 --inputs "$work/tw_inputs.npz" --timeout 15 ;;
+rank_exits_mid_run)
+  # Rank 1 of 4 dies before its 6th run, the others already in it.
+  EMBER_RUN_TEST_FAULT=1:exit@5 expect_failure 20 1 "rank 1 exited with status 3" -- \
+    "$work/rw4.plan" --nproc 4 --inputs "$work/rw_inputs.npz" --warmup 2 --repeat 50 --timeout 15 ;;
+rank_hangs_mid_run)
+  EMBER_RUN_TEST_FAULT=2:hang@3 expect_failure 12 1 "not heard from rank 2" -- \
+    "$work/tw4.plan" --nproc 4 --inputs "$work/tw_inputs.npz" --repeat 20 --timeout 3 ;;
 rank_hangs)
   # Rank 1 of 2 hangs: rank 0 times out after 3 s naming it, the launcher
   # stops the hung rank; well within the 60 s default.

@@ -195,10 +195,10 @@ int fail(const Status &s) {
   return kExitRuntime;
 }
 
-/// Test-only: EMBER_RUN_TEST_FAULT=R:exit makes rank R exit (status 3) and
-/// R:hang makes it hang, both just before its first run, so that its peers
-/// are left waiting in their first collective.
-void injectTestFault(int rank) {
+/// Test-only: EMBER_RUN_TEST_FAULT=R:exit[@K] makes rank R exit (status 3)
+/// and R:hang[@K] makes it hang, just before its run number K (default 0,
+/// warmup runs counted), while its peers go on into that run's collectives.
+void injectTestFault(int rank, int runIndex) {
   const char *fault = std::getenv("EMBER_RUN_TEST_FAULT");
   if (!fault)
     return;
@@ -207,6 +207,14 @@ void injectTestFault(int rank) {
   if (colon == std::string::npos || std::atoi(f.c_str()) != rank)
     return;
   std::string what = f.substr(colon + 1);
+  int at = 0;
+  size_t atSign = what.find('@');
+  if (atSign != std::string::npos) {
+    at = std::atoi(what.c_str() + atSign + 1);
+    what.resize(atSign);
+  }
+  if (runIndex != at)
+    return;
   std::fflush(stdout);
   if (what == "exit")
     ::_exit(3);
@@ -249,15 +257,17 @@ int run(const RunOptions &o) {
   if (!s.isOk())
     return fail(s);
 
-  injectTestFault(rank);
   RunOutputs localOut;
   RunOutputs &out = localOut;
-  for (int i = 0; i < o.warmup; ++i)
+  for (int i = 0; i < o.warmup; ++i) {
+    injectTestFault(rank, i);
     if (!(s = (*session)->run(inputs, &out)).isOk())
       return fail(s);
+  }
   std::vector<double> latencies;
   latencies.reserve(o.repeat);
   for (int i = 0; i < o.repeat; ++i) {
+    injectTestFault(rank, o.warmup + i);
     auto start = std::chrono::steady_clock::now();
     s = (*session)->run(inputs, &out);
     auto end = std::chrono::steady_clock::now();

@@ -197,6 +197,7 @@ Result<RunOutputs> Session::run(const RunInputs &inputs) const {
 Status Session::barrier() const {
   if (!impl_->comm)
     return Status::ok();
+  std::lock_guard<std::mutex> serial(impl_->runMutex);
   return ember::barrier(*impl_->comm, "Session::barrier");
 }
 
@@ -212,6 +213,10 @@ Status Session::gatherOutputs(const RunOutputs &local,
     return invalidArgument("Session::gatherOutputs: the local outputs are "
                            "not those of a run of this session");
   Communicator *comm = impl_->comm.get();
+  // Collectives in the same order on every rank: not between a run's.
+  std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
+  if (comm)
+    serial.lock();
   const int world = comm ? comm->worldSize() : 1;
   const int me = comm ? comm->rank() : 0;
   std::vector<int> group(world);
@@ -232,10 +237,12 @@ Status Session::gatherOutputs(const RunOutputs &local,
       for (int d = 1; d < t.rank(); ++d)
         rowBytes *= t.dim(d);
     }
+    // Batched: (rows, bytes per row); otherwise (0, bytes of the whole).
     int64_t rows = batched ? t.dim(0) : 0;
+    int64_t bytes = batched ? rowBytes : static_cast<int64_t>(t.nbytes());
     std::vector<int64_t> mine;
     for (int r = 0; r < world; ++r)
-      mine.insert(mine.end(), {rows, rowBytes});
+      mine.insert(mine.end(), {rows, bytes});
     EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> all,
                            exchangeCounts(comm, group, me, mine, 2, what));
     Tensor out;
@@ -260,7 +267,11 @@ Status Session::gatherOutputs(const RunOutputs &local,
         off += all[2 * r];
       }
     } else {
-      // Rank 0's value, sent to every rank (shapes agree by the plan).
+      // Rank 0's value, sent to every rank.
+      if (all[1] != bytes)
+        return invalidArgument(what + ": rank 0 has " + std::to_string(all[1]) +
+                               " bytes but rank " + std::to_string(me) +
+                               " has " + t.describe());
       EMBER_ASSIGN_OR_RETURN(out, Tensor::allocate(t.dtype(), t.shape()));
       for (int r = 0; r < world; ++r) {
         sends[r] = {t.data(), me == 0 ? t.nbytes() : 0};

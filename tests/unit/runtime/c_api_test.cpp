@@ -1,4 +1,5 @@
 //===- c_api_test.cpp - The C API on the test DLRM ------------------------===//
+#include "comm/comm_options.h"
 #include "ember/c_api.h"
 #include "ember/session.h"
 #include "support/dlrm_model.h"
@@ -246,6 +247,8 @@ TEST_F(CApiTest, ErrorsAreStatusesNotCrashes) {
 // --- multi-rank --------------------------------------------------------------
 
 TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
+  if (!ember::haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo (EMBER_ENABLE_GLOO=OFF)";
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   auto single = writeSingleRankTestPlan(m, dir.path(), "single");

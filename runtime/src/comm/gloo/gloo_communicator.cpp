@@ -128,6 +128,7 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
       if (static_cast<int>(i) == position)
         continue;
       int peer = group[i];
+      errorPeer = peer;
       uint64_t slot = kSlotBase + sequence_[peer]++;
       if (recvs[i].bytes) {
         rb[i] = context_->createUnboundBuffer(recvs[i].data, recvs[i].bytes);
@@ -195,11 +196,11 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
         seconds(timeout_) + " s; not heard from " +
         rankList(silent.empty() ? std::vector<int>{errorPeer} : silent) +
         " (dead, hung or not running this collective)"));
-  return fail(unavailable(
-      what + ": rank " + std::to_string(rank()) + " lost rank " +
-      std::to_string(errorPeer) +
-      (silent.empty() ? "" : " (not heard from " + rankList(silent) + ")") +
-      ": " + error));
+  // Closing the context above aborted the other peers' operations too, so
+  // only the peer whose operation failed first is named.
+  return fail(unavailable(what + ": rank " + std::to_string(rank()) +
+                          " lost rank " + std::to_string(errorPeer) + ": " +
+                          error));
 }
 
 } // namespace
@@ -226,12 +227,17 @@ createGlooCommunicator(const CommOptions &options) {
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n')
       msg.pop_back();
-    return deadlineExceeded(
-        "rendezvous of " + who + " through '" + options.rendezvous +
-        "' failed (timeout " + std::to_string(options.timeoutSeconds) +
-        " s; did every rank start, with the same WORLD_SIZE and "
-        "rendezvous?): " +
-        msg);
+    if (msg.find("Wait timeout for key") != std::string::npos)
+      msg += " (the keys are the ranks that did not show up)";
+    char timeoutText[32];
+    std::snprintf(timeoutText, sizeof(timeoutText), "%g",
+                  options.timeoutSeconds);
+    return deadlineExceeded("rendezvous of " + who + " through '" +
+                            options.rendezvous + "' failed (timeout " +
+                            timeoutText +
+                            " s; did every rank start, with the same "
+                            "WORLD_SIZE and rendezvous?): " +
+                            msg);
   }
 }
 

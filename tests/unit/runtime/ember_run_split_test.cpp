@@ -1,0 +1,165 @@
+//===- ember_run_split_test.cpp - ember-run's multi-rank options and split ===//
+//
+// splitGlobalBatch against a naive split of every input: dense rows, KJT
+// bags given as lengths or offsets (int32 and int64), weights, inputs
+// without a batch dimension; and the --nproc / --timeout flags.
+//
+//===----------------------------------------------------------------------===//
+#include "batch_split.h"
+#include "options.h"
+#include "support/expect_status.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace ember;
+using namespace ember::tools;
+
+namespace {
+
+Result<RunOptions> parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "ember-run");
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  return parseRunOptions(static_cast<int>(argv.size()), argv.data());
+}
+
+TEST(EmberRunMultiRankOptions, Flags) {
+  auto o = parse({"m.plan", "--nproc", "4", "--timeout", "2.5", "--split-batch",
+                  "--rendezvous", "file:/tmp/s"});
+  ASSERT_TRUE(o.isOk()) << o.status().toString();
+  EXPECT_EQ(o->nproc, 4);
+  EXPECT_EQ(o->timeoutSeconds, 2.5);
+  EXPECT_TRUE(o->timeoutGiven);
+  EXPECT_TRUE(o->splitBatch);
+  EXPECT_EQ(o->rendezvous, "file:/tmp/s");
+  EXPECT_ERROR(parse({"m.plan", "--nproc", "0"}).status(),
+               StatusCode::kInvalidArgument, "--nproc needs an integer >= 1");
+  EXPECT_ERROR(parse({"m.plan", "--timeout", "-1"}).status(),
+               StatusCode::kInvalidArgument, "--timeout needs seconds");
+  EXPECT_ERROR(parse({"m.plan", "--timeout", "soon"}).status(),
+               StatusCode::kInvalidArgument, "--timeout needs seconds");
+}
+
+TEST(BatchPart, CeilThenFloor) {
+  int64_t begin, end;
+  std::vector<std::pair<int64_t, int64_t>> parts;
+  for (int r = 0; r < 4; ++r) {
+    batchPart(10, r, 4, &begin, &end);
+    parts.emplace_back(begin, end);
+  }
+  EXPECT_EQ(parts, (std::vector<std::pair<int64_t, int64_t>>{
+                       {0, 3}, {3, 6}, {6, 8}, {8, 10}}));
+  batchPart(2, 3, 4, &begin, &end);
+  EXPECT_EQ(begin, 2);
+  EXPECT_EQ(end, 2); // an empty rank
+}
+
+template <typename T> std::vector<T> values(const Tensor &t) {
+  return std::vector<T>(t.data<T>(), t.data<T>() + t.numel());
+}
+
+TEST(SplitGlobalBatch, MatchesANaiveSplit) {
+  ModelSignature sig;
+  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "2"}});
+  sig.inputs.push_back({"table", DType::kFloat32, {"5"}}); // not split
+  sig.kjtInputs.push_back(
+      {"a", {"x", "y"}, DType::kInt64, DType::kInt32, true, "B"});
+  sig.kjtInputs.push_back(
+      {"b", {"z"}, DType::kInt32, DType::kInt64, false, "B"});
+  const int64_t B = 7;
+  std::mt19937 rng(5);
+  std::vector<float> dense(B * 2), table(5, 1.f);
+  for (float &x : dense)
+    x = static_cast<float>(rng() % 100);
+  // KJT a: lengths (int32), weights; KJT b: offsets (int64).
+  std::vector<int32_t> aLengths(2 * B);
+  std::vector<int64_t> aValues;
+  std::vector<float> aWeights;
+  for (int32_t &l : aLengths) {
+    l = static_cast<int32_t>(rng() % 3);
+    for (int j = 0; j < l; ++j) {
+      aValues.push_back(static_cast<int64_t>(rng() % 50));
+      aWeights.push_back(static_cast<float>(rng() % 7));
+    }
+  }
+  std::vector<int64_t> bOffsets = {0};
+  std::vector<int32_t> bValues;
+  for (int64_t s = 0; s < B; ++s) {
+    int64_t l = static_cast<int64_t>(rng() % 4);
+    for (int64_t j = 0; j < l; ++j)
+      bValues.push_back(static_cast<int32_t>(rng() % 50));
+    bOffsets.push_back(bOffsets.back() + l);
+  }
+  for (int world : {1, 3, 4})
+    for (int rank = 0; rank < world; ++rank) {
+      std::map<std::string, Tensor> arrays = {
+          {"dense", Tensor::view(dense.data(), DType::kFloat32, {B, 2})},
+          {"table", Tensor::view(table.data(), DType::kFloat32, {5})},
+          {"a.lengths", Tensor::view(aLengths.data(), DType::kInt32, {2 * B})},
+          {"a.values", Tensor::view(aValues.data(), DType::kInt64,
+                                    {static_cast<int64_t>(aValues.size())})},
+          {"a.weights", Tensor::view(aWeights.data(), DType::kFloat32,
+                                     {static_cast<int64_t>(aWeights.size())})},
+          {"b.offsets", Tensor::view(bOffsets.data(), DType::kInt64, {B + 1})},
+          {"b.values", Tensor::view(bValues.data(), DType::kInt32,
+                                    {static_cast<int64_t>(bValues.size())})}};
+      ASSERT_TRUE(splitGlobalBatch(sig, arrays, rank, world).isOk());
+      int64_t begin, end;
+      batchPart(B, rank, world, &begin, &end);
+      EXPECT_EQ(values<float>(arrays["dense"]),
+                std::vector<float>(dense.begin() + 2 * begin,
+                                   dense.begin() + 2 * end));
+      EXPECT_EQ(arrays["table"].numel(), 5);
+      // Naive: walk every bag and keep those of my samples.
+      std::vector<int32_t> wantLengths;
+      std::vector<int64_t> wantValues;
+      std::vector<float> wantWeights;
+      int64_t pos = 0;
+      for (int64_t f = 0; f < 2; ++f)
+        for (int64_t s = 0; s < B; ++s) {
+          int32_t l = aLengths[f * B + s];
+          if (s >= begin && s < end) {
+            wantLengths.push_back(l);
+            for (int j = 0; j < l; ++j) {
+              wantValues.push_back(aValues[pos + j]);
+              wantWeights.push_back(aWeights[pos + j]);
+            }
+          }
+          pos += l;
+        }
+      EXPECT_EQ(arrays["a.lengths"].dtype(), DType::kInt32);
+      EXPECT_EQ(values<int32_t>(arrays["a.lengths"]), wantLengths);
+      EXPECT_EQ(values<int64_t>(arrays["a.values"]), wantValues);
+      EXPECT_EQ(values<float>(arrays["a.weights"]), wantWeights);
+      EXPECT_EQ(arrays.count("b.offsets"), 0u);
+      std::vector<int64_t> bLengths;
+      std::vector<int32_t> bWant(bValues.begin() + bOffsets[begin],
+                                 bValues.begin() + bOffsets[end]);
+      for (int64_t s = begin; s < end; ++s)
+        bLengths.push_back(bOffsets[s + 1] - bOffsets[s]);
+      EXPECT_EQ(values<int64_t>(arrays["b.lengths"]), bLengths);
+      EXPECT_EQ(values<int32_t>(arrays["b.values"]), bWant);
+    }
+}
+
+TEST(SplitGlobalBatch, InconsistentBatchesAreAnError) {
+  ModelSignature sig;
+  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "1"}});
+  sig.kjtInputs.push_back(
+      {"a", {"x"}, DType::kInt64, DType::kInt64, false, "B"});
+  std::vector<float> dense(3);
+  std::vector<int64_t> lengths(4, 0), none;
+  std::map<std::string, Tensor> arrays = {
+      {"dense", Tensor::view(dense.data(), DType::kFloat32, {3, 1})},
+      {"a.lengths", Tensor::view(lengths.data(), DType::kInt64, {4})},
+      {"a.values", Tensor::view(none.data(), DType::kInt64, {0})}};
+  EXPECT_ERROR(splitGlobalBatch(sig, arrays, 0, 2),
+               StatusCode::kInvalidArgument,
+               "the global batch is 4 for KJT input 'a' but 3 for input "
+               "'dense'");
+}
+
+} // namespace
