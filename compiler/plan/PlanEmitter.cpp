@@ -27,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <set>
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -114,6 +115,13 @@ private:
   FailureOr<ShapeExpr> shapeScalar(Value v) override {
     return evaluateShapeScalar(v);
   }
+  LogicalResult emitOpNow(Operation *op) override { return emitOp(op); }
+  void retract(Operation *op) override {
+    auto it = emitted_.find(op);
+    if (it != emitted_.end())
+      for (int i = it->second.first; i < it->second.second; ++i)
+        retracted_.insert(i);
+  }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
   LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
@@ -169,6 +177,10 @@ private:
   /// Symbols that stand for a product of other symbols (B * 3 after a
   /// reshape) -> that product.
   std::map<std::string, ShapeExpr> symbolExprs_;
+  /// The instructions [begin, end) each op emitted, and those a fusion
+  /// retracted (removed when the function is done).
+  llvm::DenseMap<Operation *, std::pair<int, int>> emitted_;
+  std::set<int> retracted_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -187,6 +199,7 @@ LogicalResult FunctionEmitter::run() {
       continue;
     auto anchor = linear_.anchors.find(&op);
     auto fused = fusions_.anchors.find(&op);
+    int begin = builder_.program()->instructions_size();
     LogicalResult result = anchor != linear_.anchors.end()
                                ? emitLinear(&op, anchor->second)
                            : fused != fusions_.anchors.end()
@@ -194,6 +207,12 @@ LogicalResult FunctionEmitter::run() {
                                : emitOp(&op);
     if (failed(result))
       return failure();
+    emitted_[&op] = {begin, builder_.program()->instructions_size()};
+  }
+  if (!retracted_.empty()) {
+    auto *instructions = builder_.program()->mutable_instructions();
+    for (auto it = retracted_.rbegin(); it != retracted_.rend(); ++it)
+      instructions->DeleteSubrange(*it, 1);
   }
   return success();
 }

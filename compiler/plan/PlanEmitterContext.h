@@ -53,6 +53,11 @@ public:
   /// c * product(symbols) of an index scalar built from constants and
   /// tensor.dim; failure when it is anything else.
   virtual FailureOr<ShapeExpr> shapeScalar(Value v) = 0;
+  /// Emits `op` the ordinary way now (a fusion that did not verify).
+  virtual LogicalResult emitOpNow(Operation *op) = 0;
+  /// Drops the instructions emitted for `op` (a fusion replaces them; their
+  /// slots stay, unread and undefined). The plan is compacted at the end.
+  virtual void retract(Operation *op) = 0;
 };
 
 /// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true
