@@ -609,14 +609,18 @@ void findDotInteraction(Operation *op, DenseFusions &out,
       cat.getInput1()[0] != m.x)
     return;
   m.cat = cat;
-  m.f = cat.getInput1().size() - 1;
+  // The sparse operands: [B, k * D] each (one pooled embedding, or several
+  // side by side).
+  int64_t width = 0;
   for (Value e : cat.getInput1().drop_front()) {
     auto eType = cast<RankedTensorType>(e.getType());
-    if (eType.getRank() != 2 || eType.getShape()[1] != m.d ||
-        !eType.getElementType().isF32())
+    if (eType.getRank() != 2 || eType.isDynamicDim(1) ||
+        eType.getShape()[1] % m.d != 0 || !eType.getElementType().isF32())
       return;
+    width += eType.getShape()[1];
     m.sparse.push_back(e);
   }
+  m.f = width / m.d;
   out.anchors[op] = [m](EmitterContext &ctx) mutable {
     return emitInteraction(ctx, m);
   };

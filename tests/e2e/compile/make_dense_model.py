@@ -21,6 +21,8 @@ Cases (each model is small and random, seed 0):
   gather       gather with run-time indices: table[idx] (idx [B, 3], an id
                at the table edge, a negative id), x[:, cols] on a batched
                tensor, torch.gather (GatherElements)
+  interaction_ORDER  the DLRM dot interaction (bmm, Z[:, li, lj], cat)
+               with ORDER dlrm, torchrec, self or shuffled
   bmm          MatMul: [B, F, D] @ [D, E], @ [1, D, E], [E, F] @ [B, F, D],
                [B, F, D] @ [B, D, F]; where/equal/cast/expand
 """
@@ -134,6 +136,41 @@ class BMM(nn.Module):
         return proj.flatten(1), sel.flatten(1), cnt, ex, left.flatten(1)
 
 
+class Interaction(nn.Module):
+    """The DLRM interaction over a dense vector and F pooled embeddings
+    (inputs, so the test needs no tables), with the pairs taken in one of
+    several orders: "dlrm" (Z[:, li, lj], lower triangle), "torchrec"
+    (triu_indices offset 1, upper triangle), "self" (lower triangle with the
+    diagonal), "shuffled" (the lower triangle in another order: no kernel
+    order, must stay unfused)."""
+
+    def __init__(self, order, f=3, d=4):
+        super().__init__()
+        n = f + 1
+        if order == "torchrec":
+            li, lj = torch.triu_indices(n, n, offset=1)
+        else:
+            offset = 0 if order == "self" else -1
+            li, lj = torch.tril_indices(n, n, offset=offset)
+        if order == "shuffled":
+            perm = torch.randperm(li.numel(), generator=torch.Generator()
+                                  .manual_seed(3))
+            li, lj = li[perm], lj[perm]
+        self.register_buffer("li", li.clone())
+        self.register_buffer("lj", lj.clone())
+        self.bottom = nn.Linear(5, d)
+        self.top = nn.Linear(d + li.numel(), 1)
+        self.d = d
+
+    def forward(self, dense, emb):
+        x = torch.relu(self.bottom(dense))
+        b = x.shape[0]
+        t = torch.cat([x, emb], dim=1).view((b, -1, self.d))
+        z = torch.bmm(t, torch.transpose(t, 1, 2))
+        r = torch.cat([x, z[:, self.li, self.lj]], dim=1)
+        return (torch.sigmoid(self.top(r)), r)
+
+
 def make(case, batch, gen):
     d = lambda *s: torch.randn(*s, generator=gen)  # noqa: E731
     if case == "dcn":
@@ -162,6 +199,10 @@ def make(case, batch, gen):
     if case == "bmm":
         return BMM(), ["dense"], [d(batch, 8)], [d(2, 8)], \
             ["proj", "sel", "cnt", "ex", "left"]
+    if case.startswith("interaction_"):
+        order = case[len("interaction_"):]
+        return Interaction(order), ["dense", "emb"], \
+            [d(batch, 5), d(batch, 12)], [d(2, 5), d(2, 12)], ["prob", "r"]
     raise SystemExit("unknown case " + case)
 
 

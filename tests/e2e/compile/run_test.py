@@ -15,23 +15,33 @@ Cases:
              text plan (.plan.txt)
   bad_clamp  Inputs/bad_clamp.mlir (a clamp that is not a ReLU): error at
              file:line:col, exit 1, no output files
-  unsupported_op   a model with an op outside the emitter's subset (Softmax,
-             imported as tosa.reduce_max/exp/...):
+  unsupported_op   a model with an op outside the emitter's subset
+             (torch.ge, imported as tosa.greater_equal):
              error naming the op and its node, exit 1, no .plan/.weights
   truncated_onnx   a cut-off ONNX file: error, exit 1, no .plan/.weights
   dlrm       examples/dlrm (3 EmbeddingBag tables, bottom MLP, view((B, -1,
              d)), bmm dot interaction with Z[:, li, lj], top MLP) exported by its
              export.py, batch 37: plan output matches torch eager
   dlrm_batch1  the same with a batch of one
-  bad_gather       Inputs/bad_gather.mlir (tosa.gather with run-time
-             indices): error at file:line:col, exit 1, no output files
-  bad_gather_batch Inputs/bad_gather_batch.mlir (tosa.gather with N = 2):
-             error, exit 1, no output files
-  bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to a product of
-             two run-time dims): error, exit 1, no output files
+  bad_insert_slice Inputs/bad_insert_slice.mlir (a write into part of a
+             run-time dim over a run-time size): error at file:line:col,
+             exit 1, no output files
+  bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to two quotients
+             of run-time dims): error, exit 1, no output files
+  dense_MODEL[_batch1]  make_dense_model.py MODEL (dcn, slice_write,
+             concat_reshape, norm, gather, bmm, interaction_dlrm/torchrec/
+             self/shuffled) at batch 5 (or 1): every output matches torch
+             eager (rtol 1e-5), the plan holds the expected kernels (fused
+             softmax/layer_norm/dot_interaction) and not others
+  nested_slice_write[_batch1]  Inputs/nested_slice_write.mlir (writes
+             through slices of slices, strided, into a full-range slice of a
+             clone) at batch 4 (or 1) against numpy
+  dcn_example      examples/dlrm export.py --arch dcn (full rank) and
+             --arch dcn --low-rank 8, batch 19: output matches torch eager
 Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,8 +93,25 @@ def dlrm(compiler, runner, work, batch):
     if proc.returncode != 0:
         fail("examples/dlrm/export.py failed", proc)
     compile_and_run(compiler, runner, work, DLRM_INPUTS,
-                    ["embedding_bag", "linear", "matmul", "transpose",
-                     "gather", "reshape", "concat"])
+                    ["embedding_bag", "linear", "dot_interaction", "concat"])
+    text = plan_text(compiler, work)
+    for kernel in ("matmul", "gather", "transpose"):
+        if 'kernel: "%s"' % kernel in text:
+            fail("the fused interaction should leave no %s" % kernel)
+    # 3 embedding_bag, 6 linear, concat of the pooled embeddings and
+    # dot_interaction (op by op the interaction took 12 instructions).
+    if count_instructions(text) != 11:
+        fail("expected 11 instructions, the plan has %d"
+             % count_instructions(text))
+
+
+def plan_text(compiler, work):
+    """The model compiled again as a text plan."""
+    plan = os.path.join(work, "text.plan.txt")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    return open(plan).read()
 
 
 def compile_and_run(compiler, runner, work, input_names, kernels):
@@ -138,7 +165,13 @@ def dense_case(compiler, runner, work, model, batch, kernels, absent=()):
         fail("ember-compile failed", proc)
     text = open(plan).read()
     for kernel in kernels:
-        if 'kernel: "%s"' % kernel not in text:
+        if "=" in kernel:  # an attribute value: name=value
+            name, value = kernel.split("=")
+            pattern = (r'name: "%s"\s*(s: "%s"|i: %s\b)'
+                       % (name, value, value))
+            if not re.search(pattern, text):
+                fail("the plan has no attribute %s" % kernel)
+        elif 'kernel: "%s"' % kernel not in text:
             fail("the plan has no %s instruction" % kernel)
     for kernel in absent:
         if 'kernel: "%s"' % kernel in text:
@@ -180,6 +213,13 @@ DENSE_KERNELS = {
     "gather": (["gather", "gather_elements", "reduce_sum", "transpose"], []),
     "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max"],
             []),
+    "interaction_dlrm": (["dot_interaction", "pair_order=dlrm"],
+                         ["matmul", "gather"]),
+    "interaction_torchrec": (["dot_interaction", "pair_order=torchrec"],
+                             ["matmul", "gather"]),
+    "interaction_self": (["dot_interaction", "self_interaction=1"],
+                         ["matmul", "gather"]),
+    "interaction_shuffled": (["matmul", "gather"], ["dot_interaction"]),
 }
 
 
@@ -298,20 +338,28 @@ def main():
         dlrm(compiler, runner, work, 37)
     elif case == "dlrm_batch1":
         dlrm(compiler, runner, work, 1)
-    elif case == "bad_gather":
-        expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_gather.mlir"),
-                     ["bad_gather.mlir:3:8: error:",
-                      "'tosa.gather' is supported only with constant indices"])
-    elif case == "bad_gather_batch":
+    elif case in ("dcn_example", "dcn_example_batch1"):
+        batch = 1 if case.endswith("batch1") else 19
+        for flags in ([], ["--low-rank", "8"]):
+            sub = os.path.join(work, "low_rank" if flags else "full")
+            proc = run([sys.executable, os.path.join(DLRM_EXAMPLE,
+                                                     "export.py"),
+                        sub, "--batch", str(batch), "--arch", "dcn"] + flags)
+            if proc.returncode != 0:
+                fail("examples/dlrm/export.py --arch dcn failed", proc)
+            compile_and_run(compiler, runner, sub, DLRM_INPUTS,
+                            ["embedding_bag", "linear", "mul", "add"])
+    elif case == "bad_insert_slice":
         expect_error(compiler, work,
-                     os.path.join(HERE, "Inputs", "bad_gather_batch.mlir"),
-                     ["bad_gather_batch.mlir:4:8: error:",
-                      "'tosa.gather' is supported only with a batch (N) of 1"])
+                     os.path.join(HERE, "Inputs", "bad_insert_slice.mlir"),
+                     ["bad_insert_slice.mlir:6:8: error:",
+                      "is written in part over a run-time size"])
     elif case == "bad_reshape":
         expect_error(compiler, work,
                      os.path.join(HERE, "Inputs", "bad_reshape.mlir"),
-                     ["bad_reshape.mlir:11:8: error:",
-                      "'tensor.reshape': dim 0 of the shape is not a constant"])
+                     ["bad_reshape.mlir:15:8: error:",
+                      "'tensor.reshape': dim 1 of the shape is not a constant "
+                      "or a product of input dims"])
     elif case.startswith("dense_"):
         model = case[len("dense_"):]
         batch = 5
@@ -331,9 +379,10 @@ def main():
         expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_clamp.mlir"),
                      ["bad_clamp.mlir:3:8: error:", "'tosa.clamp' is supported only as ReLU"])
     elif case == "unsupported_op":
-        make_model(work, "--mlp-only", "--softmax")
+        make_model(work, "--mlp-only", "--unsupported")
         expect_error(compiler, work, os.path.join(work, "model.onnx"),
-                     ["does not support 'tosa.reduce_max'", "node '/Softmax'"])
+                     ["does not support 'tosa.greater_equal'",
+                      "node '/GreaterOrEqual'"])
     elif case == "truncated_onnx":
         make_model(work)
         model = os.path.join(work, "model.onnx")
