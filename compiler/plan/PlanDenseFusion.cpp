@@ -84,7 +84,8 @@ SmallVector<DimInfo> dimsLike(EmitterContext &ctx, Value x) {
 }
 
 //===----------------------------------------------------------------------===//
-// softmax: mul(e, reciprocal(reduce_sum(e, a))), e = exp(sub(x, reduce_max(x, a)))
+// softmax: mul(e, reciprocal(reduce_sum(e, a))), e = exp(sub(x, reduce_max(x,
+// a)))
 //===----------------------------------------------------------------------===//
 
 void findSoftmax(Operation *op, DenseFusions &out) {
@@ -206,8 +207,8 @@ bool matchNormalized(tosa::MulOp normalized, Value &x, int64_t &axis,
   axis = *varAxis;
   epsilon = *eps;
   ops.append({normalized.getOperation(), rsqrt.getOperation(),
-              shift.getOperation(), varMul.getOperation(),
-              sub.getOperation(), sq.getOperation(), meanMul.getOperation()});
+              shift.getOperation(), varMul.getOperation(), sub.getOperation(),
+              sq.getOperation(), meanMul.getOperation()});
   return true;
 }
 
@@ -368,9 +369,8 @@ FailureOr<Labels> transposeLabels(const Labels &in, ArrayRef<int32_t> perm) {
 
 /// Runs `op` (one data-movement op whose first operand holds `in`) on the
 /// labels, with result shapes from the plan; failure for anything else.
-FailureOr<Labels> simulate(EmitterContext &ctx, Operation *op,
-                           const Labels &in, const std::string &batch,
-                           int64_t samples) {
+FailureOr<Labels> simulate(EmitterContext &ctx, Operation *op, const Labels &in,
+                           const std::string &batch, int64_t samples) {
   if (auto t = dyn_cast<tosa::TransposeOp>(op))
     return transposeLabels(in, t.getPerms());
   FailureOr<SmallVector<int64_t>> shape =
@@ -401,9 +401,8 @@ FailureOr<Labels> simulate(EmitterContext &ctx, Operation *op,
     Labels out{{n, w, c}, std::vector<int64_t>(n * w * c)};
     for (int64_t b = 0; b < n; ++b)
       for (int64_t j = 0; j < w; ++j) {
-        int64_t row = values[values.size() == static_cast<size_t>(w)
-                                 ? j
-                                 : b * w + j];
+        int64_t row =
+            values[values.size() == static_cast<size_t>(w) ? j : b * w + j];
         if (row < 0 || row >= k)
           return failure();
         for (int64_t e = 0; e < c; ++e)
@@ -504,8 +503,8 @@ LogicalResult emitInteraction(EmitterContext &ctx, InteractionMatch m) {
       return isa<tensor::DimOp>(u) || llvm::is_contained(readers, u);
     });
   };
-  if (onlyReadBy(m.view, {m.matmul.getOperation(),
-                          m.transpose.getOperation()})) {
+  if (onlyReadBy(m.view,
+                 {m.matmul.getOperation(), m.transpose.getOperation()})) {
     ctx.retract(m.view);
     if (onlyReadBy(m.cat, {m.view}))
       ctx.retract(m.cat);
@@ -634,8 +633,8 @@ DenseFusions findDenseFusions(Block &block,
   // Last ops first: an anchor found later in the block claims its pattern
   // before a pattern that would end inside it.
   for (Operation &op : llvm::reverse(block)) {
-    if (taken.count(&op) || out.fusedOps.count(&op) ||
-        out.anchors.count(&op) || op.getNumResults() != 1 ||
+    if (taken.count(&op) || out.fusedOps.count(&op) || out.anchors.count(&op) ||
+        op.getNumResults() != 1 ||
         !isa<RankedTensorType>(op.getResult(0).getType()))
       continue;
     DenseFusions found;

@@ -200,11 +200,10 @@ LogicalResult FunctionEmitter::run() {
     auto anchor = linear_.anchors.find(&op);
     auto fused = fusions_.anchors.find(&op);
     int begin = builder_.program()->instructions_size();
-    LogicalResult result = anchor != linear_.anchors.end()
-                               ? emitLinear(&op, anchor->second)
-                           : fused != fusions_.anchors.end()
-                               ? fused->second(*this)
-                               : emitOp(&op);
+    LogicalResult result =
+        anchor != linear_.anchors.end()   ? emitLinear(&op, anchor->second)
+        : fused != fusions_.anchors.end() ? fused->second(*this)
+                                          : emitOp(&op);
     if (failed(result))
       return failure();
     emitted_[&op] = {begin, builder_.program()->instructions_size()};
@@ -621,9 +620,8 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
       info.symbol = builder_.freshSymbol(); // the run-time size only
     }
     if (!info.isSymbolic() && info.size <= 0)
-      return op->emitError() << "'" << op->getName() << "': dim " << d
-                             << " is " << info.size
-                             << " (the plan emitter needs > 0)";
+      return op->emitError() << "'" << op->getName() << "': dim " << d << " is "
+                             << info.size << " (the plan emitter needs > 0)";
     if (!info.isSymbolic()) {
       shape.push_back(info.size);
     } else if (d < inType.getRank() && dimOf(input, d).symbol == info.symbol) {
@@ -659,9 +657,9 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
   if (slot < 0)
     return op->emitError() << "'" << op->getName()
                            << "': cannot define its slot";
-  pb::Instruction *instr = builder_.addInstruction(
-      outType.getRank() == 0 ? "squeeze" : "reshape",
-      locationName(op->getLoc()));
+  pb::Instruction *instr =
+      builder_.addInstruction(outType.getRank() == 0 ? "squeeze" : "reshape",
+                              locationName(op->getLoc()));
   instr->add_inputs(*in);
   if (shapeSlot >= 0)
     instr->add_inputs(shapeSlot);
@@ -671,8 +669,8 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
   return success();
 }
 
-FailureOr<int>
-FunctionEmitter::emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs) {
+FailureOr<int> FunctionEmitter::emitShapeTensor(Operation *op,
+                                                ArrayRef<ShapeExpr> exprs) {
   pb::RankProgram *program = builder_.program();
   std::string name = locationName(op->getLoc()) + ".shape";
   Type i64 = IntegerType::get(op->getContext(), 64);

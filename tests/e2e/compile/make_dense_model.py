@@ -2,9 +2,11 @@
 exports it with torch.onnx.export (dynamic batch) and writes its inputs and
 torch's eager outputs.
 
-usage: make_dense_model.py OUTDIR CASE [--batch B] [--opset N]
+usage: make_dense_model.py OUTDIR CASE [--batch B]... [--opset N]
 writes OUTDIR/model.onnx, OUTDIR/<input>.npy, OUTDIR/expected_<output>.npy
-and OUTDIR/io.txt (a line "inputs NAME..." and a line "outputs NAME...").
+and OUTDIR/io.txt (a line "inputs NAME..." and a line "outputs NAME...");
+with several --batch, the same under OUTDIR/b<B> for each (one torch
+start-up for all).
 
 Cases (each model is small and random, seed 0):
   dcn          DCNv2 cross network: two full-rank layers x0 * (W x + b) + x
@@ -206,48 +208,53 @@ def make(case, batch, gen):
     raise SystemExit("unknown case " + case)
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("outdir")
-    parser.add_argument("case")
-    parser.add_argument("--batch", type=int, default=5)
-    parser.add_argument("--opset", type=int, default=17)
-    args = parser.parse_args()
-    os.makedirs(args.outdir, exist_ok=True)
+def export_case(outdir, case, batch, opset):
+    os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
     gen = torch.Generator().manual_seed(1)
-    model, names, inputs, example, outputs = make(args.case, args.batch, gen)
+    model, names, inputs, example, outputs = make(case, batch, gen)
     model.eval()
-    if args.case == "slice_write":
+    if case == "slice_write":
         # With a run-time batch torch builds the ScatterND indices with
         # Range over Shape values, which the importer does not follow yet:
         # export at the run's batch (constant indices, a box write).
         example = inputs
     dynamic = {}
-    for name, value in zip(names, inputs):
-        if name != "cols":
-            dynamic[name] = {0: "batch"}
-    for name in outputs:
-        if name != "total":
-            dynamic[name] = {0: "batch"}
-    if "cols" in names:
-        dynamic["cols"] = {0: "ncols"}
-    if args.case == "slice_write":
-        dynamic = {}
+    if case != "slice_write":
+        for name in names:
+            dynamic[name] = {0: "ncols" if name == "cols" else "batch"}
+        for name in outputs:
+            if name != "total":
+                dynamic[name] = {0: "batch"}
     with torch.no_grad():
         expected = model(*[v.clone() for v in inputs])
         torch.onnx.export(model, tuple(example),
-                          os.path.join(args.outdir, "model.onnx"),
+                          os.path.join(outdir, "model.onnx"),
                           input_names=names, output_names=outputs,
-                          opset_version=args.opset, dynamic_axes=dynamic)
+                          opset_version=opset, dynamic_axes=dynamic)
     for name, value in zip(names, inputs):
-        np.save(os.path.join(args.outdir, name + ".npy"), value.numpy())
+        np.save(os.path.join(outdir, name + ".npy"), value.numpy())
     for name, value in zip(outputs, expected):
-        np.save(os.path.join(args.outdir, "expected_%s.npy" % name),
+        np.save(os.path.join(outdir, "expected_%s.npy" % name),
                 value.numpy())
-    with open(os.path.join(args.outdir, "io.txt"), "w") as f:
+    with open(os.path.join(outdir, "io.txt"), "w") as f:
         f.write("inputs %s\noutputs %s\n" % (" ".join(names),
-                                             " ".join(outputs)))
+                                              " ".join(outputs)))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("outdir")
+    parser.add_argument("case")
+    parser.add_argument("--batch", type=int, action="append",
+                        help="repeat for several batches: OUTDIR/b<B> each")
+    parser.add_argument("--opset", type=int, default=17)
+    args = parser.parse_args()
+    batches = args.batch or [5]
+    for batch in batches:
+        outdir = (args.outdir if len(batches) == 1
+                  else os.path.join(args.outdir, "b%d" % batch))
+        export_case(outdir, args.case, batch, args.opset)
 
 
 if __name__ == "__main__":

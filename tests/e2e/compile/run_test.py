@@ -28,16 +28,17 @@ Cases:
              exit 1, no output files
   bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to two quotients
              of run-time dims): error, exit 1, no output files
-  dense_MODEL[_batch1]  make_dense_model.py MODEL (dcn, slice_write,
+  dense_MODEL  make_dense_model.py MODEL (dcn, slice_write,
              concat_reshape, norm, gather, bmm, interaction_dlrm/torchrec/
-             self/shuffled) at batch 5 (or 1): every output matches torch
+             self/shuffled) at batch 5 and 1: every output matches torch
              eager (rtol 1e-5), the plan holds the expected kernels (fused
              softmax/layer_norm/dot_interaction) and not others
-  nested_slice_write[_batch1]  Inputs/nested_slice_write.mlir (writes
-             through slices of slices, strided, into a full-range slice of a
-             clone) at batch 4 (or 1) against numpy
-  dcn_example      examples/dlrm export.py --arch dcn (full rank) and
-             --arch dcn --low-rank 8, batch 19: output matches torch eager
+  nested_slice_write  Inputs/nested_slice_write.mlir (writes through
+             slices of slices, strided, into a full-range slice of a clone)
+             at batch 4 and 1 against numpy
+  dcn_example      examples/dlrm export.py --arch dcn (full rank, batch 19
+             and 1) and --arch dcn --low-rank 8 (batch 19): output matches
+             torch eager
 Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
 """
 import os
@@ -148,14 +149,24 @@ def count_instructions(plan_text):
     return plan_text.count("instructions {")
 
 
-def dense_case(compiler, runner, work, model, batch, kernels, absent=()):
-    """make_dense_model.py MODEL at BATCH -> ember-compile (a text plan, to
-    check its kernels) -> ember-run; every output within rtol 1e-5 of
-    torch's eager output."""
-    proc = run([sys.executable, os.path.join(HERE, "make_dense_model.py"),
-                work, model, "--batch", str(batch)])
+def dense_case(compiler, runner, work, model, batches, kernels, absent=()):
+    """make_dense_model.py MODEL at each of BATCHES -> ember-compile (a text
+    plan, to check its kernels) -> ember-run; every output within rtol 1e-5
+    of torch's eager output."""
+    cmd = [sys.executable, os.path.join(HERE, "make_dense_model.py"), work,
+           model]
+    for batch in batches:
+        cmd += ["--batch", str(batch)]
+    proc = run(cmd)
     if proc.returncode != 0:
         fail("make_dense_model.py failed", proc)
+    for batch in batches:
+        print("-- batch %d" % batch)
+        dense_run(compiler, runner, os.path.join(work, "b%d" % batch),
+                  kernels, absent)
+
+
+def dense_run(compiler, runner, work, kernels, absent):
     io = dict(line.split(None, 1) for line in
               open(os.path.join(work, "io.txt")).read().splitlines())
     inputs, outputs = io["inputs"].split(), io["outputs"].split()
@@ -227,6 +238,8 @@ def nested_slice_write(compiler, runner, work, batch):
     """Inputs/nested_slice_write.mlir (writes through slices of slices,
     strided, of a clone, and a copy into a full-range slice; run-time batch
     and a static part) against numpy."""
+    work = os.path.join(work, "b%d" % batch)
+    os.makedirs(work)
     plan = os.path.join(work, "nested.plan.txt")
     proc = run([compiler, os.path.join(HERE, "Inputs",
                                        "nested_slice_write.mlir"), "-o", plan])
@@ -338,10 +351,9 @@ def main():
         dlrm(compiler, runner, work, 37)
     elif case == "dlrm_batch1":
         dlrm(compiler, runner, work, 1)
-    elif case in ("dcn_example", "dcn_example_batch1"):
-        batch = 1 if case.endswith("batch1") else 19
-        for flags in ([], ["--low-rank", "8"]):
-            sub = os.path.join(work, "low_rank" if flags else "full")
+    elif case == "dcn_example":
+        for batch, flags in ((19, []), (1, []), (19, ["--low-rank", "8"])):
+            sub = os.path.join(work, "b%d%s" % (batch, "_lr" if flags else ""))
             proc = run([sys.executable, os.path.join(DLRM_EXAMPLE,
                                                      "export.py"),
                         sub, "--batch", str(batch), "--arch", "dcn"] + flags)
@@ -362,17 +374,13 @@ def main():
                       "or a product of input dims"])
     elif case.startswith("dense_"):
         model = case[len("dense_"):]
-        batch = 5
-        if model.endswith("_batch1"):
-            model, batch = model[:-len("_batch1")], 1
         if model not in DENSE_KERNELS:
             fail("unknown dense model " + model)
         kernels, absent = DENSE_KERNELS[model]
-        dense_case(compiler, runner, work, model, batch, kernels, absent)
+        dense_case(compiler, runner, work, model, [5, 1], kernels, absent)
     elif case == "nested_slice_write":
-        nested_slice_write(compiler, runner, work, 4)
-    elif case == "nested_slice_write_batch1":
-        nested_slice_write(compiler, runner, work, 1)
+        for batch in (4, 1):
+            nested_slice_write(compiler, runner, work, batch)
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
     elif case == "bad_clamp":
