@@ -625,11 +625,169 @@ void findDotInteraction(Operation *op, DenseFusions &out,
   };
 }
 
+//===----------------------------------------------------------------------===//
+// DCN-v2 cross layer: add(mul(x0, L), xl) with L = W xl + b (a linear
+// chain without activation) or L = U (V xl) + b (the importer's two
+// matmuls, the first one still 3-D); one `dcn_cross` instruction.
+//===----------------------------------------------------------------------===//
+
+/// The constant behind a matmul's B operand ([1, K, N]) as [N, K] (the
+/// dcn_cross kernel's [out, in]), or null.
+DenseElementsAttr outInWeight(EmitterContext &ctx, Value b) {
+  auto attr =
+      dyn_cast_or_null<DenseElementsAttr>(ctx.builder().constantAttr(b));
+  auto type = cast<RankedTensorType>(b.getType());
+  if (!attr || type.getRank() != 3 || !type.hasStaticShape())
+    return {};
+  DenseElementsAttr kn = reshapeConstant(
+      attr, RankedTensorType::get({type.getDimSize(1), type.getDimSize(2)},
+                                  type.getElementType()));
+  return kn ? transposeConstant(kn, {1, 0}) : DenseElementsAttr();
+}
+
+struct CrossMatch {
+  Operation *anchor;
+  Value x0, xl, bias;
+  SmallVector<Value> weights; // matmul B operands: [W] or [V, U]
+};
+
+LogicalResult emitCross(EmitterContext &ctx, const CrossMatch &m) {
+  Operation *op = m.anchor;
+  std::string name = ctx.locationOf(op->getLoc());
+  SmallVector<int> inputs;
+  for (Value v : {m.x0, m.xl}) {
+    FailureOr<int> s = ctx.operandSlot(op, v);
+    if (failed(s))
+      return failure();
+    inputs.push_back(*s);
+  }
+  const char *names[] = {".weight", ".v", ".w"};
+  for (auto [i, w] : llvm::enumerate(m.weights)) {
+    DenseElementsAttr attr = outInWeight(ctx, w);
+    int slot = attr ? ctx.builder().materializeConstant(
+                          attr, name + names[m.weights.size() == 1 ? 0 : i + 1])
+                    : -1;
+    if (slot < 0)
+      return op->emitError("DCN cross layer: the weights must be constants "
+                           "the plan emitter can fold");
+    inputs.push_back(slot);
+  }
+  int biasSlot = -1;
+  if (m.bias) {
+    auto d = cast<RankedTensorType>(m.xl.getType()).getDimSize(1);
+    DenseElementsAttr b = asVector(ctx, m.bias, d);
+    biasSlot = b ? ctx.builder().materializeConstant(b, name + ".bias") : -1;
+    if (biasSlot < 0)
+      return op->emitError("DCN cross layer: the bias must be a constant the "
+                           "plan emitter can fold");
+  }
+  inputs.push_back(biasSlot);
+  FailureOr<int> result =
+      ctx.defineResult(op, op->getResult(0), dimsLike(ctx, m.xl));
+  if (failed(result))
+    return failure();
+  pb::Instruction *instr = ctx.builder().addInstruction("dcn_cross", name);
+  for (int s : inputs)
+    instr->add_inputs(s);
+  instr->add_outputs(*result);
+  addIntAttr(instr, "low_rank", m.weights.size() == 2 ? 1 : 0);
+  return success();
+}
+
+/// bias + collapse(matmul(A, B)) as built by the importer: the matmul and
+/// the bias (null when there is none), or failure.
+FailureOr<std::pair<tosa::MatMulOp, Value>> matchBiasedMatMul(Value v) {
+  Value bias;
+  Operation *def = v.getDefiningOp();
+  if (auto add = dyn_cast_or_null<tosa::AddOp>(def)) {
+    for (int flip = 0; flip < 2; ++flip) {
+      Value other = flip ? add.getInput1() : add.getInput2();
+      Value inner = flip ? add.getInput2() : add.getInput1();
+      if (isConstantLike(other) && inner.getDefiningOp<tensor::CollapseShapeOp>()) {
+        bias = other;
+        def = inner.getDefiningOp();
+        break;
+      }
+    }
+  }
+  auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def);
+  auto matmul = collapse ? collapse.getSrc().getDefiningOp<tosa::MatMulOp>()
+                         : tosa::MatMulOp();
+  if (!matmul || !isZeroConstant(matmul.getAZp()) ||
+      !isZeroConstant(matmul.getBZp()) || !isConstantLike(matmul.getB()))
+    return failure();
+  return std::make_pair(matmul, bias);
+}
+
+/// The 2-D value a [1, M, K] matmul operand was expanded from, or null.
+Value expandedFrom(Value a) {
+  auto expand = a.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand || cast<RankedTensorType>(expand.getSrc().getType()).getRank() != 2)
+    return {};
+  return expand.getSrc();
+}
+
+void findCross(Operation *op, DenseFusions &out) {
+  auto add = dyn_cast<tosa::AddOp>(op);
+  if (!add)
+    return;
+  auto type = cast<RankedTensorType>(add.getType());
+  if (type.getRank() != 2 || type.isDynamicDim(1) ||
+      !type.getElementType().isF32())
+    return;
+  for (int flip = 0; flip < 2; ++flip) {
+    Value prod = flip ? add.getInput2() : add.getInput1();
+    Value xl = flip ? add.getInput1() : add.getInput2();
+    tosa::MulOp mul = asMul(prod.getDefiningOp());
+    if (!mul || xl.getType() != type || mul.getType() != type)
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      Value x0 = side ? mul.getInput2() : mul.getInput1();
+      Value l = side ? mul.getInput1() : mul.getInput2();
+      if (x0.getType() != type)
+        continue;
+      FailureOr<std::pair<tosa::MatMulOp, Value>> outer = matchBiasedMatMul(l);
+      if (failed(outer))
+        continue;
+      auto [matmul, bias] = *outer;
+      CrossMatch m{op, x0, xl, bias, {}};
+      SmallVector<Operation *> ops = {mul, matmul,
+                                      matmul->getUsers().begin() ==
+                                              matmul->getUsers().end()
+                                          ? nullptr
+                                          : *matmul->getUsers().begin(),
+                                      l.getDefiningOp()};
+      if (expandedFrom(matmul.getA()) == xl) {
+        m.weights = {matmul.getB()}; // full rank
+        ops.push_back(matmul.getA().getDefiningOp());
+      } else if (auto first = matmul.getA().getDefiningOp<tosa::MatMulOp>();
+                 first && isZeroConstant(first.getAZp()) &&
+                 isZeroConstant(first.getBZp()) &&
+                 isConstantLike(first.getB()) &&
+                 expandedFrom(first.getA()) == xl) {
+        m.weights = {first.getB(), matmul.getB()}; // low rank: V, then U
+        ops.push_back(first);
+        ops.push_back(first.getA().getDefiningOp());
+      } else {
+        continue;
+      }
+      llvm::erase(ops, nullptr);
+      claim(op, ops, out);
+      out.anchors[op] = [m](EmitterContext &ctx) { return emitCross(ctx, m); };
+      return;
+    }
+  }
+}
+
 } // namespace
 
-DenseFusions findDenseFusions(Block &block,
-                              const llvm::DenseSet<Operation *> &taken) {
+DenseFusions findDenseFusions(Block &block, const LinearChains &linear) {
   DenseFusions out;
+  // Ops of linear chains, except those a DCN cross layer may take over.
+  llvm::DenseSet<Operation *> taken(linear.fusedOps.begin(),
+                                    linear.fusedOps.end());
+  for (auto &entry : linear.anchors)
+    taken.insert(entry.first);
   // Last ops first: an anchor found later in the block claims its pattern
   // before a pattern that would end inside it.
   for (Operation &op : llvm::reverse(block)) {
@@ -638,6 +796,22 @@ DenseFusions findDenseFusions(Block &block,
         !isa<RankedTensorType>(op.getResult(0).getType()))
       continue;
     DenseFusions found;
+    findCross(&op, found);
+    if (!found.anchors.empty()) {
+      // A cross layer absorbs the linear chains it is built from.
+      bool clash = llvm::any_of(found.fusedOps, [&](Operation *o) {
+        return out.fusedOps.count(o) || out.anchors.count(o);
+      });
+      if (!clash) {
+        for (Operation *o : found.fusedOps) {
+          out.fusedOps.insert(o);
+          taken.erase(o);
+        }
+        for (auto &entry : found.anchors)
+          out.anchors.insert(entry);
+      }
+      continue;
+    }
     findDotInteraction(&op, found, taken);
     if (found.anchors.empty())
       findLayerNorm(&op, found);

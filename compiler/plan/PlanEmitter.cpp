@@ -189,11 +189,7 @@ LogicalResult FunctionEmitter::run() {
   if (failed(emitSignatureInputs()))
     return failure();
   linear_ = findLinearChains(func_.getBody().front());
-  llvm::DenseSet<Operation *> taken(linear_.fusedOps.begin(),
-                                    linear_.fusedOps.end());
-  for (auto &entry : linear_.anchors)
-    taken.insert(entry.first);
-  fusions_ = findDenseFusions(func_.getBody().front(), taken);
+  fusions_ = findDenseFusions(func_.getBody().front(), linear_);
   for (Operation &op : func_.getBody().front()) {
     if (linear_.fusedOps.count(&op) || fusions_.fusedOps.count(&op))
       continue;

@@ -215,7 +215,8 @@ def compare(name, got, want):
 
 DENSE_KERNELS = {
     # model: (kernels the plan must hold, kernels it must not)
-    "dcn": (["linear", "mul", "add"], []),
+    "dcn": (["dcn_cross", "low_rank=1", "low_rank=0", "linear"],
+            ["matmul", "mul"]),
     "slice_write": (["concat", "slice", "mul"], ["scatter_nd"]),
     "concat_reshape": (["concat", "reshape", "linear", "transpose", "slice"],
                        []),
@@ -360,7 +361,7 @@ def main():
             if proc.returncode != 0:
                 fail("examples/dlrm/export.py --arch dcn failed", proc)
             compile_and_run(compiler, runner, sub, DLRM_INPUTS,
-                            ["embedding_bag", "linear", "mul", "add"])
+                            ["embedding_bag", "linear", "dcn_cross"])
     elif case == "bad_insert_slice":
         expect_error(compiler, work,
                      os.path.join(HERE, "Inputs", "bad_insert_slice.mlir"),
