@@ -221,7 +221,7 @@ DENSE_KERNELS = {
     "concat_reshape": (["concat", "reshape", "linear", "transpose", "slice"],
                        []),
     "norm": (["softmax", "layer_norm", "reduce_sum", "reduce_max", "div",
-              "sigmoid", "tanh", "neg", "exp", "abs"], ["rsqrt"]),
+              "sigmoid", "tanh", "neg", "exp", "abs"], ["sqrt"]),
     "gather": (["gather", "gather_elements", "reduce_sum", "transpose"], []),
     "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max"],
             []),
