@@ -703,7 +703,8 @@ FailureOr<std::pair<tosa::MatMulOp, Value>> matchBiasedMatMul(Value v) {
     for (int flip = 0; flip < 2; ++flip) {
       Value other = flip ? add.getInput1() : add.getInput2();
       Value inner = flip ? add.getInput2() : add.getInput1();
-      if (isConstantLike(other) && inner.getDefiningOp<tensor::CollapseShapeOp>()) {
+      if (isConstantLike(other) &&
+          inner.getDefiningOp<tensor::CollapseShapeOp>()) {
         bias = other;
         def = inner.getDefiningOp();
         break;
@@ -722,7 +723,8 @@ FailureOr<std::pair<tosa::MatMulOp, Value>> matchBiasedMatMul(Value v) {
 /// The 2-D value a [1, M, K] matmul operand was expanded from, or null.
 Value expandedFrom(Value a) {
   auto expand = a.getDefiningOp<tensor::ExpandShapeOp>();
-  if (!expand || cast<RankedTensorType>(expand.getSrc().getType()).getRank() != 2)
+  if (!expand ||
+      cast<RankedTensorType>(expand.getSrc().getType()).getRank() != 2)
     return {};
   return expand.getSrc();
 }

@@ -67,9 +67,9 @@ public:
 FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op);
 
 /// Ops that become one fused instruction (softmax, layer_norm, the DLRM dot
-/// interaction, DCN cross layers; PlanDenseFusion.cpp), found before emission like the linear
-/// chains: the emitter calls `anchors[op]` at the last op of a pattern and
-/// emits nothing for `fusedOps`.
+/// interaction, DCN cross layers; PlanDenseFusion.cpp), found before emission
+/// like the linear chains: the emitter calls `anchors[op]` at the last op of a
+/// pattern and emits nothing for `fusedOps`.
 struct DenseFusions {
   llvm::DenseMap<Operation *, std::function<LogicalResult(EmitterContext &)>>
       anchors;
