@@ -842,6 +842,9 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
       .Case<tosa::GreaterOp>([&](auto) {
         return done(emitBroadcasting(op, "greater", op->getOperands()));
       })
+      .Case<tosa::GreaterEqualOp>([&](auto) {
+        return done(emitBroadcasting(op, "greater_equal", op->getOperands()));
+      })
       .Case<tosa::SelectOp>([&](auto) {
         return done(emitBroadcasting(op, "where", op->getOperands()));
       })

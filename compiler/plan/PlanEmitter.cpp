@@ -932,7 +932,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, tosa.matmul/add/sub/"
                   "mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
-                  "reciprocal/rsqrt/maximum/minimum/equal/greater/select/"
+                  "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/"
+                  "select/"
                   "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
                   "slice/tile, tensor.expand_shape/collapse_shape/cast/"
                   "reshape/extract_slice/insert_slice, arith casts, "

@@ -137,7 +137,9 @@ class BMM(nn.Module):
         gram = torch.matmul(t, t.transpose(1, 2))       # [B, 2, 2]
         mask = torch.eq(gram, gram.amax(dim=2, keepdim=True))
         sel = torch.where(mask, gram, torch.zeros_like(gram))
-        cnt = mask.to(torch.float32).sum(dim=2)
+        cnt = mask.to(torch.float32).sum(dim=2) \
+            + (gram >= 0.5).to(torch.float32).sum(dim=2) \
+            + (gram <= -0.5).to(torch.float32).sum(dim=2)
         ex = dense[:, :1].expand(-1, 3)
         return proj.flatten(1), sel.flatten(1), cnt, ex, left.flatten(1)
 

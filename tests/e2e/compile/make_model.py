@@ -35,8 +35,10 @@ class SmallRec(torch.nn.Module):
         other = self.bag(ids, offsets) if self.with_bag else dense
         z = torch.cat([h, other], dim=1)
         z = torch.relu(self.top0(z))
-        if self.unsupported:  # GreaterOrEqual: no plan kernel for it
-            z = z * (z >= 0.5).to(torch.float32)
+        if self.unsupported:  # a row write at run-time indices: tosa.scatter
+            idx = (z[:, 0] * 0).to(torch.int64)
+            z = z.clone()
+            z[idx] = z * 2.0
         return torch.sigmoid(self.top1(z))
 
 

@@ -16,7 +16,7 @@ Cases:
   bad_clamp  Inputs/bad_clamp.mlir (a clamp that is not a ReLU): error at
              file:line:col, exit 1, no output files
   unsupported_op   a model with an op outside the emitter's subset
-             (torch.ge, imported as tosa.greater_equal):
+             (z[idx] = v with run-time idx, imported as tosa.scatter):
              error naming the op and its node, exit 1, no .plan/.weights
   truncated_onnx   a cut-off ONNX file: error, exit 1, no .plan/.weights
   dlrm       examples/dlrm (3 EmbeddingBag tables, bottom MLP, view((B, -1,
@@ -223,7 +223,8 @@ DENSE_KERNELS = {
     "norm": (["softmax", "layer_norm", "reduce_sum", "reduce_max", "div",
               "sigmoid", "tanh", "neg", "exp", "abs"], ["sqrt"]),
     "gather": (["gather", "gather_elements", "reduce_sum", "transpose"], []),
-    "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max"],
+    "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max",
+             "greater_equal"],
             []),
     "interaction_dlrm": (["dot_interaction", "pair_order=dlrm"],
                          ["matmul", "gather"]),
@@ -390,8 +391,8 @@ def main():
     elif case == "unsupported_op":
         make_model(work, "--mlp-only", "--unsupported")
         expect_error(compiler, work, os.path.join(work, "model.onnx"),
-                     ["does not support 'tosa.greater_equal'",
-                      "node '/GreaterOrEqual'"])
+                     ["does not support 'tosa.scatter'",
+                      "node '/ScatterND'"])
     elif case == "truncated_onnx":
         make_model(work)
         model = os.path.join(work, "model.onnx")
