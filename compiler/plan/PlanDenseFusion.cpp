@@ -84,7 +84,8 @@ SmallVector<DimInfo> dimsLike(EmitterContext &ctx, Value x) {
 }
 
 //===----------------------------------------------------------------------===//
-// softmax: mul(e, reciprocal(reduce_sum(e, a))), e = exp(sub(x, reduce_max(x, a)))
+// softmax: mul(e, reciprocal(reduce_sum(e, a))), e = exp(sub(x, reduce_max(x,
+// a)))
 //===----------------------------------------------------------------------===//
 
 void findSoftmax(Operation *op, DenseFusions &out) {
@@ -206,8 +207,8 @@ bool matchNormalized(tosa::MulOp normalized, Value &x, int64_t &axis,
   axis = *varAxis;
   epsilon = *eps;
   ops.append({normalized.getOperation(), rsqrt.getOperation(),
-              shift.getOperation(), varMul.getOperation(),
-              sub.getOperation(), sq.getOperation(), meanMul.getOperation()});
+              shift.getOperation(), varMul.getOperation(), sub.getOperation(),
+              sq.getOperation(), meanMul.getOperation()});
   return true;
 }
 
@@ -318,28 +319,24 @@ struct Labels {
   std::vector<int64_t> data;
 };
 
-/// The static shape of `type` with its one dynamic dim inferred from
-/// `elements`; failure when it has more than one or it does not divide.
-FailureOr<SmallVector<int64_t>> concreteShape(RankedTensorType type,
-                                              int64_t elements) {
-  SmallVector<int64_t> shape(type.getShape());
-  int dynamic = -1;
-  int64_t known = 1;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (ShapedType::isDynamic(shape[d])) {
-      if (dynamic >= 0)
+/// The concrete shape of `v` in a simulation where the batch symbol stands
+/// for `samples`: from the plan's dims; failure for other run-time dims.
+FailureOr<SmallVector<int64_t>> simulatedShape(EmitterContext &ctx, Value v,
+                                               const std::string &batch,
+                                               int64_t samples) {
+  SmallVector<int64_t> shape;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    DimInfo info = ctx.dimOf(v, d);
+    if (info.isSymbolic()) {
+      if (info.symbol != batch)
         return failure();
-      dynamic = d;
+      shape.push_back(samples);
+    } else if (info.size > 0 || !type.isDynamicDim(d)) {
+      shape.push_back(info.size > 0 ? info.size : type.getDimSize(d));
     } else {
-      known *= shape[d];
-    }
-  }
-  if (dynamic >= 0) {
-    if (known == 0 || elements % known != 0)
       return failure();
-    shape[dynamic] = elements / known;
-  } else if (known != elements) {
-    return failure();
+    }
   }
   return shape;
 }
@@ -370,50 +367,42 @@ FailureOr<Labels> transposeLabels(const Labels &in, ArrayRef<int32_t> perm) {
   return out;
 }
 
-/// The values of a constant integer tensor behind reshapes, row-major.
-FailureOr<std::vector<int64_t>> constantInts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!isa<tosa::ReshapeOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-            def))
-      break;
-    v = def->getOperand(0);
-  }
-  DenseElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) ||
-      !isa<IntegerType>(attr.getElementType()))
-    return failure();
-  std::vector<int64_t> out;
-  for (const APInt &i : attr.getValues<APInt>())
-    out.push_back(i.getSExtValue());
-  return out;
-}
-
 /// Runs `op` (one data-movement op whose first operand holds `in`) on the
-/// labels; failure for anything else.
-FailureOr<Labels> simulate(Operation *op, const Labels &in) {
+/// labels, with result shapes from the plan; failure for anything else.
+FailureOr<Labels> simulate(EmitterContext &ctx, Operation *op, const Labels &in,
+                           const std::string &batch, int64_t samples) {
+  if (auto t = dyn_cast<tosa::TransposeOp>(op))
+    return transposeLabels(in, t.getPerms());
+  FailureOr<SmallVector<int64_t>> shape =
+      simulatedShape(ctx, op->getResult(0), batch, samples);
+  if (failed(shape))
+    return failure();
   if (isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp,
           tensor::CollapseShapeOp, tensor::CastOp>(op)) {
-    auto shape = concreteShape(
-        cast<RankedTensorType>(op->getResult(0).getType()), in.data.size());
-    if (failed(shape))
+    int64_t n = 1;
+    for (int64_t d : *shape)
+      n *= d;
+    if (n != static_cast<int64_t>(in.data.size()))
       return failure();
     return Labels{*shape, in.data};
   }
-  if (auto t = dyn_cast<tosa::TransposeOp>(op))
-    return transposeLabels(in, t.getPerms());
   if (auto g = dyn_cast<tosa::GatherOp>(op)) {
-    FailureOr<std::vector<int64_t>> idx = constantInts(g.getIndices());
-    auto idxType = cast<RankedTensorType>(g.getIndices().getType());
-    if (failed(idx) || in.shape.size() != 3 || !idxType.hasStaticShape())
+    auto idx = dyn_cast_or_null<DenseElementsAttr>(
+        ctx.builder().constantAttr(g.getIndices()));
+    if (!idx || in.shape.size() != 3 || shape->size() != 3)
       return failure();
     int64_t n = in.shape[0], k = in.shape[1], c = in.shape[2];
-    int64_t w = idxType.getDimSize(1);
-    if (idxType.getDimSize(0) != n)
+    int64_t w = (*shape)[1];
+    if (idx.getNumElements() != n * w && idx.getNumElements() != w)
       return failure();
+    std::vector<int64_t> values;
+    for (const APInt &i : idx.getValues<APInt>())
+      values.push_back(i.getSExtValue());
     Labels out{{n, w, c}, std::vector<int64_t>(n * w * c)};
     for (int64_t b = 0; b < n; ++b)
       for (int64_t j = 0; j < w; ++j) {
-        int64_t row = (*idx)[b * w + j];
+        int64_t row =
+            values[values.size() == static_cast<size_t>(w) ? j : b * w + j];
         if (row < 0 || row >= k)
           return failure();
         for (int64_t e = 0; e < c; ++e)
@@ -444,163 +433,387 @@ pairOrder(const std::vector<std::pair<int64_t, int64_t>> &pairs, int64_t f) {
   return {"", false};
 }
 
+/// What the structural match found; verified and emitted at the anchor.
+struct InteractionMatch {
+  Operation *anchor;
+  Value x;
+  SmallVector<Value> sparse;
+  int64_t f, d;
+  tosa::MatMulOp matmul;
+  tosa::TransposeOp transpose;
+  Operation *view, *cat;
+  /// Z's data movement, from the matmul's user to the op before the anchor.
+  SmallVector<Operation *> chain;
+};
+
+/// At the anchor: the chain is run on labels with the plan's shapes and
+/// constants; when it picks a whole triangle of Z in a known order, the
+/// instructions of the matmul, the chain (and of T and the concat when
+/// nothing else reads them) are retracted and concat(e..) +
+/// dot_interaction take their place. Otherwise the anchor is emitted as is.
+LogicalResult emitInteraction(EmitterContext &ctx, InteractionMatch m) {
+  Operation *op = m.anchor;
+  DimInfo batch = ctx.dimOf(m.x, 0);
+  int64_t samples = batch.isSymbolic() ? 3 : batch.size;
+  int64_t n = m.f + 1;
+  std::string order;
+  bool self = false;
+  bool ok = samples > 0;
+  FailureOr<SmallVector<int64_t>> tShape =
+      simulatedShape(ctx, m.matmul.getA(), batch.symbol, samples);
+  ok = ok && succeeded(tShape) &&
+       *tShape == SmallVector<int64_t>({samples, n, m.d});
+  if (ok) {
+    Labels labels{{samples, n, n}, std::vector<int64_t>(samples * n * n)};
+    std::iota(labels.data.begin(), labels.data.end(), 0);
+    for (Operation *c : m.chain) {
+      FailureOr<Labels> next = simulate(ctx, c, labels, batch.symbol, samples);
+      if (failed(next)) {
+        ok = false;
+        break;
+      }
+      labels = std::move(*next);
+    }
+    ok = ok && labels.shape.size() == 2 && labels.shape[0] == samples;
+    std::vector<std::pair<int64_t, int64_t>> pairs;
+    int64_t p = ok ? labels.shape[1] : 0;
+    for (int64_t b = 0; ok && b < samples; ++b)
+      for (int64_t c = 0; ok && c < p; ++c) {
+        int64_t label = labels.data[b * p + c];
+        int64_t i = (label % (n * n)) / n, j = label % n;
+        if (label / (n * n) != b)
+          ok = false; // a column mixes samples
+        else if (b == 0)
+          pairs.push_back({i, j});
+        else if (pairs[c] != std::make_pair(i, j))
+          ok = false;
+      }
+    if (ok)
+      std::tie(order, self) = pairOrder(pairs, m.f);
+  }
+  if (!ok || order.empty())
+    return ctx.emitOpNow(op);
+
+  ctx.retract(m.matmul);
+  ctx.retract(m.transpose);
+  for (Operation *c : m.chain)
+    ctx.retract(c);
+  auto onlyReadBy = [](Operation *producer, ArrayRef<Operation *> readers) {
+    return llvm::all_of(producer->getUsers(), [&](Operation *u) {
+      return isa<tensor::DimOp>(u) || llvm::is_contained(readers, u);
+    });
+  };
+  if (onlyReadBy(m.view,
+                 {m.matmul.getOperation(), m.transpose.getOperation()})) {
+    ctx.retract(m.view);
+    if (onlyReadBy(m.cat, {m.view}))
+      ctx.retract(m.cat);
+  }
+  std::string name = ctx.locationOf(op->getLoc());
+  FailureOr<int> xs = ctx.operandSlot(op, m.x);
+  if (failed(xs))
+    return failure();
+  int sparseSlot;
+  if (m.sparse.size() == 1) {
+    FailureOr<int> s = ctx.operandSlot(op, m.sparse[0]);
+    if (failed(s))
+      return failure();
+    sparseSlot = *s;
+  } else {
+    SmallVector<int> parts;
+    for (Value e : m.sparse) {
+      FailureOr<int> s = ctx.operandSlot(op, e);
+      if (failed(s))
+        return failure();
+      parts.push_back(*s);
+    }
+    sparseSlot = ctx.builder().defineTypedSlot(
+        Float32Type::get(op->getContext()),
+        DimList{batch, DimInfo{m.f * m.d, {}}}, name + ".sparse");
+    if (sparseSlot < 0)
+      return op->emitError("dot interaction: cannot define its slots");
+    pb::Instruction *concat = ctx.builder().addInstruction("concat", name);
+    for (int s : parts)
+      concat->add_inputs(s);
+    concat->add_outputs(sparseSlot);
+    addIntAttr(concat, "axis", 1);
+  }
+  FailureOr<int> result =
+      ctx.defineResult(op, op->getResult(0), {batch, DimInfo()});
+  if (failed(result))
+    return failure();
+  pb::Instruction *instr =
+      ctx.builder().addInstruction("dot_interaction", name);
+  instr->add_inputs(*xs);
+  instr->add_inputs(sparseSlot);
+  instr->add_outputs(*result);
+  addIntAttr(instr, "num_features", m.f);
+  addIntAttr(instr, "self_interaction", self ? 1 : 0);
+  addStringAttr(instr, "pair_order", order);
+  return success();
+}
+
+/// The structure of the DLRM interaction ending at `op` (a concat(x, R)):
+/// R reached from Z = matmul(T, transpose(T, [0, 2, 1])) through
+/// single-use data movement, T a reshape of concat(x, e1..eF) axis 1.
 void findDotInteraction(Operation *op, DenseFusions &out,
                         const llvm::DenseSet<Operation *> &taken) {
   auto anchor = dyn_cast<tosa::ConcatOp>(op);
   if (!anchor || anchor.getAxis() != 1 || anchor.getInput1().size() != 2)
     return;
-  Value x = anchor.getInput1()[0], r = anchor.getInput1()[1];
-  auto xType = cast<RankedTensorType>(x.getType());
+  InteractionMatch m;
+  m.anchor = op;
+  m.x = anchor.getInput1()[0];
+  Value r = anchor.getInput1()[1];
+  auto xType = cast<RankedTensorType>(m.x.getType());
   if (xType.getRank() != 2 || xType.isDynamicDim(1) ||
       !xType.getElementType().isF32())
     return;
-  int64_t d = xType.getDimSize(1);
-  // Walk back from R to the matmul through single-use data movement.
-  SmallVector<Operation *> chain;
+  m.d = xType.getDimSize(1);
+  // One reader besides tensor.dim (shape arithmetic reads dims only).
+  auto oneUse = [](Value v) {
+    int readers = 0;
+    for (Operation *u : v.getUsers())
+      readers += !isa<tensor::DimOp>(u);
+    return readers == 1;
+  };
   Value v = r;
-  tosa::MatMulOp matmul;
   while (Operation *def = v.getDefiningOp()) {
-    if (!v.hasOneUse() || taken.count(def))
+    if (!oneUse(v) || taken.count(def))
       return;
-    if ((matmul = dyn_cast<tosa::MatMulOp>(def)))
+    if ((m.matmul = dyn_cast<tosa::MatMulOp>(def)))
       break;
     if (!isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp,
              tensor::CollapseShapeOp, tensor::CastOp, tosa::TransposeOp,
              tosa::GatherOp>(def))
       return;
-    chain.push_back(def);
+    m.chain.insert(m.chain.begin(), def);
     v = def->getOperand(0);
   }
-  if (!matmul || !isZeroConstant(matmul.getAZp()) ||
-      !isZeroConstant(matmul.getBZp()))
+  if (!m.matmul || !isZeroConstant(m.matmul.getAZp()) ||
+      !isZeroConstant(m.matmul.getBZp()))
     return;
-  Value t = matmul.getA();
-  auto tr = matmul.getB().getDefiningOp<tosa::TransposeOp>();
-  if (!tr || tr.getInput1() != t || !tr->hasOneUse() ||
-      tr.getPerms() != ArrayRef<int32_t>({0, 2, 1}))
+  Value t = m.matmul.getA();
+  m.transpose = m.matmul.getB().getDefiningOp<tosa::TransposeOp>();
+  if (!m.transpose || m.transpose.getInput1() != t ||
+      !oneUse(m.transpose.getResult()) ||
+      m.transpose.getPerms() != ArrayRef<int32_t>({0, 2, 1}))
     return;
-  auto tType = cast<RankedTensorType>(t.getType());
-  if (tType.getRank() != 3 || tType.isDynamicDim(1) || tType.isDynamicDim(2) ||
-      tType.getDimSize(2) != d)
+  m.view = t.getDefiningOp();
+  if (!m.view ||
+      !isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp>(m.view))
     return;
-  int64_t f = tType.getDimSize(1) - 1;
-  // T = reshape(concat(x, e1..eF) axis 1).
-  Operation *view = t.getDefiningOp();
-  if (!view || !isa<tosa::ReshapeOp, tensor::ReshapeOp, tensor::ExpandShapeOp>(
-                   view))
+  auto cat = m.view->getOperand(0).getDefiningOp<tosa::ConcatOp>();
+  if (!cat || cat.getAxis() != 1 || cat.getInput1().size() < 2 ||
+      cat.getInput1()[0] != m.x)
     return;
-  auto cat = view->getOperand(0).getDefiningOp<tosa::ConcatOp>();
-  if (!cat || cat.getAxis() != 1 ||
-      static_cast<int64_t>(cat.getInput1().size()) != f + 1 ||
-      cat.getInput1()[0] != x || f < 1)
-    return;
-  SmallVector<Value> sparse;
+  m.cat = cat;
+  // The sparse operands: [B, k * D] each (one pooled embedding, or several
+  // side by side).
+  int64_t width = 0;
   for (Value e : cat.getInput1().drop_front()) {
     auto eType = cast<RankedTensorType>(e.getType());
-    if (eType.getRank() != 2 || eType.getShape()[1] != d ||
-        !eType.getElementType().isF32())
+    if (eType.getRank() != 2 || eType.isDynamicDim(1) ||
+        eType.getShape()[1] % m.d != 0 || !eType.getElementType().isF32())
       return;
-    sparse.push_back(e);
+    width += eType.getShape()[1];
+    m.sparse.push_back(e);
   }
-  // Which (i, j) each column of R holds: simulate on two samples.
-  const int64_t samples = 2, n = f + 1;
-  Labels labels{{samples, n, n}, std::vector<int64_t>(samples * n * n)};
-  std::iota(labels.data.begin(), labels.data.end(), 0);
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    FailureOr<Labels> next = simulate(*it, labels);
-    if (failed(next))
-      return;
-    labels = std::move(*next);
-  }
-  if (labels.shape.size() != 2 || labels.shape[0] != samples)
-    return;
-  int64_t p = labels.shape[1];
-  std::vector<std::pair<int64_t, int64_t>> pairs;
-  for (int64_t b = 0; b < samples; ++b)
-    for (int64_t c = 0; c < p; ++c) {
-      int64_t label = labels.data[b * p + c];
-      if (label / (n * n) != b)
-        return; // a column mixes samples
-      int64_t i = (label % (n * n)) / n, j = label % n;
-      if (b == 0)
-        pairs.push_back({i, j});
-      else if (pairs[c] != std::make_pair(i, j))
-        return;
-    }
-  auto [order, self] = pairOrder(pairs, f);
-  if (order.empty())
-    return;
-  for (Operation *o : chain)
-    out.fusedOps.insert(o);
-  out.fusedOps.insert(matmul);
-  out.fusedOps.insert(tr);
-  bool viewFused = t.hasNUses(2); // the matmul and the transpose
-  if (viewFused) {
-    out.fusedOps.insert(view);
-    if (cat->hasOneUse())
-      out.fusedOps.insert(cat);
-  }
-  out.anchors[op] = [op, x, sparse, f, d, order = order,
-                     self = self](EmitterContext &ctx) -> LogicalResult {
-    std::string name = ctx.locationOf(op->getLoc());
-    FailureOr<int> xs = ctx.operandSlot(op, x);
-    if (failed(xs))
-      return failure();
-    DimInfo batch = ctx.dimOf(x, 0);
-    int sparseSlot;
-    if (sparse.size() == 1) {
-      FailureOr<int> s = ctx.operandSlot(op, sparse[0]);
-      if (failed(s))
-        return failure();
-      sparseSlot = *s;
-    } else {
-      SmallVector<int> parts;
-      for (Value e : sparse) {
-        FailureOr<int> s = ctx.operandSlot(op, e);
-        if (failed(s))
-          return failure();
-        parts.push_back(*s);
-      }
-      sparseSlot = ctx.builder().defineTypedSlot(
-          Float32Type::get(op->getContext()), DimList{batch, {f * d, {}}},
-          name + ".sparse");
-      if (sparseSlot < 0)
-        return op->emitError("dot interaction: cannot define its slots");
-      pb::Instruction *concat = ctx.builder().addInstruction("concat", name);
-      for (int s : parts)
-        concat->add_inputs(s);
-      concat->add_outputs(sparseSlot);
-      addIntAttr(concat, "axis", 1);
-    }
-    FailureOr<int> result =
-        ctx.defineResult(op, op->getResult(0), {batch, DimInfo()});
-    if (failed(result))
-      return failure();
-    pb::Instruction *instr =
-        ctx.builder().addInstruction("dot_interaction", name);
-    instr->add_inputs(*xs);
-    instr->add_inputs(sparseSlot);
-    instr->add_outputs(*result);
-    addIntAttr(instr, "num_features", f);
-    addIntAttr(instr, "self_interaction", self ? 1 : 0);
-    addStringAttr(instr, "pair_order", order);
-    return success();
+  m.f = width / m.d;
+  out.anchors[op] = [m](EmitterContext &ctx) mutable {
+    return emitInteraction(ctx, m);
   };
+}
+
+//===----------------------------------------------------------------------===//
+// DCN-v2 cross layer: add(mul(x0, L), xl) with L = W xl + b (a linear
+// chain without activation) or L = U (V xl) + b (the importer's two
+// matmuls, the first one still 3-D); one `dcn_cross` instruction.
+//===----------------------------------------------------------------------===//
+
+/// The constant behind a matmul's B operand ([1, K, N]) as [N, K] (the
+/// dcn_cross kernel's [out, in]), or null.
+DenseElementsAttr outInWeight(EmitterContext &ctx, Value b) {
+  auto attr =
+      dyn_cast_or_null<DenseElementsAttr>(ctx.builder().constantAttr(b));
+  auto type = cast<RankedTensorType>(b.getType());
+  if (!attr || type.getRank() != 3 || !type.hasStaticShape())
+    return {};
+  DenseElementsAttr kn = reshapeConstant(
+      attr, RankedTensorType::get({type.getDimSize(1), type.getDimSize(2)},
+                                  type.getElementType()));
+  return kn ? transposeConstant(kn, {1, 0}) : DenseElementsAttr();
+}
+
+struct CrossMatch {
+  Operation *anchor;
+  Value x0, xl, bias;
+  SmallVector<Value> weights; // matmul B operands: [W] or [V, U]
+};
+
+LogicalResult emitCross(EmitterContext &ctx, const CrossMatch &m) {
+  Operation *op = m.anchor;
+  std::string name = ctx.locationOf(op->getLoc());
+  SmallVector<int> inputs;
+  for (Value v : {m.x0, m.xl}) {
+    FailureOr<int> s = ctx.operandSlot(op, v);
+    if (failed(s))
+      return failure();
+    inputs.push_back(*s);
+  }
+  const char *names[] = {".weight", ".v", ".w"};
+  for (auto [i, w] : llvm::enumerate(m.weights)) {
+    DenseElementsAttr attr = outInWeight(ctx, w);
+    int slot = attr ? ctx.builder().materializeConstant(
+                          attr, name + names[m.weights.size() == 1 ? 0 : i + 1])
+                    : -1;
+    if (slot < 0)
+      return op->emitError("DCN cross layer: the weights must be constants "
+                           "the plan emitter can fold");
+    inputs.push_back(slot);
+  }
+  int biasSlot = -1;
+  if (m.bias) {
+    auto d = cast<RankedTensorType>(m.xl.getType()).getDimSize(1);
+    DenseElementsAttr b = asVector(ctx, m.bias, d);
+    biasSlot = b ? ctx.builder().materializeConstant(b, name + ".bias") : -1;
+    if (biasSlot < 0)
+      return op->emitError("DCN cross layer: the bias must be a constant the "
+                           "plan emitter can fold");
+  }
+  inputs.push_back(biasSlot);
+  FailureOr<int> result =
+      ctx.defineResult(op, op->getResult(0), dimsLike(ctx, m.xl));
+  if (failed(result))
+    return failure();
+  pb::Instruction *instr = ctx.builder().addInstruction("dcn_cross", name);
+  for (int s : inputs)
+    instr->add_inputs(s);
+  instr->add_outputs(*result);
+  addIntAttr(instr, "low_rank", m.weights.size() == 2 ? 1 : 0);
+  return success();
+}
+
+/// bias + collapse(matmul(A, B)) as built by the importer: the matmul and
+/// the bias (null when there is none), or failure.
+FailureOr<std::pair<tosa::MatMulOp, Value>> matchBiasedMatMul(Value v) {
+  Value bias;
+  Operation *def = v.getDefiningOp();
+  if (auto add = dyn_cast_or_null<tosa::AddOp>(def)) {
+    for (int flip = 0; flip < 2; ++flip) {
+      Value other = flip ? add.getInput1() : add.getInput2();
+      Value inner = flip ? add.getInput2() : add.getInput1();
+      if (isConstantLike(other) &&
+          inner.getDefiningOp<tensor::CollapseShapeOp>()) {
+        bias = other;
+        def = inner.getDefiningOp();
+        break;
+      }
+    }
+  }
+  auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def);
+  auto matmul = collapse ? collapse.getSrc().getDefiningOp<tosa::MatMulOp>()
+                         : tosa::MatMulOp();
+  if (!matmul || !isZeroConstant(matmul.getAZp()) ||
+      !isZeroConstant(matmul.getBZp()) || !isConstantLike(matmul.getB()))
+    return failure();
+  return std::make_pair(matmul, bias);
+}
+
+/// The 2-D value a [1, M, K] matmul operand was expanded from, or null.
+Value expandedFrom(Value a) {
+  auto expand = a.getDefiningOp<tensor::ExpandShapeOp>();
+  if (!expand ||
+      cast<RankedTensorType>(expand.getSrc().getType()).getRank() != 2)
+    return {};
+  return expand.getSrc();
+}
+
+void findCross(Operation *op, DenseFusions &out) {
+  auto add = dyn_cast<tosa::AddOp>(op);
+  if (!add)
+    return;
+  auto type = cast<RankedTensorType>(add.getType());
+  if (type.getRank() != 2 || type.isDynamicDim(1) ||
+      !type.getElementType().isF32())
+    return;
+  for (int flip = 0; flip < 2; ++flip) {
+    Value prod = flip ? add.getInput2() : add.getInput1();
+    Value xl = flip ? add.getInput1() : add.getInput2();
+    tosa::MulOp mul = asMul(prod.getDefiningOp());
+    if (!mul || xl.getType() != type || mul.getType() != type)
+      continue;
+    for (int side = 0; side < 2; ++side) {
+      Value x0 = side ? mul.getInput2() : mul.getInput1();
+      Value l = side ? mul.getInput1() : mul.getInput2();
+      if (x0.getType() != type)
+        continue;
+      FailureOr<std::pair<tosa::MatMulOp, Value>> outer = matchBiasedMatMul(l);
+      if (failed(outer))
+        continue;
+      auto [matmul, bias] = *outer;
+      CrossMatch m{op, x0, xl, bias, {}};
+      SmallVector<Operation *> ops = {mul, matmul,
+                                      matmul->getUsers().begin() ==
+                                              matmul->getUsers().end()
+                                          ? nullptr
+                                          : *matmul->getUsers().begin(),
+                                      l.getDefiningOp()};
+      if (expandedFrom(matmul.getA()) == xl) {
+        m.weights = {matmul.getB()}; // full rank
+        ops.push_back(matmul.getA().getDefiningOp());
+      } else if (auto first = matmul.getA().getDefiningOp<tosa::MatMulOp>();
+                 first && isZeroConstant(first.getAZp()) &&
+                 isZeroConstant(first.getBZp()) &&
+                 isConstantLike(first.getB()) &&
+                 expandedFrom(first.getA()) == xl) {
+        m.weights = {first.getB(), matmul.getB()}; // low rank: V, then U
+        ops.push_back(first);
+        ops.push_back(first.getA().getDefiningOp());
+      } else {
+        continue;
+      }
+      llvm::erase(ops, nullptr);
+      claim(op, ops, out);
+      out.anchors[op] = [m](EmitterContext &ctx) { return emitCross(ctx, m); };
+      return;
+    }
+  }
 }
 
 } // namespace
 
-DenseFusions findDenseFusions(Block &block,
-                              const llvm::DenseSet<Operation *> &taken) {
+DenseFusions findDenseFusions(Block &block, const LinearChains &linear) {
   DenseFusions out;
+  // Ops of linear chains, except those a DCN cross layer may take over.
+  llvm::DenseSet<Operation *> taken(linear.fusedOps.begin(),
+                                    linear.fusedOps.end());
+  for (auto &entry : linear.anchors)
+    taken.insert(entry.first);
   // Last ops first: an anchor found later in the block claims its pattern
   // before a pattern that would end inside it.
   for (Operation &op : llvm::reverse(block)) {
-    if (taken.count(&op) || out.fusedOps.count(&op) ||
-        out.anchors.count(&op) || op.getNumResults() != 1 ||
+    if (taken.count(&op) || out.fusedOps.count(&op) || out.anchors.count(&op) ||
+        op.getNumResults() != 1 ||
         !isa<RankedTensorType>(op.getResult(0).getType()))
       continue;
     DenseFusions found;
+    findCross(&op, found);
+    if (!found.anchors.empty()) {
+      // A cross layer absorbs the linear chains it is built from.
+      bool clash = llvm::any_of(found.fusedOps, [&](Operation *o) {
+        return out.fusedOps.count(o) || out.anchors.count(o);
+      });
+      if (!clash) {
+        for (Operation *o : found.fusedOps) {
+          out.fusedOps.insert(o);
+          taken.erase(o);
+        }
+        for (auto &entry : found.anchors)
+          out.anchors.insert(entry);
+      }
+      continue;
+    }
     findDotInteraction(&op, found, taken);
     if (found.anchors.empty())
       findLayerNorm(&op, found);

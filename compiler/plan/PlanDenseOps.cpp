@@ -69,8 +69,8 @@ private:
                                            ArrayRef<int> inputs,
                                            ArrayRef<DimInfo> dims);
   /// A slot for an intermediate of a multi-instruction op.
-  FailureOr<int> tempSlot(Operation *op, Type elementType,
-                          const DimList &dims, const std::string &suffix);
+  FailureOr<int> tempSlot(Operation *op, Type elementType, const DimList &dims,
+                          const std::string &suffix);
   /// A [1, ..., 1] constant of `value` (rank `rank`).
   FailureOr<int> scalarSlot(Operation *op, Type elementType, double value,
                             int64_t rank, const std::string &suffix);
@@ -170,8 +170,7 @@ FailureOr<int> DenseOpEmitter::tempSlot(Operation *op, Type elementType,
 FailureOr<int> DenseOpEmitter::scalarSlot(Operation *op, Type elementType,
                                           double value, int64_t rank,
                                           const std::string &suffix) {
-  auto type =
-      RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
+  auto type = RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
   Attribute element;
   if (auto f = dyn_cast<FloatType>(elementType))
     element = FloatAttr::get(f, value);
@@ -191,8 +190,8 @@ LogicalResult DenseOpEmitter::emitUnaryMath(Operation *op,
                                             const std::string &kernel) {
   Value x = op->getOperand(0);
   if (!isa<FloatType>(cast<RankedTensorType>(x.getType()).getElementType()))
-    return op->emitError() << "'" << op->getName()
-                           << "': the runtime's '" << kernel
+    return op->emitError() << "'" << op->getName() << "': the runtime's '"
+                           << kernel
                            << "' kernel takes float tensors only, not "
                            << x.getType();
   return ctx_.emitSimple(op, kernel, ValueRange{x}, dimsOf(x));
@@ -333,9 +332,12 @@ static bool sameDims(const DimList &a, const DimList &b) {
 }
 
 LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
-  bool onlyExpands = llvm::all_of(op->getUsers(), [](Operation *user) {
-    return isa<tosa::AddOp, tosa::LogicalOrOp>(user);
-  }) && isZeroSplat(op.getResult());
+  bool onlyExpands =
+      llvm::all_of(op->getUsers(),
+                   [](Operation *user) {
+                     return isa<tosa::AddOp, tosa::LogicalOrOp>(user);
+                   }) &&
+      isZeroSplat(op.getResult());
   if (onlyExpands)
     return success(); // read by emitExpandIdiom
   FailureOr<DimList> dims = splatDims(op, op);
@@ -370,10 +372,9 @@ LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
     number = i.getValue().isZero() ? 0 : 1;
   std::string dtype = castDTypeName(op.getType().getElementType());
   FailureOr<int> likeSlot = ctx_.operandSlot(op, like);
-  FailureOr<int> shape =
-      tempSlot(op, IntegerType::get(op.getContext(), 64),
-               DimList{DimInfo{static_cast<int64_t>(dims->size()), {}}},
-               ".shape");
+  FailureOr<int> shape = tempSlot(
+      op, IntegerType::get(op.getContext(), 64),
+      DimList{DimInfo{static_cast<int64_t>(dims->size()), {}}}, ".shape");
   if (failed(likeSlot) || failed(shape) || dtype.empty())
     return failure();
   pb::Instruction *shapeInstr = builder().addInstruction("shape", name(op));
@@ -429,8 +430,9 @@ FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
         target.symbol = e->exponents.begin()->first;
     }
     const DimInfo &in = xDims[d];
-    bool same = target.isSymbolic() ? in.symbol == target.symbol
-                                    : !in.isSymbolic() && in.size == target.size;
+    bool same = target.isSymbolic()
+                    ? in.symbol == target.symbol
+                    : !in.isSymbolic() && in.size == target.size;
     if (same) {
       shape.push_back(1); // broadcast(x, 1) keeps x's dim
     } else if (!target.isSymbolic() && !in.isSymbolic() && in.size == 1) {
@@ -590,8 +592,8 @@ LogicalResult DenseOpEmitter::emitStridedInsert(tensor::InsertSliceOp op) {
   }
   SmallVector<int64_t> indexShape(box);
   indexShape.push_back(depth);
-  auto indexType = RankedTensorType::get(
-      indexShape, IntegerType::get(op.getContext(), 64));
+  auto indexType =
+      RankedTensorType::get(indexShape, IntegerType::get(op.getContext(), 64));
   int indices = builder().materializeConstant(
       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(coords)),
       name(op) + ".indices");
@@ -624,7 +626,8 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
   if (!unitStrides)
     return emitStridedInsert(op);
   for (int64_t d = 0; d < destType.getRank(); ++d) {
-    std::optional<int64_t> offset = getConstantIntValue(op.getMixedOffsets()[d]);
+    std::optional<int64_t> offset =
+        getConstantIntValue(op.getMixedOffsets()[d]);
     OpFoldResult sizeOfr = op.getMixedSizes()[d];
     if (!offset)
       return op.emitError() << "'tensor.insert_slice': dim " << d
@@ -638,10 +641,9 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
              << " is written in part over a run-time size (not supported "
                 "by the plan emitter)";
     if (*offset < 0 || *offset + *size > destDims[d].size)
-      return op.emitError() << "'tensor.insert_slice': dim " << d
-                            << " writes [" << *offset << ", "
-                            << *offset + *size << ") of a dim of "
-                            << destDims[d].size;
+      return op.emitError()
+             << "'tensor.insert_slice': dim " << d << " writes [" << *offset
+             << ", " << *offset + *size << ") of a dim of " << destDims[d].size;
     if (*size > 0)
       partial.push_back({d, *offset, *size});
   }
@@ -690,8 +692,8 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
       if (failed(mid))
         return failure();
       DimList innerDims = mid->second;
-      FailureOr<int> innerOut = tempSlot(op, element, innerDims,
-                                         ".part" + std::to_string(counter++));
+      FailureOr<int> innerOut =
+          tempSlot(op, element, innerDims, ".part" + std::to_string(counter++));
       if (failed(innerOut))
         return failure();
       inner = build(k + 1, mid->first, innerDims, *innerOut);
@@ -752,9 +754,9 @@ LogicalResult DenseOpEmitter::emitGather(tosa::GatherOp op) {
     } else {
       FailureOr<int> in = ctx_.operandSlot(op, indices);
       FailureOr<int> flat =
-          failed(in) ? FailureOr<int>(failure())
-                     : tempSlot(op, indexElement, DimList{iDims[1]},
-                                ".indices");
+          failed(in)
+              ? FailureOr<int>(failure())
+              : tempSlot(op, indexElement, DimList{iDims[1]}, ".indices");
       if (failed(flat))
         return failure();
       pb::Instruction *reshape = builder().addInstruction("reshape", base);
@@ -840,6 +842,9 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
       .Case<tosa::GreaterOp>([&](auto) {
         return done(emitBroadcasting(op, "greater", op->getOperands()));
       })
+      .Case<tosa::GreaterEqualOp>([&](auto) {
+        return done(emitBroadcasting(op, "greater_equal", op->getOperands()));
+      })
       .Case<tosa::SelectOp>([&](auto) {
         return done(emitBroadcasting(op, "where", op->getOperands()));
       })
@@ -882,8 +887,8 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
                           : size[d]));
           strides.push_back(b.getIndexAttr(1));
         }
-        return done(emitSlice(op, s.getInput1(), s.getResult(), offsets,
-                              sizes, strides));
+        return done(emitSlice(op, s.getInput1(), s.getResult(), offsets, sizes,
+                              strides));
       })
       .Case<tensor::ExtractSliceOp>([&](tensor::ExtractSliceOp s) {
         return done(emitSlice(op, s.getSource(), s.getResult(),
@@ -892,8 +897,7 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
       })
       .Case<tensor::InsertSliceOp>(
           [&](auto s) { return done(emitInsertSlice(s)); })
-      .Case<tensor::SplatOp>(
-          [&](auto splat) { return done(emitSplat(splat)); })
+      .Case<tensor::SplatOp>([&](auto splat) { return done(emitSplat(splat)); })
       .Case<arith::ExtSIOp, arith::ExtUIOp, arith::SIToFPOp, arith::UIToFPOp,
             arith::FPToSIOp, arith::FPToUIOp, arith::ExtFOp, arith::TruncFOp>(
           [&](auto) { return done(emitCast(op)); })

@@ -118,6 +118,13 @@ private:
   FailureOr<ShapeExpr> shapeScalar(Value v) override {
     return evaluateShapeScalar(v);
   }
+  LogicalResult emitOpNow(Operation *op) override { return emitOp(op); }
+  void retract(Operation *op) override {
+    auto it = emitted_.find(op);
+    if (it != emitted_.end())
+      for (int i = it->second.first; i < it->second.second; ++i)
+        retracted_.insert(i);
+  }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
   LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
@@ -211,6 +218,10 @@ private:
   /// Symbols that stand for a product of other symbols (B * 3 after a
   /// reshape) -> that product.
   std::map<std::string, ShapeExpr> symbolExprs_;
+  /// The instructions [begin, end) each op emitted, and those a fusion
+  /// retracted (removed when the function is done).
+  llvm::DenseMap<Operation *, std::pair<int, int>> emitted_;
+  std::set<int> retracted_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -219,23 +230,25 @@ LogicalResult FunctionEmitter::run() {
   if (failed(emitSignatureInputs()))
     return failure();
   linear_ = findLinearChains(func_.getBody().front());
-  llvm::DenseSet<Operation *> taken(linear_.fusedOps.begin(),
-                                    linear_.fusedOps.end());
-  for (auto &entry : linear_.anchors)
-    taken.insert(entry.first);
-  fusions_ = findDenseFusions(func_.getBody().front(), taken);
+  fusions_ = findDenseFusions(func_.getBody().front(), linear_);
   for (Operation &op : func_.getBody().front()) {
     if (linear_.fusedOps.count(&op) || fusions_.fusedOps.count(&op))
       continue;
     auto anchor = linear_.anchors.find(&op);
     auto fused = fusions_.anchors.find(&op);
-    LogicalResult result = anchor != linear_.anchors.end()
-                               ? emitLinear(&op, anchor->second)
-                           : fused != fusions_.anchors.end()
-                               ? fused->second(*this)
-                               : emitOp(&op);
+    int begin = builder_.program()->instructions_size();
+    LogicalResult result =
+        anchor != linear_.anchors.end()   ? emitLinear(&op, anchor->second)
+        : fused != fusions_.anchors.end() ? fused->second(*this)
+                                          : emitOp(&op);
     if (failed(result))
       return failure();
+    emitted_[&op] = {begin, builder_.program()->instructions_size()};
+  }
+  if (!retracted_.empty()) {
+    auto *instructions = builder_.program()->mutable_instructions();
+    for (auto it = retracted_.rbegin(); it != retracted_.rend(); ++it)
+      instructions->DeleteSubrange(*it, 1);
   }
   return success();
 }
@@ -652,9 +665,8 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
       info.symbol = builder_.freshSymbol(); // the run-time size only
     }
     if (!info.isSymbolic() && info.size <= 0)
-      return op->emitError() << "'" << op->getName() << "': dim " << d
-                             << " is " << info.size
-                             << " (the plan emitter needs > 0)";
+      return op->emitError() << "'" << op->getName() << "': dim " << d << " is "
+                             << info.size << " (the plan emitter needs > 0)";
     if (!info.isSymbolic()) {
       shape.push_back(info.size);
     } else if (d < inType.getRank() && dimOf(input, d).symbol == info.symbol) {
@@ -690,9 +702,9 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
   if (slot < 0)
     return op->emitError() << "'" << op->getName()
                            << "': cannot define its slot";
-  pb::Instruction *instr = builder_.addInstruction(
-      outType.getRank() == 0 ? "squeeze" : "reshape",
-      locationName(op->getLoc()));
+  pb::Instruction *instr =
+      builder_.addInstruction(outType.getRank() == 0 ? "squeeze" : "reshape",
+                              locationName(op->getLoc()));
   instr->add_inputs(*in);
   if (shapeSlot >= 0)
     instr->add_inputs(shapeSlot);
@@ -702,8 +714,8 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
   return success();
 }
 
-FailureOr<int>
-FunctionEmitter::emitShapeTensor(Operation *op, ArrayRef<ShapeExpr> exprs) {
+FailureOr<int> FunctionEmitter::emitShapeTensor(Operation *op,
+                                                ArrayRef<ShapeExpr> exprs) {
   pb::RankProgram *program = builder_.program();
   std::string name = locationName(op->getLoc()) + ".shape";
   Type i64 = IntegerType::get(op->getContext(), 64);
@@ -973,7 +985,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                   "ember.embedding_bag_collection, ember.grouped_lookup, "
                   "ember.keyed_tensor.*, ember collectives, tosa.matmul/add/"
                   "sub/mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
-                  "reciprocal/rsqrt/maximum/minimum/equal/greater/select/"
+                  "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/select/"
                   "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
                   "slice/tile, tensor.expand_shape/collapse_shape/cast/"
                   "reshape/extract_slice/insert_slice, arith casts, "

@@ -9,6 +9,7 @@
 #ifndef EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 #define EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 
+#include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 
 #include "mlir/IR/Block.h"
@@ -53,6 +54,11 @@ public:
   /// c * product(symbols) of an index scalar built from constants and
   /// tensor.dim; failure when it is anything else.
   virtual FailureOr<ShapeExpr> shapeScalar(Value v) = 0;
+  /// Emits `op` the ordinary way now (a fusion that did not verify).
+  virtual LogicalResult emitOpNow(Operation *op) = 0;
+  /// Drops the instructions emitted for `op` (a fusion replaces them; their
+  /// slots stay, unread and undefined). The plan is compacted at the end.
+  virtual void retract(Operation *op) = 0;
 };
 
 /// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true
@@ -61,20 +67,20 @@ public:
 FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op);
 
 /// Ops that become one fused instruction (softmax, layer_norm, the DLRM dot
-/// interaction; PlanDenseFusion.cpp), found before emission like the linear
-/// chains: the emitter calls `anchors[op]` at the last op of a pattern and
-/// emits nothing for `fusedOps`.
+/// interaction, DCN cross layers; PlanDenseFusion.cpp), found before emission
+/// like the linear chains: the emitter calls `anchors[op]` at the last op of a
+/// pattern and emits nothing for `fusedOps`.
 struct DenseFusions {
   llvm::DenseMap<Operation *, std::function<LogicalResult(EmitterContext &)>>
       anchors;
   llvm::DenseSet<Operation *> fusedOps;
 };
 
-/// Finds the fusable patterns among the ops of `block`, skipping ops in
-/// `taken` (already part of another fusion). Every intermediate value of a
-/// pattern must be used inside the pattern only.
-DenseFusions findDenseFusions(Block &block,
-                              const llvm::DenseSet<Operation *> &taken);
+/// Finds the fusable patterns among the ops of `block`. Ops of `linear`
+/// chains are left to them, except where a DCN cross layer takes a chain
+/// over (the emitter then skips it: it is in fusedOps). An op of a pattern
+/// that something outside the pattern reads is still emitted.
+DenseFusions findDenseFusions(Block &block, const LinearChains &linear);
 
 /// The plan dtype name the `cast` kernel takes ("float32", "int64", "bool",
 /// ...) of an element type, or "" when plans cannot hold it.

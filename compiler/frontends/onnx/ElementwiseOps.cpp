@@ -1,10 +1,10 @@
 //===- ElementwiseOps.cpp - Arithmetic, activations, compare, cast --------===//
 //
-// Add/Sub/Mul/Div, Relu/Sigmoid/Tanh/Exp/Log/Abs/Neg, Equal/Greater/Less(OrEqual),
-// Where, Cast, Identity. Integer ops over small constants fold at import
-// time (ConstantFolding.h).
-// Binary ops broadcast numpy-style: lower-rank operands get leading unit dims
-// (tensor.expand_shape), tosa broadcasts unit dims.
+// Add/Sub/Mul/Div, Relu/Sigmoid/Tanh/Exp/Log/Abs/Neg,
+// Equal/Greater/Less(OrEqual), Where, Cast, Identity. Integer ops over small
+// constants fold at import time (ConstantFolding.h). Binary ops broadcast
+// numpy-style: lower-rank operands get leading unit dims (tensor.expand_shape),
+// tosa broadcasts unit dims.
 //
 //===----------------------------------------------------------------------===//
 

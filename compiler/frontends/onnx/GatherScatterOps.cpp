@@ -5,9 +5,10 @@
 // (O = dims before the axis, K = the axis, I = dims after) with i32 indices
 // [O, W]; with run-time dims before the axis, the axis is moved to the front
 // first (transposes). GatherElements is tosa.gather with every coordinate
-// off the axis as a batch coordinate. ScatterND with index depth 1 (rows of the first dim) becomes
-// tosa.scatter on [1, K, C]. tosa.gather/scatter take i32 indices: ids are
-// truncated from i64 (tables above 2^31 rows are not supported here).
+// off the axis as a batch coordinate. ScatterND with index depth 1 (rows of the
+// first dim) becomes tosa.scatter on [1, K, C]. tosa.gather/scatter take i32
+// indices: ids are truncated from i64 (tables above 2^31 rows are not supported
+// here).
 //
 //===----------------------------------------------------------------------===//
 
@@ -233,11 +234,11 @@ LogicalResult convertGatherElements(ImportContext &ctx) {
   Value movedIdx = createTranspose(b, loc, idx, last);
   // Batch coordinates: the indices' dims off the axis (data may be larger).
   OpFoldResult p = dimProduct(b, loc, movedIdx, 0, rank - 1);
-  Value values = createReshape(
-      b, loc, movedData,
-      {p, dimOf(b, loc, movedData, rank - 1), b.getIndexAttr(1)});
-  Value flatIdx = createReshape(b, loc, movedIdx,
-                                {p, dimOf(b, loc, movedIdx, rank - 1)});
+  Value values =
+      createReshape(b, loc, movedData,
+                    {p, dimOf(b, loc, movedData, rank - 1), b.getIndexAttr(1)});
+  Value flatIdx =
+      createReshape(b, loc, movedIdx, {p, dimOf(b, loc, movedIdx, rank - 1)});
   auto valuesType = tensorTypeOf(values);
   auto gatheredType = RankedTensorType::get(
       {valuesType.getDimSize(0), tensorTypeOf(flatIdx).getDimSize(1), 1},

@@ -143,9 +143,9 @@ LogicalResult convertMatMul(ImportContext &ctx) {
       if (i != rc - 2)
         kFirst.push_back(i);
     Value moved = createTranspose(b, loc, c, kFirst);
-    Value flat = createReshape(b, loc, moved,
-                               {dimOf(b, loc, moved, 0),
-                                dimProduct(b, loc, moved, 1, rc)});
+    Value flat = createReshape(
+        b, loc, moved,
+        {dimOf(b, loc, moved, 0), dimProduct(b, loc, moved, 1, rc)});
     Value product = createMatMul2D(b, loc, a, flat);
     llvm::SmallVector<OpFoldResult> shape = {dimOf(b, loc, a, 0)};
     for (int64_t i = 1; i < rc; ++i)
@@ -172,8 +172,7 @@ LogicalResult convertMatMul(ImportContext &ctx) {
     llvm::SmallVector<OpFoldResult> batch;
     for (int64_t i = 0; i < ra - 2; ++i) {
       int64_t na = aType.getDimSize(i), nc = cType.getDimSize(i);
-      if (!ShapedType::isDynamic(na) && !ShapedType::isDynamic(nc) &&
-          na != nc)
+      if (!ShapedType::isDynamic(na) && !ShapedType::isDynamic(nc) && na != nc)
         return ctx.emitError()
                << "batch dims " << i << " differ (" << na << " vs " << nc
                << "); broadcasting a batch dim that is not 1 in every "

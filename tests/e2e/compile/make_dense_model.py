@@ -2,9 +2,11 @@
 exports it with torch.onnx.export (dynamic batch) and writes its inputs and
 torch's eager outputs.
 
-usage: make_dense_model.py OUTDIR CASE [--batch B] [--opset N]
+usage: make_dense_model.py OUTDIR CASE [--batch B]... [--opset N]
 writes OUTDIR/model.onnx, OUTDIR/<input>.npy, OUTDIR/expected_<output>.npy
-and OUTDIR/io.txt (a line "inputs NAME..." and a line "outputs NAME...").
+and OUTDIR/io.txt (a line "inputs NAME..." and a line "outputs NAME...");
+with several --batch, the same under OUTDIR/b<B> for each (one torch
+start-up for all).
 
 Cases (each model is small and random, seed 0):
   dcn          DCNv2 cross network: two full-rank layers x0 * (W x + b) + x
@@ -21,6 +23,8 @@ Cases (each model is small and random, seed 0):
   gather       gather with run-time indices: table[idx] (idx [B, 3], an id
                at the table edge, a negative id), x[:, cols] on a batched
                tensor, torch.gather (GatherElements)
+  interaction_ORDER  the DLRM dot interaction (bmm, Z[:, li, lj], cat)
+               with ORDER dlrm, torchrec, self or shuffled
   bmm          MatMul: [B, F, D] @ [D, E], @ [1, D, E], [E, F] @ [B, F, D],
                [B, F, D] @ [B, D, F]; where/equal/cast/expand
 """
@@ -88,11 +92,15 @@ class Norm(nn.Module):
         super().__init__()
         self.lin = nn.Linear(d, d)
         self.ln = nn.LayerNorm(d)
+        self.plain_ln = nn.LayerNorm(d)  # scale 1 and shift 0: folded away
+        with torch.no_grad():  # a real scale and shift (not 1 and 0)
+            self.ln.weight.uniform_(0.5, 1.5)
+            self.ln.bias.uniform_(-0.5, 0.5)
 
     def forward(self, dense):
         h = self.lin(dense)
         s = torch.softmax(h, dim=1)
-        ln = self.ln(h)
+        ln = self.ln(h) + self.plain_ln(h * h)
         total = h.sum(dim=1, keepdim=True)
         mean = h.mean(dim=-1)
         mx = torch.amax(h, dim=1, keepdim=True)
@@ -129,9 +137,46 @@ class BMM(nn.Module):
         gram = torch.matmul(t, t.transpose(1, 2))       # [B, 2, 2]
         mask = torch.eq(gram, gram.amax(dim=2, keepdim=True))
         sel = torch.where(mask, gram, torch.zeros_like(gram))
-        cnt = mask.to(torch.float32).sum(dim=2)
+        cnt = mask.to(torch.float32).sum(dim=2) \
+            + (gram >= 0.5).to(torch.float32).sum(dim=2) \
+            + (gram <= -0.5).to(torch.float32).sum(dim=2)
         ex = dense[:, :1].expand(-1, 3)
         return proj.flatten(1), sel.flatten(1), cnt, ex, left.flatten(1)
+
+
+class Interaction(nn.Module):
+    """The DLRM interaction over a dense vector and F pooled embeddings
+    (inputs, so the test needs no tables), with the pairs taken in one of
+    several orders: "dlrm" (Z[:, li, lj], lower triangle), "torchrec"
+    (triu_indices offset 1, upper triangle), "self" (lower triangle with the
+    diagonal), "shuffled" (the lower triangle in another order: no kernel
+    order, must stay unfused)."""
+
+    def __init__(self, order, f=3, d=4):
+        super().__init__()
+        n = f + 1
+        if order == "torchrec":
+            li, lj = torch.triu_indices(n, n, offset=1)
+        else:
+            offset = 0 if order == "self" else -1
+            li, lj = torch.tril_indices(n, n, offset=offset)
+        if order == "shuffled":
+            perm = torch.randperm(li.numel(), generator=torch.Generator()
+                                  .manual_seed(3))
+            li, lj = li[perm], lj[perm]
+        self.register_buffer("li", li.clone())
+        self.register_buffer("lj", lj.clone())
+        self.bottom = nn.Linear(5, d)
+        self.top = nn.Linear(d + li.numel(), 1)
+        self.d = d
+
+    def forward(self, dense, emb):
+        x = torch.relu(self.bottom(dense))
+        b = x.shape[0]
+        t = torch.cat([x, emb], dim=1).view((b, -1, self.d))
+        z = torch.bmm(t, torch.transpose(t, 1, 2))
+        r = torch.cat([x, z[:, self.li, self.lj]], dim=1)
+        return (torch.sigmoid(self.top(r)), r)
 
 
 def make(case, batch, gen):
@@ -162,51 +207,60 @@ def make(case, batch, gen):
     if case == "bmm":
         return BMM(), ["dense"], [d(batch, 8)], [d(2, 8)], \
             ["proj", "sel", "cnt", "ex", "left"]
+    if case.startswith("interaction_"):
+        order = case[len("interaction_"):]
+        return Interaction(order), ["dense", "emb"], \
+            [d(batch, 5), d(batch, 12)], [d(2, 5), d(2, 12)], ["prob", "r"]
     raise SystemExit("unknown case " + case)
+
+
+def export_case(outdir, case, batch, opset):
+    os.makedirs(outdir, exist_ok=True)
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    model, names, inputs, example, outputs = make(case, batch, gen)
+    model.eval()
+    if case == "slice_write":
+        # With a run-time batch torch builds the ScatterND indices with
+        # Range over Shape values, which the importer does not follow yet:
+        # export at the run's batch (constant indices, a box write).
+        example = inputs
+    dynamic = {}
+    if case != "slice_write":
+        for name in names:
+            dynamic[name] = {0: "ncols" if name == "cols" else "batch"}
+        for name in outputs:
+            if name != "total":
+                dynamic[name] = {0: "batch"}
+    with torch.no_grad():
+        expected = model(*[v.clone() for v in inputs])
+        torch.onnx.export(model, tuple(example),
+                          os.path.join(outdir, "model.onnx"),
+                          input_names=names, output_names=outputs,
+                          opset_version=opset, dynamic_axes=dynamic)
+    for name, value in zip(names, inputs):
+        np.save(os.path.join(outdir, name + ".npy"), value.numpy())
+    for name, value in zip(outputs, expected):
+        np.save(os.path.join(outdir, "expected_%s.npy" % name),
+                value.numpy())
+    with open(os.path.join(outdir, "io.txt"), "w") as f:
+        f.write("inputs %s\noutputs %s\n" % (" ".join(names),
+                                              " ".join(outputs)))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("outdir")
     parser.add_argument("case")
-    parser.add_argument("--batch", type=int, default=5)
+    parser.add_argument("--batch", type=int, action="append",
+                        help="repeat for several batches: OUTDIR/b<B> each")
     parser.add_argument("--opset", type=int, default=17)
     args = parser.parse_args()
-    os.makedirs(args.outdir, exist_ok=True)
-    torch.manual_seed(0)
-    gen = torch.Generator().manual_seed(1)
-    model, names, inputs, example, outputs = make(args.case, args.batch, gen)
-    model.eval()
-    if args.case == "slice_write":
-        # With a run-time batch torch builds the ScatterND indices with
-        # Range over Shape values, which the importer does not follow yet:
-        # export at the run's batch (constant indices, a box write).
-        example = inputs
-    dynamic = {}
-    for name, value in zip(names, inputs):
-        if name != "cols":
-            dynamic[name] = {0: "batch"}
-    for name in outputs:
-        if name != "total":
-            dynamic[name] = {0: "batch"}
-    if "cols" in names:
-        dynamic["cols"] = {0: "ncols"}
-    if args.case == "slice_write":
-        dynamic = {}
-    with torch.no_grad():
-        expected = model(*[v.clone() for v in inputs])
-        torch.onnx.export(model, tuple(example),
-                          os.path.join(args.outdir, "model.onnx"),
-                          input_names=names, output_names=outputs,
-                          opset_version=args.opset, dynamic_axes=dynamic)
-    for name, value in zip(names, inputs):
-        np.save(os.path.join(args.outdir, name + ".npy"), value.numpy())
-    for name, value in zip(outputs, expected):
-        np.save(os.path.join(args.outdir, "expected_%s.npy" % name),
-                value.numpy())
-    with open(os.path.join(args.outdir, "io.txt"), "w") as f:
-        f.write("inputs %s\noutputs %s\n" % (" ".join(names),
-                                             " ".join(outputs)))
+    batches = args.batch or [5]
+    for batch in batches:
+        outdir = (args.outdir if len(batches) == 1
+                  else os.path.join(args.outdir, "b%d" % batch))
+        export_case(outdir, args.case, batch, args.opset)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ eager output.
 Model: EmbeddingBag (sum, or mean) over the sparse ids, a Linear+ReLU bottom MLP over
 the dense features, concat, then Linear+ReLU and Linear+Sigmoid.
 
-usage: make_model.py OUTDIR [--mlp-only] [--softmax] [--batch B]
+usage: make_model.py OUTDIR [--mlp-only] [--unsupported] [--batch B]
                      [--bag-mode sum|mean]
 writes OUTDIR/model.onnx, OUTDIR/<input>.npy, OUTDIR/expected.npy
 """
@@ -17,10 +17,10 @@ import torch
 
 
 class SmallRec(torch.nn.Module):
-    def __init__(self, with_bag, softmax=False, bag_mode="sum"):
+    def __init__(self, with_bag, unsupported=False, bag_mode="sum"):
         super().__init__()
         self.with_bag = with_bag
-        self.softmax = softmax
+        self.unsupported = unsupported
         self.bottom = torch.nn.Linear(5, 8)
         if with_bag:
             self.bag = torch.nn.EmbeddingBag(20, 6, mode=bag_mode)
@@ -35,8 +35,10 @@ class SmallRec(torch.nn.Module):
         other = self.bag(ids, offsets) if self.with_bag else dense
         z = torch.cat([h, other], dim=1)
         z = torch.relu(self.top0(z))
-        if self.softmax:  # outside ember-compile's first subset
-            z = torch.softmax(z, dim=1)
+        if self.unsupported:  # a row write at run-time indices: tosa.scatter
+            idx = (z[:, 0] * 0).to(torch.int64)
+            z = z.clone()
+            z[idx] = z * 2.0
         return torch.sigmoid(self.top1(z))
 
 
@@ -45,12 +47,13 @@ def main():
     parser.add_argument("outdir")
     parser.add_argument("--mlp-only", action="store_true")
     parser.add_argument("--batch", type=int, default=3)
-    parser.add_argument("--softmax", action="store_true")
+    parser.add_argument("--unsupported", action="store_true")
     parser.add_argument("--bag-mode", default="sum", choices=["sum", "mean"])
     args = parser.parse_args()
     os.makedirs(args.outdir, exist_ok=True)
     torch.manual_seed(0)
-    model = SmallRec(not args.mlp_only, args.softmax, args.bag_mode).eval()
+    model = SmallRec(not args.mlp_only, args.unsupported,
+                     args.bag_mode).eval()
 
     batch = args.batch
     dense = torch.randn(batch, 5)

@@ -15,20 +15,30 @@ Cases:
              text plan (.plan.txt)
   bad_clamp  Inputs/bad_clamp.mlir (a clamp that is not a ReLU): error at
              file:line:col, exit 1, no output files
-  unsupported_op   a model with an op outside the emitter's subset (Softmax,
-             imported as tosa.reduce_max/exp/...):
+  unsupported_op   a model with an op outside the emitter's subset
+             (z[idx] = v with run-time idx, imported as tosa.scatter):
              error naming the op and its node, exit 1, no .plan/.weights
   truncated_onnx   a cut-off ONNX file: error, exit 1, no .plan/.weights
   dlrm       examples/dlrm (3 EmbeddingBag tables, bottom MLP, view((B, -1,
              d)), bmm dot interaction with Z[:, li, lj], top MLP) exported by its
              export.py, batch 37: plan output matches torch eager
   dlrm_batch1  the same with a batch of one
-  bad_gather       Inputs/bad_gather.mlir (tosa.gather with run-time
-             indices): error at file:line:col, exit 1, no output files
-  bad_gather_batch Inputs/bad_gather_batch.mlir (tosa.gather with N = 2):
-             error, exit 1, no output files
-  bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to a product of
-             two run-time dims): error, exit 1, no output files
+  bad_insert_slice Inputs/bad_insert_slice.mlir (a write into part of a
+             run-time dim over a run-time size): error at file:line:col,
+             exit 1, no output files
+  bad_reshape      Inputs/bad_reshape.mlir (tensor.reshape to two quotients
+             of run-time dims): error, exit 1, no output files
+  dense_MODEL  make_dense_model.py MODEL (dcn, slice_write,
+             concat_reshape, norm, gather, bmm, interaction_dlrm/torchrec/
+             self/shuffled) at batch 5 and 1: every output matches torch
+             eager (rtol 1e-5), the plan holds the expected kernels (fused
+             softmax/layer_norm/dot_interaction) and not others
+  nested_slice_write  Inputs/nested_slice_write.mlir (writes through
+             slices of slices, strided, into a full-range slice of a clone)
+             at batch 4 and 1 against numpy
+  dcn_example      examples/dlrm export.py --arch dcn (full rank, batch 19
+             and 1) and --arch dcn --low-rank 8 (batch 19): output matches
+             torch eager
   dlrm_max_batch   examples/dlrm compiled with --max-batch 64 --memory-stats: the
              memory planner places the batch-sized buffers in a static arena
              smaller than their sum; batches 64 and 1 match torch eager,
@@ -43,6 +53,7 @@ Cases:
 Exits 77 (skip) when torch or onnx is missing for /usr/bin/python3.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -94,8 +105,25 @@ def dlrm(compiler, runner, work, batch):
     if proc.returncode != 0:
         fail("examples/dlrm/export.py failed", proc)
     compile_and_run(compiler, runner, work, DLRM_INPUTS,
-                    ["embedding_bag", "linear", "matmul", "transpose",
-                     "gather", "reshape", "concat"])
+                    ["embedding_bag", "linear", "dot_interaction", "concat"])
+    text = plan_text(compiler, work)
+    for kernel in ("matmul", "gather", "transpose"):
+        if 'kernel: "%s"' % kernel in text:
+            fail("the fused interaction should leave no %s" % kernel)
+    # 3 embedding_bag, 6 linear, concat of the pooled embeddings and
+    # dot_interaction (op by op the interaction took 12 instructions).
+    if count_instructions(text) != 11:
+        fail("expected 11 instructions, the plan has %d"
+             % count_instructions(text))
+
+
+def plan_text(compiler, work):
+    """The model compiled again as a text plan."""
+    plan = os.path.join(work, "text.plan.txt")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan])
+    if proc.returncode != 0:
+        fail("ember-compile failed", proc)
+    return open(plan).read()
 
 
 def compile_and_run(compiler, runner, work, input_names, kernels,
@@ -203,14 +231,24 @@ def count_instructions(plan_text):
     return plan_text.count("instructions {")
 
 
-def dense_case(compiler, runner, work, model, batch, kernels, absent=()):
-    """make_dense_model.py MODEL at BATCH -> ember-compile (a text plan, to
-    check its kernels) -> ember-run; every output within rtol 1e-5 of
-    torch's eager output."""
-    proc = run([sys.executable, os.path.join(HERE, "make_dense_model.py"),
-                work, model, "--batch", str(batch)])
+def dense_case(compiler, runner, work, model, batches, kernels, absent=()):
+    """make_dense_model.py MODEL at each of BATCHES -> ember-compile (a text
+    plan, to check its kernels) -> ember-run; every output within rtol 1e-5
+    of torch's eager output."""
+    cmd = [sys.executable, os.path.join(HERE, "make_dense_model.py"), work,
+           model]
+    for batch in batches:
+        cmd += ["--batch", str(batch)]
+    proc = run(cmd)
     if proc.returncode != 0:
         fail("make_dense_model.py failed", proc)
+    for batch in batches:
+        print("-- batch %d" % batch)
+        dense_run(compiler, runner, os.path.join(work, "b%d" % batch),
+                  kernels, absent)
+
+
+def dense_run(compiler, runner, work, kernels, absent):
     io = dict(line.split(None, 1) for line in
               open(os.path.join(work, "io.txt")).read().splitlines())
     inputs, outputs = io["inputs"].split(), io["outputs"].split()
@@ -220,7 +258,13 @@ def dense_case(compiler, runner, work, model, batch, kernels, absent=()):
         fail("ember-compile failed", proc)
     text = open(plan).read()
     for kernel in kernels:
-        if 'kernel: "%s"' % kernel not in text:
+        if "=" in kernel:  # an attribute value: name=value
+            name, value = kernel.split("=")
+            pattern = (r'name: "%s"\s*(s: "%s"|i: %s\b)'
+                       % (name, value, value))
+            if not re.search(pattern, text):
+                fail("the plan has no attribute %s" % kernel)
+        elif 'kernel: "%s"' % kernel not in text:
             fail("the plan has no %s instruction" % kernel)
     for kernel in absent:
         if 'kernel: "%s"' % kernel in text:
@@ -253,15 +297,24 @@ def compare(name, got, want):
 
 DENSE_KERNELS = {
     # model: (kernels the plan must hold, kernels it must not)
-    "dcn": (["linear", "mul", "add"], []),
+    "dcn": (["dcn_cross", "low_rank=1", "low_rank=0", "linear"],
+            ["matmul", "mul"]),
     "slice_write": (["concat", "slice", "mul"], ["scatter_nd"]),
     "concat_reshape": (["concat", "reshape", "linear", "transpose", "slice"],
                        []),
     "norm": (["softmax", "layer_norm", "reduce_sum", "reduce_max", "div",
-              "sigmoid", "tanh", "neg", "exp", "abs"], ["rsqrt"]),
+              "sigmoid", "tanh", "neg", "exp", "abs"], ["sqrt"]),
     "gather": (["gather", "gather_elements", "reduce_sum", "transpose"], []),
-    "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max"],
+    "bmm": (["matmul", "equal", "where", "cast", "expand", "reduce_max",
+             "greater_equal"],
             []),
+    "interaction_dlrm": (["dot_interaction", "pair_order=dlrm"],
+                         ["matmul", "gather"]),
+    "interaction_torchrec": (["dot_interaction", "pair_order=torchrec"],
+                             ["matmul", "gather"]),
+    "interaction_self": (["dot_interaction", "self_interaction=1"],
+                         ["matmul", "gather"]),
+    "interaction_shuffled": (["matmul", "gather"], ["dot_interaction"]),
 }
 
 
@@ -269,6 +322,8 @@ def nested_slice_write(compiler, runner, work, batch):
     """Inputs/nested_slice_write.mlir (writes through slices of slices,
     strided, of a clone, and a copy into a full-range slice; run-time batch
     and a static part) against numpy."""
+    work = os.path.join(work, "b%d" % batch)
+    os.makedirs(work)
     plan = os.path.join(work, "nested.plan.txt")
     proc = run([compiler, os.path.join(HERE, "Inputs",
                                        "nested_slice_write.mlir"), "-o", plan])
@@ -380,33 +435,36 @@ def main():
         dlrm(compiler, runner, work, 37)
     elif case == "dlrm_batch1":
         dlrm(compiler, runner, work, 1)
-    elif case == "bad_gather":
-        expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_gather.mlir"),
-                     ["bad_gather.mlir:3:8: error:",
-                      "'tosa.gather' is supported only with constant indices"])
-    elif case == "bad_gather_batch":
+    elif case == "dcn_example":
+        for batch, flags in ((19, []), (1, []), (19, ["--low-rank", "8"])):
+            sub = os.path.join(work, "b%d%s" % (batch, "_lr" if flags else ""))
+            proc = run([sys.executable, os.path.join(DLRM_EXAMPLE,
+                                                     "export.py"),
+                        sub, "--batch", str(batch), "--arch", "dcn"] + flags)
+            if proc.returncode != 0:
+                fail("examples/dlrm/export.py --arch dcn failed", proc)
+            compile_and_run(compiler, runner, sub, DLRM_INPUTS,
+                            ["embedding_bag", "linear", "dcn_cross"])
+    elif case == "bad_insert_slice":
         expect_error(compiler, work,
-                     os.path.join(HERE, "Inputs", "bad_gather_batch.mlir"),
-                     ["bad_gather_batch.mlir:4:8: error:",
-                      "'tosa.gather' is supported only with a batch (N) of 1"])
+                     os.path.join(HERE, "Inputs", "bad_insert_slice.mlir"),
+                     ["bad_insert_slice.mlir:6:8: error:",
+                      "is written in part over a run-time size"])
     elif case == "bad_reshape":
         expect_error(compiler, work,
                      os.path.join(HERE, "Inputs", "bad_reshape.mlir"),
-                     ["bad_reshape.mlir:11:8: error:",
-                      "'tensor.reshape': dim 0 of the shape is not a constant"])
+                     ["bad_reshape.mlir:15:8: error:",
+                      "'tensor.reshape': dim 1 of the shape is not a constant "
+                      "or a product of input dims"])
     elif case.startswith("dense_"):
         model = case[len("dense_"):]
-        batch = 5
-        if model.endswith("_batch1"):
-            model, batch = model[:-len("_batch1")], 1
         if model not in DENSE_KERNELS:
             fail("unknown dense model " + model)
         kernels, absent = DENSE_KERNELS[model]
-        dense_case(compiler, runner, work, model, batch, kernels, absent)
+        dense_case(compiler, runner, work, model, [5, 1], kernels, absent)
     elif case == "nested_slice_write":
-        nested_slice_write(compiler, runner, work, 4)
-    elif case == "nested_slice_write_batch1":
-        nested_slice_write(compiler, runner, work, 1)
+        for batch in (4, 1):
+            nested_slice_write(compiler, runner, work, batch)
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
     elif case == "dlrm_max_batch":
@@ -449,9 +507,10 @@ def main():
         expect_error(compiler, work, os.path.join(HERE, "Inputs", "bad_clamp.mlir"),
                      ["bad_clamp.mlir:3:8: error:", "'tosa.clamp' is supported only as ReLU"])
     elif case == "unsupported_op":
-        make_model(work, "--mlp-only", "--softmax")
+        make_model(work, "--mlp-only", "--unsupported")
         expect_error(compiler, work, os.path.join(work, "model.onnx"),
-                     ["does not support 'tosa.reduce_max'", "node '/Softmax'"])
+                     ["does not support 'tosa.scatter'",
+                      "node '/ScatterND'"])
     elif case == "truncated_onnx":
         make_model(work)
         model = os.path.join(work, "model.onnx")

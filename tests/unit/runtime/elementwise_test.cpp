@@ -224,7 +224,8 @@ TEST(Compare, MatchNaiveAndBroadcast) {
     af.data<float>()[i] = float(a.data<int64_t>()[i]);
   for (int64_t i = 0; i < b.numel(); ++i)
     bf.data<float>()[i] = float(b.data<int64_t>()[i]);
-  for (const char *op : {"equal", "less", "greater"}) {
+  for (const char *op :
+       {"equal", "less", "greater", "less_equal", "greater_equal"}) {
     for (bool useFloat : {false, true}) {
       Tensor y = runOk(op, [&](TestKernelContext &c) {
         c.addInput(useFloat ? af : a).addInput(useFloat ? bf : b);
@@ -233,9 +234,12 @@ TEST(Compare, MatchNaiveAndBroadcast) {
       ASSERT_EQ(y.shape(), Shape({4, 5}));
       for (int64_t i = 0; i < 20; ++i) {
         int64_t x = a.data<int64_t>()[i], z = b.data<int64_t>()[i % 5];
-        bool ref = std::string(op) == "equal"  ? x == z
-                   : std::string(op) == "less" ? x < z
-                                               : x > z;
+        std::string name = op;
+        bool ref = name == "equal"        ? x == z
+                   : name == "less"       ? x < z
+                   : name == "greater"    ? x > z
+                   : name == "less_equal" ? x <= z
+                                          : x >= z;
         ASSERT_EQ(y.data<uint8_t>()[i], ref ? 1 : 0) << op << " " << i;
       }
     }

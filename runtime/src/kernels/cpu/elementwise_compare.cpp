@@ -1,4 +1,4 @@
-//===- elementwise_compare.cpp - equal less greater where -----------------===//
+//===- elementwise_compare.cpp - equal less greater (_equal) where -------===//
 //
 // Comparisons broadcast like the arithmetic ops and produce bool (one byte,
 // 0 or 1). Operands are both float-like (compared as float32) or both the
@@ -16,7 +16,7 @@
 namespace ember::cpu {
 namespace {
 
-enum class CompareOp { kEqual, kLess, kGreater };
+enum class CompareOp { kEqual, kLess, kGreater, kLessEqual, kGreaterEqual };
 
 template <CompareOp Op> struct CompareFn {
   template <typename T> uint8_t operator()(T a, T b) const {
@@ -24,6 +24,10 @@ template <CompareOp Op> struct CompareFn {
       return a == b;
     if constexpr (Op == CompareOp::kLess)
       return a < b;
+    if constexpr (Op == CompareOp::kLessEqual)
+      return a <= b;
+    if constexpr (Op == CompareOp::kGreaterEqual)
+      return a >= b;
     return a > b;
   }
 };
@@ -153,6 +157,10 @@ Status registerCompareKernels(KernelRegistry &registry) {
        "a < b with broadcasting -> bool"},
       {"greater", compareKernel<CompareOp::kGreater>, 2,
        "a > b with broadcasting -> bool"},
+      {"less_equal", compareKernel<CompareOp::kLessEqual>, 2,
+       "a <= b with broadcasting -> bool"},
+      {"greater_equal", compareKernel<CompareOp::kGreaterEqual>, 2,
+       "a >= b with broadcasting -> bool"},
       {"where", whereKernel, 3,
        "condition ? a : b with broadcasting (any dtype)"},
   };

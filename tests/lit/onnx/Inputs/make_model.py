@@ -218,6 +218,29 @@ def gather():
 
 
 @register
+def gather_batched():
+    """Run-time dims before the gathered axis, GatherElements, and MatMul
+    with broadcast batch dims."""
+    r = rng()
+    nodes = [
+        helper.make_node("Gather", ["x3", "cols"], ["picked"],
+                         name="pick_cols", axis=1),
+        helper.make_node("GatherElements", ["x", "idx"], ["sel"],
+                         name="select", axis=1),
+        helper.make_node("MatMul", ["q", "t"], ["left"], name="left_mm"),
+        helper.make_node("MatMul", ["t", "w3"], ["right"], name="right_mm"),
+    ]
+    return model(nodes,
+                 [vi("x3", F, ["b", 4, 2]), vi("cols", I64, ["m"]),
+                  vi("x", F, ["b", 5]), vi("idx", I64, ["b", 3]),
+                  vi("t", F, ["b", 2, 4])],
+                 [vi("picked", F, ["b", "m", 2]), vi("sel", F, ["b", 3]),
+                  vi("left", F, ["b", 3, 4]), vi("right", F, ["b", 2, 5])],
+                 [const("q", r.standard_normal((3, 2)).astype(np.float32)),
+                  const("w3", r.standard_normal((1, 4, 5)).astype(np.float32))])
+
+
+@register
 def scatter_nd():
     nodes = [helper.make_node("ScatterND", ["data", "idx", "upd"], ["out"],
                               name="write_rows")]
