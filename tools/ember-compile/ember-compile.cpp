@@ -29,6 +29,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
@@ -153,6 +154,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing
   cl::ParseCommandLineOptions(argc, argv, "Ember compiler: model -> plan\n");
 
   mlir::DialectRegistry registry;
@@ -170,7 +172,13 @@ int main(int argc, char **argv) {
                  << maxBatch << ")\n";
     return 1;
   }
+  // --mlir-timing reports import, each pass and plan emission.
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope rootTiming = timing.getRootScope();
+  mlir::TimingScope importTiming = rootTiming.nest("import");
   mlir::OwningOpRef<mlir::ModuleOp> module = loadInput(context);
+  importTiming.stop();
   if (!module)
     return 1;
 
@@ -179,8 +187,11 @@ int main(int argc, char **argv) {
   options.maxBatch = maxBatch;
   options.dumpAfterEachDir = dumpAfterEach;
   options.planMemory = !noMemoryPlan;
-  if (mlir::failed(mlir::ember::driver::runCompilePipeline(*module, options)))
+  mlir::TimingScope passTiming = rootTiming.nest("passes");
+  if (mlir::failed(
+          mlir::ember::driver::runCompilePipeline(*module, options, &passTiming)))
     return 1;
+  passTiming.stop();
 
   if (emitKind == EmitKind::Mlir) {
     if (llvm::Error error = llvm::writeToOutput(
@@ -195,6 +206,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  mlir::TimingScope emitTiming = rootTiming.nest("plan emission");
   mlir::ember::plan_emitter::MemoryPlanStats stats;
   mlir::ember::plan_emitter::PlanEmitterOptions emitterOptions =
       mlir::ember::driver::planEmitterOptions(options);
