@@ -32,6 +32,11 @@ struct KernelDef {
   /// writing new memory. The memory plan extends the input's lifetime over
   /// the view's, and the executor refuses such views from other kernels.
   bool outputsAliasInputs = false;
+  /// Output 0 may occupy the same memory as an input of the same dtype and
+  /// shape that dies at this instruction (the memory plan's in-place reuse):
+  /// every element of it is read before the same element of the output is
+  /// written, and no other element is read after that.
+  bool elementwiseInPlace = false;
 };
 
 /// The kernels of one backend. Registration is explicit (no static

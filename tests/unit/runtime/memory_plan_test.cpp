@@ -15,11 +15,13 @@
 #include "support/dlrm_inputs.h"
 #include "support/dlrm_model.h"
 #include "support/expect_status.h"
+#include "support/plan_builder.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -318,6 +320,81 @@ TEST_F(MemoryPlanTest, FormatOnePlansStillLoad) {
   auto session = loadWith(p);
   ASSERT_TRUE(session.isOk()) << session.status().toString();
   expectMatchesReference(**session, {5, 200});
+}
+
+/// x [B, 8] -> t1 = tanh(x) -> t2 = sigmoid(t1) -> t3 = add(t2, t1 or t2)
+/// = y, with arena offsets for t1, t2, t3 (bound B <= 4: 128 bytes each).
+struct ChainPlan {
+  PlanBuilder b;
+  int x, t1, t2, t3;
+  explicit ChainPlan(bool addReadsT1) {
+    x = b.input("x", DType::kFloat32, {"B", 8});
+    t1 = b.slot("t1", DType::kFloat32, {"B", 8});
+    t2 = b.slot("t2", DType::kFloat32, {"B", 8});
+    t3 = b.slot("t3", DType::kFloat32, {"B", 8});
+    b.instruction("tanh", {x}, {t1});
+    b.instruction("sigmoid", {t1}, {t2});
+    b.instruction("add", {t2, addReadsT1 ? t1 : t2}, {t3});
+    b.output("y", t3);
+    plan::SymbolBound *bound = b.proto().add_symbol_bounds();
+    bound->set_symbol("B");
+    bound->set_max(4);
+  }
+  void place(int64_t o1, int64_t o2, int64_t o3, int64_t arena) {
+    b.program().mutable_slots(t1)->set_arena_offset(o1);
+    b.program().mutable_slots(t2)->set_arena_offset(o2);
+    b.program().mutable_slots(t3)->set_arena_offset(o3);
+    b.program().set_arena_bytes(arena);
+  }
+};
+
+TEST(MemoryPlanInPlace, ElementwiseChainInOneBufferMatchesTheFormula) {
+  TempDir dir;
+  ChainPlan chain(/*addReadsT1=*/false);
+  chain.place(0, 0, 0, 128); // every step overwrites its input
+  auto path = chain.b.write(dir.path(), "chain");
+  ASSERT_TRUE(path.isOk()) << path.status().toString();
+  auto session = Session::load(*path);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  for (int64_t batch : {4, 1, 3}) {
+    std::vector<float> x(batch * 8);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = 0.37f * static_cast<float>(i) - 3.1f;
+    RunInputs in;
+    in.set("x", Tensor::view(x.data(), DType::kFloat32, {batch, 8}));
+    auto out = (*session)->run(in);
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    const Tensor &y = *out->find("y");
+    ASSERT_EQ(y.shape(), Shape({batch, 8}));
+    for (size_t i = 0; i < x.size(); ++i) {
+      double s = 1.0 / (1.0 + std::exp(-std::tanh(double(x[i]))));
+      EXPECT_NEAR(y.data<float>()[i], 2.0 * s, 1e-6) << "element " << i;
+    }
+  }
+}
+
+TEST(MemoryPlanInPlace, OnlyAnInputThatDiesThereMayBeOverwritten) {
+  TempDir dir;
+  // t1 is read again by the add: sigmoid may not overwrite it.
+  ChainPlan reread(/*addReadsT1=*/true);
+  reread.place(0, 0, 128, 256);
+  auto path = reread.b.write(dir.path(), "reread");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1'");
+  // The same plan with t2 elsewhere is fine, and the add may overwrite t2.
+  ChainPlan ok(/*addReadsT1=*/true);
+  ok.place(0, 128, 128, 256);
+  path = ok.b.write(dir.path(), "ok");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_TRUE(Session::load(*path).isOk());
+  // A result that only partly overlaps its input is never in place.
+  ChainPlan shifted(/*addReadsT1=*/false);
+  shifted.place(0, 64, 64, 256);
+  path = shifted.b.write(dir.path(), "shifted");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1'");
 }
 
 } // namespace
