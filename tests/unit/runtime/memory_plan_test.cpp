@@ -24,6 +24,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <set>
 
 using namespace ember;
@@ -395,6 +396,63 @@ TEST(MemoryPlanInPlace, OnlyAnInputThatDiesThereMayBeOverwritten) {
   ASSERT_TRUE(path.isOk());
   EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
                "the memory plan overlaps slot 1 't1'");
+}
+
+TEST(MemoryPlanViews, ViewsExtendTheLifetimeOfWhatTheyView) {
+  // t1 = tanh(x); v = reshape(t1); t2 = sigmoid(x); y = add(t2, v).
+  // t1 is last read by the reshape, but its view v is read by the add: t1's
+  // bytes stay alive until then, so t2 may not take them.
+  auto build = [](int64_t t2Offset, bool offsetOnView) {
+    auto b = std::make_unique<PlanBuilder>();
+    int x = b->input("x", DType::kFloat32, {"B", 8});
+    int t1 = b->slot("t1", DType::kFloat32, {"B", 8});
+    int v = b->slot("v", DType::kFloat32, {"B", 8});
+    int t2 = b->slot("t2", DType::kFloat32, {"B", 8});
+    int y = b->slot("y", DType::kFloat32, {"B", 8});
+    b->instruction("tanh", {x}, {t1});
+    b->instruction("reshape", {t1}, {v}).attr("shape",
+                                             std::vector<int64_t>{-1, 8});
+    b->instruction("sigmoid", {x}, {t2});
+    b->instruction("add", {t2, v}, {y});
+    b->output("y", y);
+    plan::SymbolBound *bound = b->proto().add_symbol_bounds();
+    bound->set_symbol("B");
+    bound->set_max(4);
+    plan::RankProgram &rp = b->program();
+    rp.mutable_slots(t1)->set_arena_offset(0);
+    rp.mutable_slots(t2)->set_arena_offset(t2Offset);
+    rp.mutable_slots(y)->set_arena_offset(256);
+    if (offsetOnView)
+      rp.mutable_slots(v)->set_arena_offset(384);
+    rp.set_arena_bytes(512);
+    return b;
+  };
+  TempDir dir;
+  auto path = build(0, false)->write(dir.path(), "reuse");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1' (arena bytes [0, 128), "
+               "alive in instructions 0..3)");
+  path = build(0, true)->write(dir.path(), "view");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "'v' has an arena offset but its kernel 'reshape' makes it a "
+               "view of an input");
+  // Apart, the plan loads and computes tanh(x) + sigmoid(x).
+  path = build(128, false)->write(dir.path(), "apart");
+  ASSERT_TRUE(path.isOk());
+  auto session = Session::load(*path);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  std::vector<float> x(3 * 8);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.25f * static_cast<float>(i) - 2.0f;
+  RunInputs in;
+  in.set("x", Tensor::view(x.data(), DType::kFloat32, {3, 8}));
+  auto out = (*session)->run(in);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(out->find("y")->data<float>()[i],
+                std::tanh(x[i]) + 1.0 / (1.0 + std::exp(-double(x[i]))), 1e-6);
 }
 
 } // namespace
