@@ -1,7 +1,7 @@
 """Compile time of ember-compile on a model with many nn.EmbeddingBag tables.
 
 usage: compile_time.py --build DIR [--tables 500] [--rows 1000] [--dim 16]
-                       [--repeat 3] [--workdir DIR] [--max-batch N]
+                       [--repeat 3] [--workdir DIR] [--max-batch N] [--reuse]
 
 Builds a model with TABLES nn.EmbeddingBag(mode="sum") tables (each with its
 own ids/offsets inputs), their pooled outputs concatenated and fed to a
@@ -10,7 +10,11 @@ torch 1.13 emits them) during the run, then times DIR/bin/ember-compile on
 it REPEAT times (wall clock, the whole process: ONNX load + checker, import,
 passes, plan emission, weights file). Prints the export time, every compile
 time and the median, the plan's instruction count, and checks that the plan
-runs (ember-run, batch 4) and matches torch eager (rtol 1e-5).
+runs (ember-run, batch 4) and matches torch eager (rtol 1e-5). Finally
+prints ember-compile's own phase times (--mlir-timing: import incl. the ONNX
+checker, each pass, plan emission). --reuse keeps WORKDIR/model.onnx from an
+earlier run with the same options (torch 1.13's export of 500 bags takes
+minutes: its time grows about quadratically with the number of Loops).
 """
 import argparse
 import os
@@ -62,6 +66,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--max-batch", type=int, default=0)
     parser.add_argument("--workdir")
+    parser.add_argument("--reuse", action="store_true")
     args = parser.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="ember-compile-time-")
     os.makedirs(work, exist_ok=True)
@@ -80,15 +85,17 @@ def main():
     example = make_inputs(args.tables, args.rows, 2, gen)
     onnx_path = os.path.join(work, "model.onnx")
     start = time.perf_counter()
-    with torch.no_grad():
-        torch.onnx.export(model, tuple(example), onnx_path, input_names=names,
-                          output_names=["prob"], opset_version=17,
-                          dynamic_axes=dynamic)
+    reused = args.reuse and os.path.isfile(onnx_path)
+    if not reused:
+        with torch.no_grad():
+            torch.onnx.export(model, tuple(example), onnx_path,
+                              input_names=names, output_names=["prob"],
+                              opset_version=17, dynamic_axes=dynamic)
     export_s = time.perf_counter() - start
-    print("model: %d EmbeddingBag tables (%d x %d), ONNX %.1f MiB, "
-          "torch.onnx.export %.1f s"
+    print("model: %d EmbeddingBag tables (%d x %d), ONNX %.1f MiB, %s"
           % (args.tables, args.rows, args.dim,
-             os.path.getsize(onnx_path) / 2**20, export_s))
+             os.path.getsize(onnx_path) / 2**20,
+             "reused" if reused else "torch.onnx.export %.1f s" % export_s))
 
     plan = os.path.join(work, "model.plan")
     cmd = [compiler, onnx_path, "-o", plan, "--memory-stats"]
@@ -127,6 +134,10 @@ def main():
         return 1
     print("plan output matches torch eager (batch 4, %d predictions)"
           % got.size)
+    proc = subprocess.run(cmd + ["--mlir-timing"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    print("\n".join(l for l in proc.stderr.splitlines()
+                    if "(" in l and "%" in l))
     return 0
 
 

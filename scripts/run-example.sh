@@ -23,6 +23,11 @@ bin=$build/bin
 work=$build/example-dlrm
 batch=${BATCH:-256}
 threads=${THREADS:-0}
+# The same thread count for torch's OpenMP/OpenBLAS pools (otherwise one
+# spinning thread per core, whatever torch.set_num_threads says).
+nthreads=$threads
+[[ $nthreads == 0 ]] && nthreads=$(nproc)
+export OMP_NUM_THREADS=$nthreads OPENBLAS_NUM_THREADS=$nthreads
 py=/usr/bin/python3 # torch 1.13 and numpy live here, not in pyenv's python3
 rm -rf "$work"
 
@@ -31,7 +36,10 @@ echo "== exporting examples/dlrm (${ARCH:-dlrm}, batch $batch) to $work"
   --arch "${ARCH:-dlrm}" --low-rank "${LOW_RANK:-0}"
 
 echo "== ember-compile"
-"$bin/ember-compile" "$work/model.onnx" -o "$work/dlrm.plan"
+# --max-batch: the plan accepts batches up to $batch and places every
+# activation buffer in a static arena packed by lifetime (docs/plan-format.md).
+"$bin/ember-compile" "$work/model.onnx" -o "$work/dlrm.plan" \
+  --max-batch "$batch" --memory-stats
 ls -l "$work/dlrm.plan" "$work/dlrm.rank0.weights"
 
 echo "== ember-run"

@@ -99,8 +99,8 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createCSEPass());
 }
 
-LogicalResult runCompilePipeline(ModuleOp module,
-                                 const CompileOptions &options) {
+LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
+                                 TimingScope *timing) {
   MLIRContext *context = module.getContext();
   PassManager pm(context);
   buildCompilePipeline(pm, options);
@@ -120,6 +120,8 @@ LogicalResult runCompilePipeline(ModuleOp module,
       return failure();
     pm.enableIRPrinting(std::move(config));
   }
+  if (timing)
+    pm.enableTiming(*timing);
   if (failed(pm.run(module)))
     return failure();
   if (dumper && dumper->failed())

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 #include <cstdint>
 #include <string>
@@ -58,10 +59,10 @@ struct CompileOptions {
 /// functionalize, simplify slices, fold shapes, canonicalize.
 void buildCompilePipeline(PassManager &pm, const CompileOptions &options);
 
-/// Runs that pipeline on `module` (writing the dumps when asked). Errors are
-/// diagnostics.
-LogicalResult runCompilePipeline(ModuleOp module,
-                                 const CompileOptions &options);
+/// Runs that pipeline on `module` (writing the dumps when asked; timing each
+/// pass under `timing` when given). Errors are diagnostics.
+LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
+                                 TimingScope *timing = nullptr);
 
 /// The plan emitter's options for `options`.
 plan_emitter::PlanEmitterOptions

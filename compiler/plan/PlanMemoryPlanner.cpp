@@ -84,14 +84,36 @@ private:
   std::vector<int> parent_;
 };
 
+/// Slots that share one place in the arena: a slot and the results
+/// computed in place over it, in a chain.
 struct Candidate {
-  int slot;
+  std::vector<int> slots;
   int first, last; // lifetime, inclusive instruction indices
   int64_t bytes;
   int64_t offset = -1;
 };
 
+bool sameType(const pb::Slot &a, const pb::Slot &b) {
+  if (a.dtype() != b.dtype() || a.shape_size() != b.shape_size())
+    return false;
+  for (int d = 0; d < a.shape_size(); ++d) {
+    const pb::Dim &x = a.shape(d), &y = b.shape(d);
+    if (x.kind_case() != y.kind_case() || x.size() != y.size() ||
+        x.symbol() != y.symbol() ||
+        (x.factor() == 0 ? 1 : x.factor()) != (y.factor() == 0 ? 1 : y.factor()))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
+
+llvm::ArrayRef<llvm::StringRef> inPlaceKernels() {
+  static const llvm::StringRef kernels[] = {
+      "relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs",
+      "add",  "sub",     "mul",  "div", "max", "min", "pow"};
+  return kernels;
+}
 
 llvm::ArrayRef<llvm::StringRef> viewKernels() {
   static const llvm::StringRef kernels[] = {"reshape",   "flatten",  "squeeze",
@@ -156,6 +178,7 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
 
   MemoryPlanStats stats;
   std::vector<Candidate> candidates;
+  std::vector<int> candidateOf(numSlots, -1);
   for (int s = 0; s < numSlots; ++s) {
     program.mutable_slots(s)->clear_arena_offset();
     if (definedBy[s] < 0 || isView[s])
@@ -165,14 +188,43 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
       ++stats.dynamicSlots;
       continue;
     }
-    candidates.push_back({s, definedBy[s], groupLast[groups.find(s)], bytes});
+    candidateOf[s] = static_cast<int>(candidates.size());
+    candidates.push_back({{s}, definedBy[s], groupLast[groups.find(s)], bytes});
+  }
+
+  // In place: the result of an elementwise kernel takes the place of an
+  // input of the same type that dies at that instruction (and has no view
+  // alive after it), so chains like tanh(sigmoid(x)) use one buffer.
+  std::vector<bool> merged(candidates.size(), false);
+  for (int i = 0; i < numInstrs; ++i) {
+    const pb::Instruction &in = program.instructions(i);
+    if (in.outputs_size() == 0 ||
+        !llvm::is_contained(inPlaceKernels(), in.kernel()))
+      continue;
+    int out = in.outputs(0);
+    if (!valid(out) || candidateOf[out] < 0)
+      continue;
+    for (int x : in.inputs()) {
+      if (!valid(x) || candidateOf[x] < 0 || candidateOf[x] == candidateOf[out])
+        continue;
+      Candidate &host = candidates[candidateOf[x]];
+      if (host.last != i || !sameType(program.slots(x), program.slots(out)))
+        continue;
+      Candidate &guest = candidates[candidateOf[out]];
+      host.slots.push_back(out);
+      host.last = guest.last;
+      merged[candidateOf[out]] = true;
+      candidateOf[out] = candidateOf[x];
+      break;
+    }
   }
 
   // Largest first; each at the lowest aligned offset that no already placed
   // slot with an overlapping lifetime occupies.
   std::vector<Candidate *> order;
-  for (Candidate &c : candidates)
-    order.push_back(&c);
+  for (size_t c = 0; c < candidates.size(); ++c)
+    if (!merged[c])
+      order.push_back(&candidates[c]);
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate *a, const Candidate *b) {
                      return a->bytes > b->bytes;
@@ -194,12 +246,13 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
     c->offset = offset;
     placed.push_back(c);
     arenaBytes = std::max(arenaBytes, alignUp(offset + c->bytes));
-    stats.sumBytes += alignUp(c->bytes);
+    stats.sumBytes += alignUp(c->bytes) * static_cast<int64_t>(c->slots.size());
+    stats.plannedSlots += static_cast<int>(c->slots.size());
   }
-  for (const Candidate &c : candidates)
-    program.mutable_slots(c.slot)->set_arena_offset(
-        static_cast<uint64_t>(c.offset));
-  stats.plannedSlots = static_cast<int>(candidates.size());
+  for (const Candidate *c : order)
+    for (int slot : c->slots)
+      program.mutable_slots(slot)->set_arena_offset(
+          static_cast<uint64_t>(c->offset));
   stats.arenaBytes = arenaBytes;
   program.set_arena_bytes(static_cast<uint64_t>(arenaBytes));
   return stats;

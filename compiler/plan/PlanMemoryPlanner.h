@@ -6,7 +6,9 @@
 // adds: every slot whose size has a compile-time bound (static dims, or dims
 // of bounded symbols such as the batch under --max-batch) gets a fixed byte
 // offset in one static arena, chosen offline by lifetime-aware packing
-// (largest first, lowest offset that no slot alive at the same time uses).
+// (largest first, lowest offset that no slot alive at the same time uses),
+// and the result of an elementwise kernel (inPlaceKernels) may take the very
+// bytes of an input of the same type that dies at that instruction.
 // At run time such a slot costs no allocator work, and the arena is as small
 // as the packing allows instead of the sum of best-fit blocks rounded to
 // size classes.
@@ -31,6 +33,10 @@
 #include <string>
 
 namespace mlir::ember::plan_emitter {
+
+/// Kernels that may compute output 0 in place over an input of the same
+/// type (the runtime's KernelDef::elementwiseInPlace).
+llvm::ArrayRef<llvm::StringRef> inPlaceKernels();
 
 /// Kernels whose outputs may be views of their inputs (the runtime's
 /// KernelDef::outputsAliasInputs); their results get no offset and extend

@@ -32,6 +32,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
@@ -194,6 +195,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing
   cl::ParseCommandLineOptions(argc, argv, "Ember compiler: model -> plan\n");
 
   mlir::DialectRegistry registry;
@@ -216,7 +218,13 @@ int main(int argc, char **argv) {
                  << maxBatch << ")\n";
     return 1;
   }
+  // --mlir-timing reports import, each pass and plan emission.
+  mlir::DefaultTimingManager timing;
+  mlir::applyDefaultTimingManagerCLOptions(timing);
+  mlir::TimingScope rootTiming = timing.getRootScope();
+  mlir::TimingScope importTiming = rootTiming.nest("import");
   mlir::OwningOpRef<mlir::ModuleOp> module = loadInput(context);
+  importTiming.stop();
   if (!module)
     return 1;
 
@@ -248,8 +256,11 @@ int main(int argc, char **argv) {
                ? 1
                : 0;
   }
-  if (mlir::failed(mlir::ember::driver::runCompilePipeline(*module, options)))
+  mlir::TimingScope passTiming = rootTiming.nest("passes");
+  if (mlir::failed(
+          mlir::ember::driver::runCompilePipeline(*module, options, &passTiming)))
     return 1;
+  passTiming.stop();
 
   if (emitKind == EmitKind::Mlir) {
     if (llvm::Error error = llvm::writeToOutput(
@@ -264,6 +275,7 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  mlir::TimingScope emitTiming = rootTiming.nest("plan emission");
   mlir::ember::plan_emitter::MemoryPlanStats stats;
   mlir::ember::plan_emitter::PlanEmitterOptions emitterOptions =
       mlir::ember::driver::planEmitterOptions(options);

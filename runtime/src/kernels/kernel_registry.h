@@ -41,6 +41,11 @@ struct KernelDef {
   /// instruction's descriptor must have (0: not a collective).
   int collectiveKind = 0;
   KernelValidateGroupFn validateGroup = nullptr;
+  /// Output 0 may occupy the same memory as an input of the same dtype and
+  /// shape that dies at this instruction (the memory plan's in-place reuse):
+  /// every element of it is read before the same element of the output is
+  /// written, and no other element is read after that.
+  bool elementwiseInPlace = false;
 };
 
 /// The kernels of one backend. Registration is explicit (no static

@@ -147,9 +147,10 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
                      return life[a.slot].first < life[b.slot].first;
                    });
   std::map<int64_t, const Planned *> live; // by offset
-  using Expiry = std::pair<int, int64_t>;  // (last use, offset)
-  std::priority_queue<Expiry, std::vector<Expiry>, std::greater<Expiry>>
-      expiries;
+  using Expiry = std::pair<int, const Planned *>; // (last use, slot)
+  auto later = [](const Expiry &a, const Expiry &b) { return a.first > b.first; };
+  std::priority_queue<Expiry, std::vector<Expiry>, decltype(later)> expiries(
+      later);
   auto conflict = [&](const Planned &a, const Planned &b) {
     return invalidArgument(
         "the memory plan overlaps " + program.describeSlot(a.slot) +
@@ -162,22 +163,48 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
         std::to_string(life[b.slot].first) + ".." +
         std::to_string(life[b.slot].last) + ")");
   };
+  // In place: `p` takes exactly the bytes of `x`, an input of the
+  // instruction defining p that dies there, with the same dtype and shape,
+  // and the kernel declares that it computes elementwise in place.
+  auto inPlace = [&](const Planned &x, const Planned &p) {
+    const SlotInfo &xs = program.slots[x.slot], &ps = program.slots[p.slot];
+    const InstructionInfo &def = program.instructions[ps.definedBy];
+    if (!def.kernel || !def.kernel->elementwiseInPlace || def.outputs.empty() ||
+        def.outputs[0] != p.slot || x.offset != p.offset ||
+        x.capacity != p.capacity || life[x.slot].last != ps.definedBy ||
+        xs.dtype != ps.dtype || xs.rank != ps.rank ||
+        std::find(def.inputs.begin(), def.inputs.end(), x.slot) ==
+            def.inputs.end())
+      return false;
+    for (int d = 0; d < xs.rank; ++d)
+      if (xs.dims[d].size != ps.dims[d].size ||
+          xs.dims[d].symbol != ps.dims[d].symbol ||
+          xs.dims[d].factor != ps.dims[d].factor)
+        return false;
+    return true;
+  };
   for (const Planned &p : planned) {
     int now = life[p.slot].first;
     while (!expiries.empty() && expiries.top().first < now) {
-      live.erase(expiries.top().second);
+      const Planned *gone = expiries.top().second;
+      auto it = live.find(gone->offset);
+      if (it != live.end() && it->second == gone)
+        live.erase(it);
       expiries.pop();
     }
     auto next = live.lower_bound(p.offset);
-    if (next != live.end() && next->first < p.offset + p.capacity)
-      return conflict(*next->second, p);
+    if (next != live.end() && next->first < p.offset + p.capacity) {
+      if (!inPlace(*next->second, p))
+        return conflict(*next->second, p);
+      next = live.erase(next); // x dies here; p takes its bytes
+    }
     if (next != live.begin()) {
       const Planned &prev = *std::prev(next)->second;
       if (prev.offset + prev.capacity > p.offset)
         return conflict(prev, p);
     }
     live.emplace(p.offset, &p);
-    expiries.push({life[p.slot].last, p.offset});
+    expiries.push({life[p.slot].last, &p});
   }
   return Status::ok();
 }

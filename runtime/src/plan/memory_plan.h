@@ -5,8 +5,10 @@
 // loader trusts none of it: validateMemoryPlan recomputes each planned slot's
 // size at the symbols' bounds and its lifetime (views made by kernels with
 // outputsAliasInputs extend the lifetime of what they view), and refuses a
-// plan where two slots that are alive at the same time overlap, or a slot
-// does not fit in the arena.
+// plan where two slots that are alive at the same time overlap (except an
+// in-place result, KernelDef::elementwiseInPlace, on exactly the bytes of an
+// input of the same type that dies at its instruction), or a slot does not
+// fit in the arena.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_PLAN_MEMORY_PLAN_H

@@ -39,6 +39,8 @@ Cases:
   dcn_example      examples/dlrm export.py --arch dcn (full rank, batch 19
              and 1) and --arch dcn --low-rank 8 (batch 19): output matches
              torch eager
+  mlir_generic_planned  the same with --max-batch 8: the memory plan puts
+             relu, sigmoid, tanh and t + t in place over their inputs
   dlrm_max_batch   examples/dlrm compiled with --max-batch 64 --memory-stats: the
              memory planner places the batch-sized buffers in a static arena
              smaller than their sum; batches 64 and 1 match torch eager,
@@ -352,13 +354,21 @@ def nested_slice_write(compiler, runner, work, batch):
         compare(name, np.load(os.path.join(outdir, name + ".npy")), want)
 
 
-def mlir_generic(compiler, runner, work):
+def mlir_generic(compiler, runner, work, flags=()):
     plan = os.path.join(work, "generic.plan.txt")
     proc = run([compiler, os.path.join(HERE, "Inputs", "generic_ops.mlir"),
-                "-o", plan])
+                "-o", plan, *flags])
     if proc.returncode != 0:
         fail("ember-compile failed", proc)
     text = open(plan).read()
+    if flags:
+        # relu, sigmoid, tanh and t + t run in place: their slots share
+        # offsets with their inputs.
+        import re
+        offsets = re.findall(r"arena_offset: (\d+)", text)
+        if len(offsets) < 6 or len(set(offsets)) > len(offsets) - 3:
+            fail("expected >= 6 planned slots, >= 3 of them in place: %s"
+                 % offsets)
     for kernel in ("transpose", "reshape", "matmul", "sub", "relu", "sigmoid",
                    "concat", "tanh", "add"):
         if 'kernel: "%s"' % kernel not in text:
@@ -467,6 +477,8 @@ def main():
             nested_slice_write(compiler, runner, work, batch)
     elif case == "mlir_generic":
         mlir_generic(compiler, runner, work)
+    elif case == "mlir_generic_planned":
+        mlir_generic(compiler, runner, work, ["--max-batch", "8"])
     elif case == "dlrm_max_batch":
         dlrm_max_batch(compiler, runner, work)
     elif case == "target_cuda":

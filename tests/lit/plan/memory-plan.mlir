@@ -4,13 +4,14 @@
 //   %t2 = sigmoid(t1)   1..2
 //   %t3 = tanh(t2)      2..3
 //   %t4 = t3 + t1       3..end (the output)
-// Largest first (all equal: in slot order): t1 at 0, t2 at 4096, t3 at 8192
-// (t2 is still read by instruction 2), t4 reuses t2's bytes.
+// t1 is read again by the add, so sigmoid cannot overwrite it: t2 at 4096.
+// tanh and add are elementwise and their inputs t2 and t3 die there, so t3
+// and t4 are computed in place over t2's bytes: 8192 bytes in all.
 
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: ember-compile %s -o %t/m.plan.txt --max-batch 4 --memory-stats 2>&1 | FileCheck %s --check-prefix=STATS
 // RUN: FileCheck %s < %t/m.plan.txt
-// STATS: memory plan: 4 slots in a static arena of 12288 bytes (16384 without reuse), 0 slots left to the dynamic arena
+// STATS: memory plan: 4 slots in a static arena of 8192 bytes (16384 without reuse), 0 slots left to the dynamic arena
 
 // CHECK: programs {
 // CHECK: slots {
@@ -24,11 +25,11 @@
 // CHECK: arena_offset: 4096
 // CHECK: slots {
 // CHECK-NEXT: name: "t3"
-// CHECK: arena_offset: 8192
+// CHECK: arena_offset: 4096
 // CHECK: slots {
 // CHECK-NEXT: name: "t4"
 // CHECK: arena_offset: 4096
-// CHECK: arena_bytes: 12288
+// CHECK: arena_bytes: 8192
 // CHECK: target: TARGET_CPU
 // CHECK: symbol_bounds {
 // CHECK-NEXT: symbol: "[[B:.*]]"

@@ -15,13 +15,16 @@
 #include "support/dlrm_inputs.h"
 #include "support/dlrm_model.h"
 #include "support/expect_status.h"
+#include "support/plan_builder.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <set>
 
 using namespace ember;
@@ -318,6 +321,138 @@ TEST_F(MemoryPlanTest, FormatOnePlansStillLoad) {
   auto session = loadWith(p);
   ASSERT_TRUE(session.isOk()) << session.status().toString();
   expectMatchesReference(**session, {5, 200});
+}
+
+/// x [B, 8] -> t1 = tanh(x) -> t2 = sigmoid(t1) -> t3 = add(t2, t1 or t2)
+/// = y, with arena offsets for t1, t2, t3 (bound B <= 4: 128 bytes each).
+struct ChainPlan {
+  PlanBuilder b;
+  int x, t1, t2, t3;
+  explicit ChainPlan(bool addReadsT1) {
+    x = b.input("x", DType::kFloat32, {"B", 8});
+    t1 = b.slot("t1", DType::kFloat32, {"B", 8});
+    t2 = b.slot("t2", DType::kFloat32, {"B", 8});
+    t3 = b.slot("t3", DType::kFloat32, {"B", 8});
+    b.instruction("tanh", {x}, {t1});
+    b.instruction("sigmoid", {t1}, {t2});
+    b.instruction("add", {t2, addReadsT1 ? t1 : t2}, {t3});
+    b.output("y", t3);
+    plan::SymbolBound *bound = b.proto().add_symbol_bounds();
+    bound->set_symbol("B");
+    bound->set_max(4);
+  }
+  void place(int64_t o1, int64_t o2, int64_t o3, int64_t arena) {
+    b.program().mutable_slots(t1)->set_arena_offset(o1);
+    b.program().mutable_slots(t2)->set_arena_offset(o2);
+    b.program().mutable_slots(t3)->set_arena_offset(o3);
+    b.program().set_arena_bytes(arena);
+  }
+};
+
+TEST(MemoryPlanInPlace, ElementwiseChainInOneBufferMatchesTheFormula) {
+  TempDir dir;
+  ChainPlan chain(/*addReadsT1=*/false);
+  chain.place(0, 0, 0, 128); // every step overwrites its input
+  auto path = chain.b.write(dir.path(), "chain");
+  ASSERT_TRUE(path.isOk()) << path.status().toString();
+  auto session = Session::load(*path);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  for (int64_t batch : {4, 1, 3}) {
+    std::vector<float> x(batch * 8);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = 0.37f * static_cast<float>(i) - 3.1f;
+    RunInputs in;
+    in.set("x", Tensor::view(x.data(), DType::kFloat32, {batch, 8}));
+    auto out = (*session)->run(in);
+    ASSERT_TRUE(out.isOk()) << out.status().toString();
+    const Tensor &y = *out->find("y");
+    ASSERT_EQ(y.shape(), Shape({batch, 8}));
+    for (size_t i = 0; i < x.size(); ++i) {
+      double s = 1.0 / (1.0 + std::exp(-std::tanh(double(x[i]))));
+      EXPECT_NEAR(y.data<float>()[i], 2.0 * s, 1e-6) << "element " << i;
+    }
+  }
+}
+
+TEST(MemoryPlanInPlace, OnlyAnInputThatDiesThereMayBeOverwritten) {
+  TempDir dir;
+  // t1 is read again by the add: sigmoid may not overwrite it.
+  ChainPlan reread(/*addReadsT1=*/true);
+  reread.place(0, 0, 128, 256);
+  auto path = reread.b.write(dir.path(), "reread");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1'");
+  // The same plan with t2 elsewhere is fine, and the add may overwrite t2.
+  ChainPlan ok(/*addReadsT1=*/true);
+  ok.place(0, 128, 128, 256);
+  path = ok.b.write(dir.path(), "ok");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_TRUE(Session::load(*path).isOk());
+  // A result that only partly overlaps its input is never in place.
+  ChainPlan shifted(/*addReadsT1=*/false);
+  shifted.place(0, 64, 64, 256);
+  path = shifted.b.write(dir.path(), "shifted");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1'");
+}
+
+TEST(MemoryPlanViews, ViewsExtendTheLifetimeOfWhatTheyView) {
+  // t1 = tanh(x); v = reshape(t1); t2 = sigmoid(x); y = add(t2, v).
+  // t1 is last read by the reshape, but its view v is read by the add: t1's
+  // bytes stay alive until then, so t2 may not take them.
+  auto build = [](int64_t t2Offset, bool offsetOnView) {
+    auto b = std::make_unique<PlanBuilder>();
+    int x = b->input("x", DType::kFloat32, {"B", 8});
+    int t1 = b->slot("t1", DType::kFloat32, {"B", 8});
+    int v = b->slot("v", DType::kFloat32, {"B", 8});
+    int t2 = b->slot("t2", DType::kFloat32, {"B", 8});
+    int y = b->slot("y", DType::kFloat32, {"B", 8});
+    b->instruction("tanh", {x}, {t1});
+    b->instruction("reshape", {t1}, {v}).attr("shape",
+                                             std::vector<int64_t>{-1, 8});
+    b->instruction("sigmoid", {x}, {t2});
+    b->instruction("add", {t2, v}, {y});
+    b->output("y", y);
+    plan::SymbolBound *bound = b->proto().add_symbol_bounds();
+    bound->set_symbol("B");
+    bound->set_max(4);
+    plan::RankProgram &rp = b->program();
+    rp.mutable_slots(t1)->set_arena_offset(0);
+    rp.mutable_slots(t2)->set_arena_offset(t2Offset);
+    rp.mutable_slots(y)->set_arena_offset(256);
+    if (offsetOnView)
+      rp.mutable_slots(v)->set_arena_offset(384);
+    rp.set_arena_bytes(512);
+    return b;
+  };
+  TempDir dir;
+  auto path = build(0, false)->write(dir.path(), "reuse");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "the memory plan overlaps slot 1 't1' (arena bytes [0, 128), "
+               "alive in instructions 0..3)");
+  path = build(0, true)->write(dir.path(), "view");
+  ASSERT_TRUE(path.isOk());
+  EXPECT_ERROR(Session::load(*path).status(), StatusCode::kInvalidArgument,
+               "'v' has an arena offset but its kernel 'reshape' makes it a "
+               "view of an input");
+  // Apart, the plan loads and computes tanh(x) + sigmoid(x).
+  path = build(128, false)->write(dir.path(), "apart");
+  ASSERT_TRUE(path.isOk());
+  auto session = Session::load(*path);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+  std::vector<float> x(3 * 8);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.25f * static_cast<float>(i) - 2.0f;
+  RunInputs in;
+  in.set("x", Tensor::view(x.data(), DType::kFloat32, {3, 8}));
+  auto out = (*session)->run(in);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  for (size_t i = 0; i < x.size(); ++i)
+    EXPECT_NEAR(out->find("y")->data<float>()[i],
+                std::tanh(x[i]) + 1.0 / (1.0 + std::exp(-double(x[i]))), 1e-6);
 }
 
 } // namespace

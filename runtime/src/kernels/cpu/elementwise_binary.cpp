@@ -155,6 +155,8 @@ Status registerBinaryKernels(KernelRegistry &registry) {
     def.run = e.fn;
     def.minInputs = def.maxInputs = 2;
     def.summary = e.summary;
+    // binarySpan: out[i] = f(a[i], b[i]) for a full-shape operand.
+    def.elementwiseInPlace = true;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

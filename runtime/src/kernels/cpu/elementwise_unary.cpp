@@ -84,6 +84,7 @@ Status registerUnaryKernels(KernelRegistry &registry) {
     def.minInputs = def.maxInputs = 1;
     def.summary = e.summary;
     def.outputsAliasInputs = e.fn == identityKernel;
+    def.elementwiseInPlace = e.fn != identityKernel; // o[i] = f(x[i])
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();
