@@ -98,15 +98,29 @@ def test_unsupported_operation_raises_export_error(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_write_through_a_view_is_refused(tmp_path):
+def test_write_through_a_view_is_written_back(tmp_path):
     class ViewWrite(torch.nn.Module):
         def forward(self, x):
             y = x * 2
             y[:, :1].add_(1)
             return y
 
-    with pytest.raises(ember.ExportError, match="through a view"):
-        ember.export(ViewWrite(), (torch.randn(2, 3),), str(tmp_path / "v.onnx"))
+    path = tmp_path / "v.onnx"
+    ember.export(ViewWrite(), (torch.randn(2, 3),), str(path))
+    ops = [n.op_type for n in onnx.load(str(path)).graph.node]
+    assert "ScatterND" in ops  # the view's new value goes back into y
+
+
+def test_write_through_a_view_of_a_view_is_refused(tmp_path):
+    class ViewViewWrite(torch.nn.Module):
+        def forward(self, x):
+            y = x * 2
+            y[:, 1:][:, :1].add_(1)
+            return y
+
+    with pytest.raises(ember.ExportError, match="view of part of a view"):
+        ember.export(ViewViewWrite(), (torch.randn(2, 3),), str(tmp_path / "v.onnx"))
+    assert os.listdir(tmp_path) == []
 
 
 def _cli(*args, cwd):

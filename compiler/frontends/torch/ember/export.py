@@ -73,13 +73,16 @@ _VIEW_PRODUCERS = {"view", "reshape", "flatten", "transpose", "permute", "t", "s
 
 class _Tensor:
     def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None,
-                 full_view: bool = False):
+                 full_view: bool = False, view_index: Any = None):
         self.name = name
         self.value = value
         self.view_of = view_of
         # A view of all of view_of's elements in the same layout (x[:, :], x.contiguous()):
         # a write through it is a write to the base.
         self.full_view = full_view and view_of is not None
+        # For a view of part of view_of made by indexing it directly (x[:, 2:5]): the
+        # (concrete) index, so that an in-place op on the view can be written back.
+        self.view_index = view_index if view_of is not None else None
 
 
 class _Converter:
@@ -588,10 +591,19 @@ class _Converter:
         if not isinstance(old, _Tensor):
             raise self.error(node, "in-place write on a non-tensor")
         base = old
+        if old.view_of is not None and not old.full_view:
+            if old.view_index is None:
+                raise self.error(node, "in-place write through a view of part of a view "
+                                       "is not exported yet")
+            # x[index] op= ...: the new value of the view goes back into its base.
+            base = old.view_of
+            out = self.scatter_into(node, base, old.view_index, rep.name, rep.value)
+            for key, r in list(self.env.items()):
+                if r is old:
+                    self.env[key] = rep
+            self.rebind(node, self.node_of(base), _Tensor(out, base.value))
+            return
         if old.view_of is not None:
-            if not old.full_view:
-                raise self.error(node, "in-place write through a view of part of a tensor is "
-                                       "not exported yet")
             base = old.view_of  # a full-range view: the write replaces the base's value
         for other, r in list(self.env.items()):
             if isinstance(r, _Tensor) and r.view_of is base and not r.full_view and any(
@@ -601,6 +613,27 @@ class _Converter:
             if r is old or r is base or (isinstance(r, _Tensor) and r.view_of is base
                                          and r.full_view):
                 self.env[key] = rep
+
+    def node_of(self, rep: _Tensor) -> torch.fx.Node:
+        """A node whose value is ``rep`` (the base of a view)."""
+        for key, r in self.env.items():
+            if r is rep:
+                return key
+        raise RuntimeError("internal error: a view's base has no node")
+
+    def scatter_into(self, node, rep: _Tensor, index, update: Any, update_value) -> str:
+        """ScatterND of ``update`` into the elements ``rep[index]`` selects; returns the
+        new value's name."""
+        value = rep.value  # after the write (the example value was mutated in place)
+        box = torch.arange(value.numel()).reshape(value.shape)[index]
+        coords = np.stack(np.unravel_index(box.reshape(-1).numpy(), tuple(value.shape)), axis=-1)
+        indices = self.const(torch.from_numpy(coords.astype(np.int64)).reshape(*box.shape, value.dim()),
+                             "indices", torch.int64)
+        upd = self.emit("Expand", [update, self.const(list(box.shape), "shape", torch.int64)],
+                        node)[0]
+        if update_value is not None and update_value.dtype != value.dtype:
+            upd = self.emit("Cast", [upd], node, to=self.elem_type(value, node))[0]
+        return self.emit("ScatterND", [rep.name, indices, upd], node)[0]
 
     def base_of(self, arg: torch.fx.Node) -> _Tensor:
         rep = self.env[arg]
@@ -693,28 +726,24 @@ class _Converter:
             name = self.emit("Squeeze", [name, self.const(squeeze, "axes", torch.int64)], node)[0]
         if unsqueeze:
             name = self.emit("Unsqueeze", [name, self.const(unsqueeze, "axes", torch.int64)], node)[0]
-        full = (not squeeze and not unsqueeze and (rep.view_of is None or rep.full_view)
+        direct = rep.view_of is None or rep.full_view
+        full = (not squeeze and not unsqueeze and direct
                 and all(st == 0 and en == shape[ax] and sp == 1
                         for st, en, ax, sp in zip(starts, ends, axes, steps)))
-        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full)
+        concrete = tuple(self.concrete(i, node) for i in index)
+        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full,
+                                 view_index=concrete if direct and not full else None)
 
     def convert_setitem(self, node, args) -> None:
         base, index, update = args
         rep = self.env[base]
         if not isinstance(rep, _Tensor):
             raise self.error(node, "item assignment into a non-tensor")
-        value = rep.value  # after the write (the example value was mutated in place)
-        box = torch.arange(value.numel()).reshape(value.shape)[self.concrete(index, node)]
-        coords = np.stack(np.unravel_index(box.reshape(-1).numpy(), tuple(value.shape)), axis=-1)
-        indices = self.const(torch.from_numpy(coords.astype(np.int64)).reshape(*box.shape, value.dim()),
-                             "indices", torch.int64)
-        upd = self.tensor(update, node, like=value)
-        upd = self.emit("Expand", [upd, self.const(list(box.shape), "shape", torch.int64)], node)[0]
-        if isinstance(update, torch.fx.Node) and self.env[update].value.dtype != value.dtype:
-            upd = self.emit("Cast", [upd], node, to=self.elem_type(value, node))[0]
-        out = self.emit("ScatterND", [rep.name, indices, upd], node)[0]
+        upd = self.tensor(update, node, like=rep.value)
+        update_value = self.env[update].value if isinstance(update, torch.fx.Node) else None
+        out = self.scatter_into(node, rep, self.concrete(index, node), upd, update_value)
         self.env[node] = None
-        self.rebind(node, base, _Tensor(out, value))
+        self.rebind(node, base, _Tensor(out, rep.value))
 
 
 _SIZE_PRESERVING = {operator.add, operator.sub, operator.mul, torch.add, torch.sub, torch.mul,
