@@ -801,11 +801,51 @@ def _target_name(node: torch.fx.Node) -> str:
     return t if isinstance(t, str) else getattr(t, "__name__", str(t))
 
 
+def _normalize_foreign_kjts(gm: torch.fx.GraphModule) -> None:
+    """A KJT class that pytree flattens by itself (TorchRec's: values, weights, lengths,
+    offsets, unused ones None) is rebuilt in the traced graph by calling the class on its
+    placeholders, and its None fields become placeholders asserted to be None. Rewrite such
+    constructions into ``make_kjt(keys, values, lengths[, weights])`` and drop the None
+    placeholders, so that the KJT exports like ember's own."""
+    import inspect
+
+    graph = gm.graph
+    for node in list(graph.nodes):
+        cls = node.target
+        if (node.op != "call_function" or not isinstance(cls, type)
+                or not getattr(cls, "_fields", None) or not hasattr(cls, "lengths")
+                or not hasattr(cls, "keys")):
+            continue
+        try:
+            bound = inspect.signature(cls.__init__).bind(None, *node.args, **node.kwargs).arguments
+        except TypeError:
+            continue
+        keys, values = bound.get("keys"), bound.get("values")
+        lengths, weights = bound.get("lengths"), bound.get("weights")
+        if not isinstance(keys, (list, tuple)) or values is None or lengths is None:
+            continue
+        with graph.inserting_before(node):
+            new = graph.call_function(make_kjt, (list(keys), values, lengths, weights))
+        new.meta = dict(node.meta)
+        node.replace_all_uses_with(new)
+        graph.erase_node(node)
+    for node in list(graph.nodes):
+        if (node.op == "call_function"
+                and getattr(node.target, "__name__", "") == "_assert_is_none"):
+            graph.erase_node(node)
+    for node in list(graph.nodes):
+        if node.op == "placeholder" and not node.users and node.meta.get("ember_value") is None:
+            graph.erase_node(node)
+    graph.lint()
+    gm.recompile()
+
+
 def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
             concrete_args: Optional[Dict[str, Any]] = None):
     """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure)."""
     graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
     graphs.raise_if_failed()
+    _normalize_foreign_kjts(graphs[""])
     onnx_model = _Converter(graphs[""]).convert(type(model).__name__)
     onnx, *_ = _onnx()
     onnx.checker.check_model(onnx_model, full_check=True)

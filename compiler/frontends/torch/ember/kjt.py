@@ -98,7 +98,17 @@ def rebuild_kjt(cls: type, keys: List[str], values, lengths, weights=None):
     """Construct a KJT of class ``cls`` (ember's or TorchRec's) from its fields."""
     if cls is KeyedJaggedTensor:
         return KeyedJaggedTensor(keys, values, lengths, weights)
-    return cls(keys=keys, values=values, lengths=lengths, weights=weights)
+    fields = (values, lengths) + ((weights,) if weights is not None else ())
+    if all(isinstance(f, torch.Tensor) for f in fields):
+        return cls(keys=keys, values=values, lengths=lengths, weights=weights)
+    # Placeholders (torch.fx's PH markers for concrete_args, proxies): TorchRec's
+    # constructor checks its tensors (numel, dtype), so build it on empty tensors and
+    # put the placeholders in their place.
+    empty = torch.empty(0, dtype=torch.long)
+    kjt = cls(keys=keys, values=empty, lengths=empty,
+              weights=torch.empty(0) if weights is not None else None)
+    kjt._values, kjt._lengths, kjt._weights = values, lengths, weights
+    return kjt
 
 
 def make_kjt(keys: List[str], values, lengths, weights=None) -> KeyedJaggedTensor:

@@ -15,6 +15,7 @@ Differences from torch.fx.Tracer:
 
 import contextlib
 import functools
+import copy
 import inspect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
@@ -92,6 +93,21 @@ def _is_structured(value: Any) -> bool:
 def _sanitize(name: str) -> str:
     return "".join(c if (c.isalnum() or c == "_") else "_" for c in str(name)) or "_"
 
+
+
+def _placeholders_like(example: Any, PH: Any) -> Any:
+    """``example`` with every pytree leaf replaced by torch.fx's PH marker. A KJT class
+    whose constructor checks its tensors (TorchRec's, registered with pytree by TorchRec
+    itself) is copied and its tensor fields replaced instead, which keeps the library's own
+    pytree structure (and so what the traced GraphModule accepts)."""
+    fields = getattr(type(example), "_fields", None)
+    if is_kjt_like(example) and fields:
+        ph = copy.copy(example)
+        for field in fields:
+            if getattr(ph, field, None) is not None:
+                setattr(ph, field, PH)
+        return ph
+    return tree_map(lambda _: PH, example)
 
 class Tracer(torch.fx.Tracer):
     """torch.fx Tracer subclass; see the module docstring.
@@ -231,7 +247,7 @@ class Tracer(torch.fx.Tracer):
                 if is_kjt_like(example) and not is_pytree_node_registered(type(example)):
                     register_kjt_type(type(example))
                 ex_leaves, _ = tree_flatten(example)
-                new_concrete[name] = tree_map(lambda _: PH, example)
+                new_concrete[name] = _placeholders_like(example, PH)
                 for i, leaf in enumerate(ex_leaves):
                     self._placeholder_values[f"{name}_{i + 1}"] = leaf
             else:
