@@ -49,6 +49,8 @@ namespace {
 constexpr llvm::StringLiteral kShardingAttr = "ember.sharding";
 constexpr llvm::StringLiteral kWorldSizeAttr = "ember.world_size";
 constexpr llvm::StringLiteral kRankAttr = "ember.rank";
+/// On kjt.from_bags: the bags' names (ONNX node / module path), for messages.
+constexpr llvm::StringLiteral kFeatureNamesAttr = "ember.feature_names";
 
 /// How a shard's pooled rows get back to the rank that owns the sample.
 enum class Route {
@@ -325,6 +327,17 @@ private:
   /// Row-wise tables: the KJT of this rank's own bags (before bucketizing).
   DenseMap<unsigned, Value> tableKjt_;
   Value meanOf(Value sum, unsigned table);
+  /// A table's name for messages: its bag's ONNX node / module path.
+  StringAttr bagName(unsigned table) {
+    Location loc = bags_[a_.tables[table].opIndex].getLoc();
+    if (auto name = dyn_cast<NameLoc>(loc))
+      return name.getName();
+    if (auto fused = dyn_cast<FusedLoc>(loc))
+      for (Location inner : fused.getLocations())
+        if (auto name = dyn_cast<NameLoc>(inner))
+          return name.getName();
+    return b_.getStringAttr(tableKey(table));
+  }
 };
 
 Value RankRewriter::sourceKjt(const ClassPlan &plan,
@@ -356,11 +369,18 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
   auto kjtType = [&](ArrayRef<StringRef> k) {
     return KeyedJaggedTensorType::get(ctx, k, a_.idType, i64, plan.weighted);
   };
-  if (!values.empty())
-    parts.push_back(KJTFromBagsOp::create(b_, loc_, kjtType(directKeys), values,
-                                          offsets, weights,
-                                          b_.getDenseBoolArrayAttr(includeLast),
-                                          b_.getDenseI64ArrayAttr(numRows)));
+  if (!values.empty()) {
+    SmallVector<Attribute> names;
+    for (unsigned i : plan.sendOrder)
+      if (!a_.tables[a_.items[i].table].bucketized)
+        names.push_back(bagName(a_.items[i].table));
+    auto direct =
+        KJTFromBagsOp::create(b_, loc_, kjtType(directKeys), values, offsets,
+                              weights, b_.getDenseBoolArrayAttr(includeLast),
+                              b_.getDenseI64ArrayAttr(numRows));
+    direct->setAttr(kFeatureNamesAttr, b_.getArrayAttr(names));
+    parts.push_back(direct);
+  }
   // Row-wise tables: bucketized into one key per shard ("t@b").
   for (auto [index, t] : llvm::enumerate(a_.tables)) {
     if (!t.bucketized || t.weighted != plan.weighted)
@@ -375,6 +395,8 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
         ValueRange{bag.getOffsets()}, w,
         b_.getDenseBoolArrayAttr({bag.getIncludeLastOffset()}),
         b_.getDenseI64ArrayAttr({t.type.getRows()}));
+    one.getDefiningOp()->setAttr(kFeatureNamesAttr,
+                                 b_.getArrayAttr({bagName(index)}));
     auto bucketize =
         KJTBucketizeOp::create(b_, loc_, one, ArrayRef<int64_t>{t.blockSize},
                                static_cast<int64_t>(t.items.size()));

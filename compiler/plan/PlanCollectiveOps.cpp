@@ -108,6 +108,14 @@ LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
                 type.getLengthType().isInteger(32) ? "int32" : "int64");
   if (std::optional<ArrayRef<int64_t>> rows = fromBags.getNumRows())
     addIntsAttr(instr, "num_rows", *rows);
+  if (auto names = op->getAttrOfType<ArrayAttr>("ember.feature_names");
+      names && names.size() == numFeatures) {
+    pb::Attribute *attr = instr->add_attrs();
+    attr->set_name("feature_names");
+    for (Attribute name : names)
+      if (auto s = dyn_cast<StringAttr>(name))
+        attr->mutable_strings()->add_values(s.getValue().str());
+  }
   return success();
 }
 

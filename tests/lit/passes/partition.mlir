@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @main_rank0
 // CHECK-SAME: attributes {ember.rank = 0 : i64}
 // The KJT is built in destination order: rank 0's key first.
-// CHECK: %[[P:.*]] = ember.kjt.from_bags values(%arg2, %arg0 : tensor<?xi64>, tensor<?xi64>) offsets(%arg3, %arg1 : tensor<?xi64>, tensor<?xi64>) include_last_offset = [false, false] num_rows = [2, 3] -> !ember.kjt<["t1", "t0"], values = i64, lengths = i64>
+// CHECK: %[[P:.*]] = ember.kjt.from_bags values(%arg2, %arg0 : tensor<?xi64>, tensor<?xi64>) offsets(%arg3, %arg1 : tensor<?xi64>, tensor<?xi64>) include_last_offset = [false, false] num_rows = [2, 3] {ember.feature_names = ["t1", "t0"]} -> !ember.kjt<["t1", "t0"], values = i64, lengths = i64>
 // CHECK-NOT: ember.kjt.permute
 // CHECK: %[[S:.*]] = ember.kjt_all_to_all.splits %[[P]] key_splits [1, 1] group<ranks = [0, 1]>
 // CHECK: %[[SW:.*]] = ember.wait %[[S]]
@@ -53,7 +53,7 @@ module attributes {ember.world_size = 2 : i64} {
 // both ranks; the result concatenates rank 1's columns and rank 0's.
 
 // CHECK-LABEL: func.func @main_rank0
-// CHECK: ember.kjt.from_bags values(%arg0, %arg0 : {{.*}}) offsets(%arg1, %arg1 : {{.*}}) include_last_offset = [true, true] num_rows = [2, 2] -> !ember.kjt<["t0:c1", "t0:c0"]
+// CHECK: ember.kjt.from_bags values(%arg0, %arg0 : {{.*}}) offsets(%arg1, %arg1 : {{.*}}) include_last_offset = [true, true] num_rows = [2, 2] {ember.feature_names = ["t0", "t0"]} -> !ember.kjt<["t0:c1", "t0:c0"]
 // CHECK: ember.kjt_all_to_all.tensors {{.*}} -> !ember.awaitable<!ember.kjt<["t0:c1"], values = i64, lengths = i64>>
 // CHECK: arith.constant dense<{{\[}}[2.000000e+00, 3.000000e+00], [1.200000e+01, 1.300000e+01]]> : tensor<2x2xf32>
 // CHECK: ember.grouped_lookup {{.*}} pooling = mean
@@ -83,7 +83,7 @@ module attributes {ember.world_size = 2 : i64} {
 // reduce-scatter of the partial sums. Weighted bags travel in their own KJT.
 
 // CHECK-LABEL: func.func @main_rank1
-// CHECK: %[[K:.*]] = ember.kjt.from_bags values(%arg0 : tensor<?xi64>) offsets(%arg1 : tensor<?xi64>) weights(%arg2 : tensor<?xf32>) include_last_offset = [false] num_rows = [5] -> !ember.kjt<["t0"], values = i64, lengths = i64, weighted>
+// CHECK: %[[K:.*]] = ember.kjt.from_bags values(%arg0 : tensor<?xi64>) offsets(%arg1 : tensor<?xi64>) weights(%arg2 : tensor<?xf32>) include_last_offset = [false] num_rows = [5] {ember.feature_names = ["t0"]} -> !ember.kjt<["t0"], values = i64, lengths = i64, weighted>
 // CHECK: %[[B:.*]], %{{.*}} = ember.kjt.bucketize %[[K]] block_sizes = [3] num_buckets = 2
 // CHECK: ember.kjt_all_to_all.splits %[[B]] key_splits [1, 1]
 // CHECK: ember.kjt_all_to_all.tensors {{.*}} -> !ember.awaitable<!ember.kjt<["t0@1"], values = i64, lengths = i64, weighted>>
@@ -149,7 +149,7 @@ module attributes {ember.world_size = 4 : i64} {
 // size, at least 1 (an empty bag stays 0).
 
 // CHECK-LABEL: func.func @main_rank0
-// CHECK: %[[ONE:.*]] = ember.kjt.from_bags values(%arg0 : tensor<?xi64>) offsets(%arg1 : tensor<?xi64>) include_last_offset = [false] num_rows = [4] -> !ember.kjt<["t0"], values = i64, lengths = i64>
+// CHECK: %[[ONE:.*]] = ember.kjt.from_bags values(%arg0 : tensor<?xi64>) offsets(%arg1 : tensor<?xi64>) include_last_offset = [false] num_rows = [4] {ember.feature_names = ["t0"]} -> !ember.kjt<["t0"], values = i64, lengths = i64>
 // CHECK: ember.kjt.bucketize %[[ONE]]
 // CHECK: ember.grouped_lookup {{.*}} pooling = sum
 // CHECK: %[[RS:.*]] = ember.reduce_scatter sum

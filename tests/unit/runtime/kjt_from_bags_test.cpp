@@ -180,6 +180,21 @@ TEST(KjtFromBags, ChecksIdsAgainstNumRows) {
     return runKernel("kjt_from_bags", ctx);
   };
   EXPECT_TRUE(run({0, 9}, 10).isOk()); // ids at the table edge
+  {
+    TestKernelContext ctx;
+    ctx.addInput(indexTensor({0, 7}, DType::kInt64))
+        .addInput(indexTensor({0}, DType::kInt64))
+        .addAbsentInput();
+    ctx.attrs().set("include_last_offset", std::vector<int64_t>{0});
+    ctx.attrs().set("num_rows", std::vector<int64_t>{5});
+    ctx.attrs().set("feature_names",
+                    std::vector<std::string>{"/tables.1/Loop"});
+    ctx.setNumOutputs(3);
+    Status named = runKernel("kjt_from_bags", ctx);
+    EXPECT_NE(named.message().find("feature 0 ('/tables.1/Loop'): id 7"),
+              std::string::npos)
+        << named.toString();
+  }
   Status s = run({0, 10}, 10);
   EXPECT_EQ(s.code(), StatusCode::kOutOfRange) << s.toString();
   EXPECT_NE(s.message().find("feature 1: id 10 at position 1 (sample 1) is "

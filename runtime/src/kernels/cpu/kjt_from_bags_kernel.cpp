@@ -8,7 +8,8 @@
 //         feature f must lie in [0, num_rows[f]); an id outside is an error
 //         naming the feature, the position and the sample, whatever the
 //         session's bounds-check mode: the ids are about to be bucketized or
-//         sent to other ranks, where a wrong id cannot be told any more)
+//         sent to other ranks, where a wrong id cannot be told any more),
+//         optional feature_names (F strings, for messages)
 // outputs: values [sum N_f] (the ids' dtype), lengths [F * B] key-major,
 //          weights (undefined when the features have none)
 //
@@ -30,7 +31,8 @@ namespace {
 
 struct FromBagsAttrs {
   std::vector<int64_t> includeLastOffset;
-  std::vector<int64_t> numRows; // empty: ids are not checked
+  std::vector<int64_t> numRows;          // empty: ids are not checked
+  std::vector<std::string> featureNames; // empty: "feature <f>" in messages
   DType lengthsDType = DType::kInt64;
 };
 
@@ -63,6 +65,14 @@ Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
         return invalidArgument("num_rows[" + std::to_string(f) +
                                "] is negative");
   }
+  if (attrs.has("feature_names")) {
+    EMBER_ASSIGN_OR_RETURN(a.featureNames, attrs.getStrings("feature_names"));
+    if (a.featureNames.size() != a.includeLastOffset.size())
+      return invalidArgument("attribute 'feature_names' has " +
+                             std::to_string(a.featureNames.size()) +
+                             " entries, expected one per feature (" +
+                             std::to_string(a.includeLastOffset.size()) + ")");
+  }
   std::string name = attrs.getString("lengths_dtype", "int64");
   std::optional<DType> dtype = parseDType(name);
   if (!dtype || !isIndexDType(*dtype))
@@ -91,7 +101,10 @@ Status run(KernelContext &ctx) {
   DType idsDType = DType::kInt64;
   bool weighted = false;
   for (int64_t f = 0; f < F; ++f) {
-    const std::string what = "feature " + std::to_string(f);
+    const std::string what =
+        a.featureNames.empty()
+            ? "feature " + std::to_string(f)
+            : "feature " + std::to_string(f) + " ('" + a.featureNames[f] + "')";
     const Tensor &ids = ctx.input(3 * f);
     const Tensor &offs = ctx.input(3 * f + 1);
     const Tensor &weights = ctx.input(3 * f + 2);
