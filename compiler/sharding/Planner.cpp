@@ -551,10 +551,13 @@ bool ember::sharding::isKindAllowed(const TableSpec &table, ShardingKind kind,
     return true;
   case ShardingKind::RowWise:
   case ShardingKind::TableRowWise:
-    if (table.pooling != PoolingKind::Sum)
+    // Shards add up partial sums; mean then divides by the bag size at the
+    // sample's rank. A partial max of a shard that holds none of a bag's ids
+    // is not neutral.
+    if (table.pooling == PoolingKind::Max)
       return fail(llvm::formatv("{0} adds up partial bags from several ranks, "
-                                "which is only right for sum pooling; the "
-                                "table pools with {1}",
+                                "which is only right for sum and mean "
+                                "pooling; the table pools with {1}",
                                 shardingKindName(kind),
                                 poolingKindName(table.pooling)));
     return true;

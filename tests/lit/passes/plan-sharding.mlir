@@ -36,7 +36,7 @@
 // RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
-// MEANRW: error: ember-plan-sharding: table 't_item' cannot be row_wise: row_wise adds up partial bags from several ranks, which is only right for sum pooling; the table pools with mean
+// MEANRW: error: ember-plan-sharding: table 't_item' cannot be row_wise: row_wise adds up partial bags from several ranks, which is only right for sum and mean pooling; the table pools with max
 // BADJSON: error: ember-plan-sharding: {{.*}}plan-sharding-bad.json: the plan is not valid JSON
 // BADSTATS: error: ember-plan-sharding: {{.*}}plan-sharding-stats.json: statistics: unknown feature 'no_such_feature'
 // INFEASIBLE: error: ember-plan-sharding: no sharding fits the memory of the 2 ranks
@@ -47,12 +47,12 @@
 // bag of @shared; t_static: "a" and "b", 10 ids in 4 bags each).
 // FACTORS: ids/sample
 // FACTORS: t_user 1000x16 f32 sum 2.0
-// FACTORS: t_item 500x8 f32 mean 1.0
+// FACTORS: t_item 500x8 f32 max 1.0
 // FACTORS: t_static 100x4 f32 sum 5.0
-// FACTORS: emb0 10x4 f32 mean 2.0
+// FACTORS: emb0 10x4 f32 max 2.0
 // STATS: t_user 1000x16 f32 sum 41.0
 // STATS: t_static 100x4 f32 sum 6.0
-// NOTE: warning: ember-plan-sharding: table 't_item' is not row_wise (row_wise adds up partial bags from several ranks, which is only right for sum pooling; the table pools with mean); the planner chose among the kinds it allows
+// NOTE: warning: ember-plan-sharding: table 't_item' is not row_wise (row_wise adds up partial bags from several ranks, which is only right for sum and mean pooling; the table pools with max); the planner chose among the kinds it allows
 // NOTE: warning: ember-plan-sharding: table 'emb0' is not row_wise
 // NOREPORT: error: ember-plan-sharding: cannot write the report to
 // GROUPED: error: ember-plan-sharding runs before ember-group-tables
@@ -67,7 +67,7 @@
 
 // RW-LABEL: module attributes {ember.world_size = 4 : i64}
 // RW-DAG: ember.table @t_user : {{.*}} {sharding = #ember.sharding<row_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [250, 16], rank = 0>, #ember.shard<offsets = [250, 0], sizes = [250, 16], rank = 1>, #ember.shard<offsets = [500, 0], sizes = [250, 16], rank = 2>, #ember.shard<offsets = [750, 0], sizes = [250, 16], rank = 3>]>}
-// t_item pools with mean: not row_wise.
+// t_item pools with max: not row_wise.
 // RW-DAG: ember.table @t_item : {{.*}} {sharding = #ember.sharding<{{table_wise|column_wise|data_parallel}}
 // RW: ember.embedding_bag_collection {{.*}} {ember.sharding = [#ember.sharding<row_wise
 // RW: ember.embedding_bag {{.*}} {ember.sharding = #ember.sharding<row_wise
@@ -90,7 +90,7 @@
 
 // PIN: ember.table @t_user : {{.*}} {sharding = #ember.sharding<column_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [1000, 8], rank = 1>, #ember.shard<offsets = [0, 8], sizes = [1000, 8], rank = 0>]>}
 // PIN: ember.table @t_item : {{.*}} {sharding = #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [500, 8], rank = 1>]>}
-// PIN: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<data_parallel, ranks = [1], compute_kernel = "dense">}
+// PIN: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<data_parallel, ranks = [1], compute_kernel = "dense">}
 
 // IMPORT: ember.table @t_user : {{.*}} {sharding = #ember.sharding<row_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [600, 16], rank = 1>, #ember.shard<offsets = [600, 0], sizes = [400, 16], rank = 0>]>}
 // JSON: "emb0": {
@@ -123,7 +123,7 @@ func.func @collection(%ids: tensor<?xi64>, %lengths: tensor<?xi32>)
   %t_user = ember.table.ref @t_user : !ember.table<1000x16, f32>
   %t_item = ember.table.ref @t_item : !ember.table<500x8, f32>
   %pooled = ember.embedding_bag_collection %kjt tables(%t_user, %t_item)
-      feature_tables = [0, 1] pooling = [sum, mean]
+      feature_tables = [0, 1] pooling = [sum, max]
       : !ember.kjt<["user", "item"], values = i64, lengths = i32>,
         !ember.table<1000x16, f32>, !ember.table<500x8, f32>
       -> !ember.keyed_tensor<["user" : 16, "item" : 8], f32>
@@ -154,15 +154,15 @@ func.func @static_kjt(%ids: tensor<10xi64>, %lengths: tensor<4xi32>)
 // -----
 
 // A bag over a table made from a tensor: named after its location.
-// TW: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [10, 4], rank = {{[01]}}>]>}
-// RW: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<{{table_wise|column_wise|data_parallel}}
-// CW: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<column_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [10, 4], rank = {{[01]}}>]>}
-// DP: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<data_parallel, compute_kernel = "dense">}
-// AUTO: ember.embedding_bag {{.*}} pooling = mean {ember.sharding = #ember.sharding<
+// TW: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [10, 4], rank = {{[01]}}>]>}
+// RW: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<{{table_wise|column_wise|data_parallel}}
+// CW: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<column_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [10, 4], rank = {{[01]}}>]>}
+// DP: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<data_parallel, compute_kernel = "dense">}
+// AUTO: ember.embedding_bag {{.*}} pooling = max {ember.sharding = #ember.sharding<
 func.func @single_bag(%w: tensor<10x4xf32>, %ids: tensor<6xi64>, %offsets: tensor<3xi64>)
     -> tensor<3x4xf32> {
   %t = ember.table.from_tensor %w : tensor<10x4xf32> -> !ember.table<10x4, f32>
-  %r = ember.embedding_bag %t[%ids, %offsets] pooling = mean
+  %r = ember.embedding_bag %t[%ids, %offsets] pooling = max
       : !ember.table<10x4, f32>, tensor<6xi64>, tensor<3xi64> -> tensor<3x4xf32> loc("emb0")
   return %r : tensor<3x4xf32>
 }

@@ -197,9 +197,9 @@ TEST(ShardingPlanner, ForcedKindFallsBackWhereNotAllowed) {
   ShardingPlan plan = planOrFail(tables, options);
   expectValidPlan(plan, tables, options);
   EXPECT_EQ(plan.tables[0].kind, ShardingKind::RowWise);
-  EXPECT_NE(plan.tables[1].kind, ShardingKind::RowWise);
-  EXPECT_NE(plan.tables[2].kind, ShardingKind::RowWise);
-  EXPECT_EQ(plan.notes.size(), 2u);
+  EXPECT_EQ(plan.tables[1].kind, ShardingKind::RowWise); // mean: sum, then /n
+  EXPECT_NE(plan.tables[2].kind, ShardingKind::RowWise); // max
+  EXPECT_EQ(plan.notes.size(), 1u); // the max table
 
   options.globalKind = ShardingKind::ColumnWise;
   plan = planOrFail(tables, options);
@@ -235,10 +235,10 @@ TEST(ShardingPlanner, PerTableKindsAndPinnedRanks) {
 
 TEST(ShardingPlanner, ConstraintErrors) {
   std::vector<TableSpec> tables = {
-      makeTable("mean", 1000, 16, 1, PoolingKind::Mean),
+      makeTable("max", 1000, 16, 1, PoolingKind::Max),
       makeTable("odd", 1000, 6)};
   PlannerOptions options = makeOptions(4, 2);
-  options.tables["mean"] = {ShardingKind::RowWise, std::nullopt, {}};
+  options.tables["max"] = {ShardingKind::RowWise, std::nullopt, {}};
   options.tables["odd"] = {ShardingKind::ColumnWise, std::nullopt, {}};
   options.tables["ghost"] = {ShardingKind::TableWise, std::nullopt, {}};
   llvm::Expected<ShardingPlan> plan = planSharding(tables, options);
@@ -250,7 +250,7 @@ TEST(ShardingPlanner, ConstraintErrors) {
   plan = planSharding(tables, options);
   ASSERT_FALSE(plan);
   message = llvm::toString(plan.takeError());
-  EXPECT_NE(message.find("'mean' cannot be row_wise"), std::string::npos)
+  EXPECT_NE(message.find("'max' cannot be row_wise"), std::string::npos)
       << message;
   EXPECT_NE(message.find("'odd' cannot be column_wise"), std::string::npos)
       << message;
@@ -508,7 +508,7 @@ TEST(ShardingPlanner, ImportedPlanRoundTrips) {
 
 TEST(ShardingPlanner, ImportedPlanErrors) {
   std::vector<TableSpec> tables = {
-      makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Mean)};
+      makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Max)};
   PlannerOptions options = makeOptions(2);
   TableSharding gap;
   gap.table = "t";
@@ -530,7 +530,8 @@ TEST(ShardingPlanner, ImportedPlanErrors) {
   plan = planSharding(tables, options);
   ASSERT_FALSE(plan);
   message = llvm::toString(plan.takeError());
-  EXPECT_NE(message.find("sum pooling"), std::string::npos) << message;
+  EXPECT_NE(message.find("sum and mean pooling"), std::string::npos)
+      << message;
 
   options.imported.clear();
   TableSharding outside;
