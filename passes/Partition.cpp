@@ -619,7 +619,7 @@ Value RankRewriter::meanOf(Value sum, unsigned table) {
   Type f32 = b_.getF32Type();
   auto column = RankedTensorType::get({ShapedType::kDynamic}, f32);
   Value lengths = KJTLengthsOp::create(b_, loc_, tableKjt_.lookup(table));
-  Value count = tosa::CastOp::create(b_, loc_, column, lengths);
+  Value count = arith::SIToFPOp::create(b_, loc_, column, lengths);
   Value one = arith::ConstantOp::create(
       b_, loc_, DenseElementsAttr::get(RankedTensorType::get({1}, f32), 1.0f));
   count = tosa::MaximumOp::create(b_, loc_, column, count, one);
