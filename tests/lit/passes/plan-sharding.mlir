@@ -1,3 +1,22 @@
+// The contract ember-partition reads (docs/sharding.md, "IR contract"): the
+// module's world size, and a sharding on every lookup and table symbol; no
+// lookup is left without one (the default prefix, over all chunks as one
+// module).
+// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=table_wise" | FileCheck %s
+// CHECK-LABEL: module attributes {ember.world_size = 2 : i64}
+// CHECK: ember.table @t_user : {{.*}} {sharding = #ember.sharding<table_wise
+// CHECK: ember.table @t_item : {{.*}} {sharding = #ember.sharding<table_wise
+// CHECK-LABEL: func.func @collection
+// CHECK: ember.embedding_bag_collection {{.*}} {ember.sharding = [#ember.sharding<table_wise, {{.*}}>, #ember.sharding<table_wise, {{.*}}>]}
+// CHECK-LABEL: func.func @shared
+// CHECK: ember.embedding_bag {{.*}} {ember.sharding = #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [1000, 16], rank = {{[01]}}>]>}
+// CHECK: ember.table @t_static : {{.*}} {sharding = #ember.sharding<table_wise
+// CHECK-LABEL: func.func @static_kjt
+// CHECK: ember.embedding_bag_collection {{.*}} {ember.sharding = [#ember.sharding<table_wise
+// CHECK-LABEL: func.func @single_bag
+// CHECK: ember.embedding_bag {{.*}} {ember.sharding = #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [10, 4], rank = {{[01]}}>]>}
+// CHECK-NOT: ember.embedding_bag{{[^{]*}}: !ember.table
+//
 // Forced kinds, chunk by chunk.
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=2 sharding=table_wise" | FileCheck %s --check-prefix=TW
 // RUN: ember-opt %s -split-input-file --ember-plan-sharding="world-size=4 sharding=row_wise" | FileCheck %s --check-prefix=RW
@@ -19,7 +38,7 @@
 //
 // Errors: the pass fails, names the problem, and writes no file.
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 table-sharding=t_ghost=row_wise" 2>&1 | FileCheck %s --check-prefix=GHOST
-// RUN: not ember-opt %s --ember-plan-sharding="world-size=2 table-sharding=t_item=row_wise" 2>&1 | FileCheck %s --check-prefix=MEANRW
+// RUN: not ember-opt %s --ember-plan-sharding="world-size=2 table-sharding=t_item=row_wise" 2>&1 | FileCheck %s --check-prefix=MAXRW
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 plan-file=%S/Inputs/plan-sharding-bad.json" 2>&1 | FileCheck %s --check-prefix=BADJSON
 // RUN: not ember-opt %s --ember-plan-sharding="world-size=2 stats-file=%S/Inputs/plan-sharding-stats.json" 2>&1 | FileCheck %s --check-prefix=BADSTATS
 // RUN: rm -f %t.infeasible.json
@@ -36,7 +55,7 @@
 // RUN: ember-opt %s --ember-group-tables | not ember-opt --ember-plan-sharding 2>&1 | FileCheck %s --check-prefix=GROUPED
 
 // GHOST: error: ember-plan-sharding: a constraint names table 't_ghost', which the model does not have
-// MEANRW: error: ember-plan-sharding: table 't_item' cannot be row_wise: row_wise adds up partial bags from several ranks, which is only right for sum and mean pooling; the table pools with max
+// MAXRW: error: ember-plan-sharding: table 't_item' cannot be row_wise: row_wise adds up partial bags from several ranks, which is only right for sum and mean pooling; the table pools with max
 // BADJSON: error: ember-plan-sharding: {{.*}}plan-sharding-bad.json: the plan is not valid JSON
 // BADSTATS: error: ember-plan-sharding: {{.*}}plan-sharding-stats.json: statistics: unknown feature 'no_such_feature'
 // INFEASIBLE: error: ember-plan-sharding: no sharding fits the memory of the 2 ranks
