@@ -162,4 +162,85 @@ TEST(SplitGlobalBatch, InconsistentBatchesAreAnError) {
                "'dense'");
 }
 
+/// nn.EmbeddingBag-style inputs: ids and per-sample weights split by the
+/// bags of their offsets input (B or B + 1 entries), offsets rebased to 0;
+/// a dense input with the signature's batch symbol split by rows.
+TEST(SplitGlobalBatch, BagInputsSplitByBags) {
+  const int64_t B = 7;
+  std::mt19937 rng(11);
+  for (bool includeLast : {false, true}) {
+    ModelSignature sig;
+    sig.batchSymbol = "batch";
+    sig.inputs.push_back({"dense", DType::kFloat32, {"batch", "1"}});
+    sig.inputs.push_back({"ids", DType::kInt64, {"n"}, "offsets", includeLast});
+    sig.inputs.push_back(
+        {"offsets", DType::kInt32, {includeLast ? "b1" : "batch"}});
+    sig.inputs.push_back(
+        {"psw", DType::kFloat32, {"n"}, "offsets", includeLast});
+    std::vector<float> dense(B);
+    std::vector<int32_t> offsets = {0};
+    std::vector<int64_t> ids;
+    std::vector<float> psw;
+    for (int64_t s = 0; s < B; ++s) {
+      dense[s] = static_cast<float>(s);
+      int64_t l = s == 0 ? 0 : static_cast<int64_t>(rng() % 4); // empty bag
+      for (int64_t j = 0; j < l; ++j) {
+        ids.push_back(static_cast<int64_t>(rng() % 100));
+        psw.push_back(static_cast<float>(rng() % 9));
+      }
+      offsets.push_back(offsets.back() + static_cast<int32_t>(l));
+    }
+    const int64_t n = static_cast<int64_t>(ids.size());
+    std::vector<int32_t> given(offsets.begin(),
+                               offsets.end() - (includeLast ? 0 : 1));
+    for (int world : {1, 2, 3, 8}) // 8 > B: empty ranks
+      for (int rank = 0; rank < world; ++rank) {
+        std::map<std::string, Tensor> arrays = {
+            {"dense", Tensor::view(dense.data(), DType::kFloat32, {B, 1})},
+            {"ids", Tensor::view(ids.data(), DType::kInt64, {n})},
+            {"offsets", Tensor::view(given.data(), DType::kInt32,
+                                     {static_cast<int64_t>(given.size())})},
+            {"psw", Tensor::view(psw.data(), DType::kFloat32, {n})}};
+        Status st = splitGlobalBatch(sig, arrays, rank, world);
+        ASSERT_TRUE(st.isOk()) << st.toString();
+        int64_t begin, end;
+        batchPart(B, rank, world, &begin, &end);
+        EXPECT_EQ(
+            values<float>(arrays["dense"]),
+            std::vector<float>(dense.begin() + begin, dense.begin() + end));
+        std::vector<int32_t> wantOffsets;
+        for (int64_t s = begin; s < end + (includeLast ? 1 : 0); ++s)
+          wantOffsets.push_back(offsets[s] - offsets[begin]);
+        EXPECT_EQ(values<int32_t>(arrays["offsets"]), wantOffsets)
+            << "rank " << rank << " of " << world;
+        EXPECT_EQ(values<int64_t>(arrays["ids"]),
+                  std::vector<int64_t>(ids.begin() + offsets[begin],
+                                       ids.begin() + offsets[end]));
+        EXPECT_EQ(values<float>(arrays["psw"]),
+                  std::vector<float>(psw.begin() + offsets[begin],
+                                     psw.begin() + offsets[end]));
+      }
+  }
+}
+
+TEST(SplitGlobalBatch, MalformedBagOffsetsAreAnError) {
+  ModelSignature sig;
+  sig.inputs.push_back({"ids", DType::kInt64, {"n"}, "offsets", false});
+  sig.inputs.push_back({"offsets", DType::kInt64, {"B"}});
+  std::vector<int64_t> ids = {1, 2, 3};
+  std::vector<int64_t> past = {0, 2, 9, 3}; // bag 2 starts past the ids
+  std::map<std::string, Tensor> arrays = {
+      {"ids", Tensor::view(ids.data(), DType::kInt64, {3})},
+      {"offsets", Tensor::view(past.data(), DType::kInt64, {4})}};
+  EXPECT_ERROR(splitGlobalBatch(sig, arrays, 0, 2),
+               StatusCode::kInvalidArgument,
+               "input 'ids': its offsets ('offsets') select ids [0, 9) of 3");
+  std::vector<float> wrong = {0.f, 1.f};
+  arrays = {{"ids", Tensor::view(ids.data(), DType::kInt64, {3})},
+            {"offsets", Tensor::view(wrong.data(), DType::kFloat32, {2})}};
+  EXPECT_ERROR(splitGlobalBatch(sig, arrays, 0, 2),
+               StatusCode::kInvalidArgument,
+               "offsets input 'offsets' must be int32 or int64 of rank 1");
+}
+
 } // namespace

@@ -284,6 +284,22 @@ TEST_F(LoaderTest, InconsistentShapes) {
                StatusCode::kInvalidArgument, "must be int64[3*B]");
 }
 
+TEST_F(LoaderTest, BagOffsetsMustNameAnOffsetsInput) {
+  // The test plan's input 0 is 'dense' [B, 2]: it cannot be bag offsets.
+  EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
+                 p.mutable_signature()->mutable_inputs(0)->set_bag_offsets(
+                     "nothing");
+               }),
+               StatusCode::kInvalidArgument,
+               "bag_offsets names 'nothing', which is not a 1-D offsets input");
+  EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
+                 auto *inputs = p.mutable_signature()->mutable_inputs();
+                 inputs->Mutable(0)->set_bag_offsets(inputs->Get(0).name());
+               }),
+               StatusCode::kInvalidArgument,
+               "which is not a 1-D offsets input");
+}
+
 TEST_F(LoaderTest, HugeSizes) {
   EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
                  int slot = rank0(p).constants(0).slot();
