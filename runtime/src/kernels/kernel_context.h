@@ -23,6 +23,9 @@ namespace ember {
 class ThreadPool;
 class Communicator;
 struct CollectiveInfo;
+namespace cuda {
+struct KernelEnv;
+}
 
 class KernelContext {
 public:
@@ -55,6 +58,11 @@ public:
   virtual const CollectiveInfo *collective() const { return nullptr; }
   /// The session's communicator; nullptr in a single-rank session.
   virtual Communicator *communicator() const { return nullptr; }
+
+  /// The device, stream and error record of a kernel that runs on the CUDA
+  /// backend (runtime/src/cuda/kernel_env.h); nullptr on the CPU backend.
+  /// When it is set, every tensor of this context is device memory.
+  virtual cuda::KernelEnv *gpu() const { return nullptr; }
 };
 
 } // namespace ember

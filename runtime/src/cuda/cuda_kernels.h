@@ -1,0 +1,30 @@
+//===- cuda_kernels.h - The CUDA backend's kernel registry -----*- C++ -*-===//
+//
+// CUDA kernels have the names, inputs, outputs and attributes of the CPU
+// kernels of the same name (the plan does not change with the device); see
+// kernel_env.h for what differs. A plan instruction whose kernel has no CUDA
+// version runs on the CPU backend, its inputs copied to the host and its
+// outputs back (the executor does it; `ember-run --device cuda --explain`
+// lists them).
+//
+// Each family registers itself in its own file; cudaKernels() calls them all.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_CUDA_CUDA_KERNELS_H
+#define EMBER_CUDA_CUDA_KERNELS_H
+
+#include "kernels/kernel_registry.h"
+
+namespace ember::cuda {
+
+Status registerEmbeddingKernels(KernelRegistry &r);  // embedding/*.cu
+Status registerJaggedKernels(KernelRegistry &r);     // jagged/*.cu (KJT too)
+Status registerDenseKernels(KernelRegistry &r);      // dense/*.cu, gemm
+Status registerCollectiveKernels(KernelRegistry &r); // nccl/*.cu
+
+/// Every CUDA kernel, registered on first use (thread-safe).
+const KernelRegistry &cudaKernels();
+
+} // namespace ember::cuda
+
+#endif // EMBER_CUDA_CUDA_KERNELS_H
