@@ -27,6 +27,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace ember {
+class NcclCommunicator; // runtime/src/comm/nccl/nccl_communicator.h
+}
+
 namespace ember::cuda {
 
 class BlasLt;
@@ -46,6 +50,10 @@ struct KernelEnv {
   size_t hostStagingBytes = 0;
   /// cuBLASLt handle and workspace of the session (gemm.h).
   BlasLt *blas = nullptr;
+  /// The session's NCCL communicator (multi-rank CUDA sessions), else
+  /// nullptr; KernelContext::communicator() is the host (Gloo) one, for
+  /// exchanging small host values such as counts.
+  NcclCommunicator *nccl = nullptr;
 };
 
 } // namespace ember::cuda
