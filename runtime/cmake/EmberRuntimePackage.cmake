@@ -10,9 +10,12 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-set(EMBER_RUNTIME_EXPORTED ember_runtime ember_cpu_kernels ember_core
-    ember_comm ember_comm_backend
+set(EMBER_RUNTIME_EXPORTED ember_runtime ember_executor ember_cpu_kernels
+    ember_core ember_comm ember_comm_backend
     ember_plan_proto ember_protobuf ember_warnings)
+if(EMBER_HAVE_CUDA)
+  list(APPEND EMBER_RUNTIME_EXPORTED ember_cuda)
+endif()
 set_target_properties(ember_runtime PROPERTIES EXPORT_NAME runtime)
 install(TARGETS ${EMBER_RUNTIME_EXPORTED} EXPORT EmberRuntimeTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -61,6 +61,11 @@ struct SessionOptions {
   /// Verify the XXH64 checksum of every weights file at load (reads every
   /// byte once).
   bool verifyChecksums = true;
+  /// Where the program runs: "cpu", or "cuda" / "cuda:N" (the CUDA backend
+  /// on device N; the plan must be compiled with --target cuda). Instructions
+  /// without a CUDA kernel run on the CPU with copies (see
+  /// Session::hostInstructions). Runs on a CUDA session are serialized.
+  std::string device = "cpu";
 };
 
 /// Fills the multi-rank fields of `options` from the launcher's environment:
@@ -183,6 +188,12 @@ public:
   /// timeout). A no-op in a single-rank session.
   Status barrier() const;
   SessionStats stats() const;
+
+  /// "cpu", or the GPU: "NVIDIA H100 80GB HBM3 (cuda:0, sm_90)".
+  std::string deviceDescription() const;
+  /// On a CUDA session, the instructions that run on the CPU because their
+  /// kernel has no CUDA version (their locations); empty on the CPU.
+  std::vector<std::string> hostInstructions() const;
 
   struct Impl;
 

@@ -11,6 +11,10 @@
 #include "plan/loader.h"
 #include "threading/thread_pool.h"
 
+#ifdef EMBER_HAVE_CUDA
+#include "cuda/cuda_session.h"
+#endif
+
 #include <atomic>
 #include <cstring>
 #include <mutex>
@@ -61,6 +65,10 @@ struct Session::Impl {
   /// rank must issue its collectives in the same order).
   std::unique_ptr<Communicator> comm;
   mutable std::mutex runMutex;
+#ifdef EMBER_HAVE_CUDA
+  /// Set when the program runs on a CUDA device.
+  std::unique_ptr<cuda::CudaSession> cuda;
+#endif
 
   mutable std::mutex mutex;
   mutable std::vector<std::unique_ptr<RunContext>> idle;
@@ -110,7 +118,25 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     return invalidArgument(
         "SessionOptions: rank " + std::to_string(options.rank) +
         " is not in a world of " + std::to_string(options.worldSize));
+  const bool onCuda = options.device != "cpu";
+#ifdef EMBER_HAVE_CUDA
+  int cudaDevice = 0;
+  if (onCuda) {
+    EMBER_ASSIGN_OR_RETURN(cudaDevice, cuda::parseCudaDevice(options.device));
+  }
+#else
+  if (onCuda) {
+    if (options.device != "cuda" && options.device.rfind("cuda:", 0) != 0)
+      return invalidArgument("SessionOptions.device '" + options.device +
+                             "': expected cpu, cuda or cuda:N");
+    return unimplemented("SessionOptions.device '" + options.device +
+                         "': this Ember runtime was built without the CUDA "
+                         "backend (no nvcc at build time, or "
+                         "EMBER_ENABLE_CUDA=OFF)");
+  }
+#endif
   LoadOptions loadOptions;
+  loadOptions.backend = onCuda ? "cuda" : "cpu";
   loadOptions.rank = options.rank;
   loadOptions.worldSize = options.worldSize;
   loadOptions.verifyChecksums = options.verifyChecksums;
@@ -135,6 +161,14 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     EMBER_ASSIGN_OR_RETURN(impl->comm, createCommunicator(comm));
   }
   impl->pool = std::make_unique<ThreadPool>(options.threads);
+#ifdef EMBER_HAVE_CUDA
+  if (onCuda) {
+    EMBER_ASSIGN_OR_RETURN(
+        impl->cuda,
+        cuda::CudaSession::create(impl->program, cudaDevice, impl->comm.get(),
+                                  options.collectiveTimeoutSeconds));
+  }
+#endif
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -159,6 +193,17 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
   std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
   if (impl_->comm)
     serial.lock();
+#ifdef EMBER_HAVE_CUDA
+  if (impl_->cuda) {
+    Status status =
+        impl_->cuda->run(inputs, outputs->entries_, &outputs->invalidIds_,
+                         *impl_->pool, impl_->options.boundsCheck);
+    if (!status.isOk())
+      outputs->invalidIds_ = 0;
+    impl_->runs.fetch_add(1, std::memory_order_relaxed);
+    return status;
+  }
+#endif
   std::unique_ptr<RunContext> ctx = impl_->acquire();
   Status status = bindInputs(program, inputs, *ctx);
   if (status.isOk())
@@ -288,6 +333,22 @@ const ModelSignature &Session::signature() const {
   return impl_->program->signature;
 }
 const SessionOptions &Session::options() const { return impl_->options; }
+
+std::string Session::deviceDescription() const {
+#ifdef EMBER_HAVE_CUDA
+  if (impl_->cuda)
+    return impl_->cuda->description();
+#endif
+  return "cpu";
+}
+
+std::vector<std::string> Session::hostInstructions() const {
+#ifdef EMBER_HAVE_CUDA
+  if (impl_->cuda)
+    return impl_->cuda->hostInstructions();
+#endif
+  return {};
+}
 
 SessionStats Session::stats() const {
   SessionStats s;

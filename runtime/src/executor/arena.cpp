@@ -5,6 +5,26 @@
 
 namespace ember {
 
+namespace {
+class HostMemory final : public MemoryResource {
+public:
+  Result<void *> allocate(size_t bytes) override {
+    void *p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p)
+      return resourceExhausted("cannot allocate " + std::to_string(bytes) +
+                               " bytes of host memory");
+    return p;
+  }
+  void deallocate(void *p) override { std::free(p); }
+  const char *name() const override { return "host"; }
+};
+} // namespace
+
+MemoryResource &hostMemory() {
+  static HostMemory memory;
+  return memory;
+}
+
 size_t arenaSizeClass(size_t bytes) {
   size_t size = bytes < 64 ? 64 : (bytes + 63) / 64 * 64;
   if (size <= 4096)
@@ -18,7 +38,7 @@ size_t arenaSizeClass(size_t bytes) {
 
 Arena::~Arena() {
   for (Block &b : blocks_)
-    std::free(b.data);
+    memory_->deallocate(b.data);
 }
 
 Result<int> Arena::allocate(size_t bytes) {
@@ -47,17 +67,18 @@ Result<int> Arena::allocate(size_t bytes) {
     return best;
   }
   size_t capacity = arenaSizeClass(bytes);
-  void *p = std::aligned_alloc(64, capacity);
-  if (!p)
-    return resourceExhausted("cannot allocate " + std::to_string(capacity) +
-                             " bytes for the run arena");
+  auto allocated = memory_->allocate(capacity);
+  if (!allocated.isOk())
+    return allocated.status().withContext(
+        "growing the run arena (" + std::string(memory_->name()) + ")");
+  void *p = *allocated;
   ++growths_;
   reservedBytes_ += static_cast<int64_t>(capacity);
   if (largestSmall >= 0) {
     // Grow a free block that is too small rather than keep both: the number
     // of blocks stays bounded by the peak number of live buffers.
     Block &b = blocks_[largestSmall];
-    std::free(b.data);
+    memory_->deallocate(b.data);
     reservedBytes_ -= static_cast<int64_t>(b.capacity);
     b.data = p;
     b.capacity = capacity;
@@ -86,15 +107,20 @@ void Arena::releaseAll() {
   }
 }
 
-StaticArena::~StaticArena() { std::free(data_); }
+StaticArena::~StaticArena() {
+  if (data_)
+    memory_->deallocate(data_);
+}
 
 Status StaticArena::reserve(size_t bytes) {
   if (data_ || bytes == 0)
     return Status::ok();
-  data_ = static_cast<char *>(std::aligned_alloc(64, bytes));
-  if (!data_)
-    return resourceExhausted("cannot allocate the plan's static arena of " +
-                             std::to_string(bytes) + " bytes");
+  auto allocated = memory_->allocate(bytes);
+  if (!allocated.isOk())
+    return allocated.status().withContext(
+        "allocating the plan's static arena of " + std::to_string(bytes) +
+        " bytes (" + memory_->name() + ")");
+  data_ = static_cast<char *>(*allocated);
   bytes_ = bytes;
   return Status::ok();
 }

@@ -20,9 +20,23 @@
 
 namespace ember {
 
+/// Where an arena's memory comes from: the host heap (default) or a device
+/// (the CUDA backend's cudaMalloc resource). Blocks are 64-byte aligned.
+class MemoryResource {
+public:
+  virtual ~MemoryResource() = default;
+  virtual Result<void *> allocate(size_t bytes) = 0;
+  virtual void deallocate(void *p) = 0;
+  /// "host", "cuda:0": for messages.
+  virtual const char *name() const = 0;
+};
+
+/// The host heap (std::aligned_alloc).
+MemoryResource &hostMemory();
+
 class Arena {
 public:
-  Arena() = default;
+  explicit Arena(MemoryResource &memory = hostMemory()) : memory_(&memory) {}
   ~Arena();
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
@@ -49,6 +63,7 @@ private:
     size_t capacity = 0;
     int refs = 0;
   };
+  MemoryResource *memory_;
   std::vector<Block> blocks_;
   std::vector<int> free_;
   int64_t growths_ = 0;
@@ -60,7 +75,8 @@ private:
 /// offset lives at that fixed offset (no allocator work per slot).
 class StaticArena {
 public:
-  StaticArena() = default;
+  explicit StaticArena(MemoryResource &memory = hostMemory())
+      : memory_(&memory) {}
   ~StaticArena();
   StaticArena(const StaticArena &) = delete;
   StaticArena &operator=(const StaticArena &) = delete;
@@ -75,6 +91,7 @@ public:
   }
 
 private:
+  MemoryResource *memory_;
   char *data_ = nullptr;
   size_t bytes_ = 0;
 };

@@ -17,8 +17,10 @@ const Tensor &undefinedTensor() {
 class InstructionContext : public KernelContext {
 public:
   InstructionContext(const Program &program, RunContext &run, ThreadPool &pool,
-                     BoundsCheckMode mode, Communicator *comm)
-      : program_(program), run_(run), pool_(pool), mode_(mode), comm_(comm) {}
+                     BoundsCheckMode mode, Communicator *comm,
+                     ExecutionDevice *device)
+      : program_(program), run_(run), pool_(pool), mode_(mode), comm_(comm),
+        device_(device) {}
 
   void setInstruction(const InstructionInfo *instr) { instr_ = instr; }
 
@@ -124,6 +126,9 @@ public:
                                    : nullptr;
   }
   Communicator *communicator() const override { return comm_; }
+  cuda::KernelEnv *gpu() const override {
+    return device_ ? device_->kernelEnv() : nullptr;
+  }
 
 private:
   void dropSlot(SlotState &slot) {
@@ -138,6 +143,7 @@ private:
   ThreadPool &pool_;
   BoundsCheckMode mode_;
   Communicator *comm_;
+  ExecutionDevice *device_;
   const InstructionInfo *instr_ = nullptr;
 };
 
@@ -188,20 +194,30 @@ Status checkOutput(const Program &program, const InstructionInfo &instr,
 } // namespace
 
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck, Communicator *comm) {
-  // Constants are views of the mapped weights files.
+                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      ExecutionDevice *device) {
+  // Constants are views of the mapped weights files (or their device copies).
   for (size_t s = 0; s < program.slots.size(); ++s)
     if (program.slots[s].kind == SlotInfo::Kind::kConstant)
-      ctx.slots[s].tensor = program.constants[s];
+      ctx.slots[s].tensor =
+          device ? device->constant(static_cast<int>(s)) : program.constants[s];
 
   EMBER_RETURN_IF_ERROR(
       ctx.staticArena.reserve(static_cast<size_t>(program.staticArenaBytes)));
-  InstructionContext kctx(program, ctx, pool, boundsCheck, comm);
-  for (const InstructionInfo &instr : program.instructions) {
+  const bool reuse = !device || device->reusesMemoryWithinRun();
+  InstructionContext kctx(program, ctx, pool, boundsCheck, comm, device);
+  for (size_t index = 0; index < program.instructions.size(); ++index) {
+    const InstructionInfo &instr = program.instructions[index];
     kctx.setInstruction(&instr);
-    Status status = instr.kernel->run(kctx);
-    for (int block : ctx.scratchBlocks)
-      ctx.arena.release(block);
+    Status status =
+        device ? device->runInstruction(static_cast<int>(index), instr, kctx)
+               : instr.kernel->run(kctx);
+    // Scratch and dead slots go back to the arena; with several device
+    // streams they are kept until the run ends (another stream may still
+    // read them).
+    if (reuse)
+      for (int block : ctx.scratchBlocks)
+        ctx.arena.release(block);
     ctx.scratchBlocks.clear();
     if (!status.isOk()) {
       // Kernels usually name themselves; add the location when they do not.
@@ -213,7 +229,7 @@ Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
       EMBER_RETURN_IF_ERROR(checkOutput(program, instr, i, ctx));
     for (int slotId : instr.releaseAfter) {
       SlotState &slot = ctx.slots[slotId];
-      if (slot.block >= 0)
+      if (slot.block >= 0 && reuse)
         ctx.arena.release(slot.block);
       slot.block = -1;
       slot.tensor = Tensor();

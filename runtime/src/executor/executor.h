@@ -22,11 +22,38 @@ namespace ember {
 
 class ThreadPool;
 class Communicator;
+class KernelContext;
+namespace cuda {
+struct KernelEnv;
+}
 
-/// `comm` is the session's communicator (nullptr for a single-rank session).
+/// A device backend's part in running a program (the CUDA backend's
+/// CudaDevice). The run context's arenas then hold device memory; the
+/// executor keeps its bookkeeping (slots, lifetimes, shape checks) and hands
+/// each instruction to the device, which picks the device kernel or runs the
+/// CPU kernel on host copies, and orders it on the plan's streams.
+class ExecutionDevice {
+public:
+  virtual ~ExecutionDevice() = default;
+  /// The device copy of a constant slot (uploaded at load).
+  virtual const Tensor &constant(int slot) const = 0;
+  /// Runs instruction `index` through `ctx`, whose tensors are device
+  /// memory.
+  virtual Status runInstruction(int index, const InstructionInfo &instr,
+                                KernelContext &ctx) = 0;
+  /// What KernelContext::gpu() returns while instruction kernels run.
+  virtual cuda::KernelEnv *kernelEnv() = 0;
+  /// False when a slot's memory may still be in use on another stream after
+  /// its last use was issued: the arena then reuses nothing within a run.
+  virtual bool reusesMemoryWithinRun() const = 0;
+};
+
+/// `comm` is the session's communicator (nullptr for a single-rank session);
+/// `device` the device backend (nullptr: the CPU backend).
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
                       BoundsCheckMode boundsCheck,
-                      Communicator *comm = nullptr);
+                      Communicator *comm = nullptr,
+                      ExecutionDevice *device = nullptr);
 
 } // namespace ember
 

@@ -3,9 +3,10 @@
 
 namespace ember {
 
-RunContext::RunContext(const Program &program)
+RunContext::RunContext(const Program &program, MemoryResource &memory)
     : slots(program.slots.size()), symbolValues(program.symbols.size(), -1),
-      symbolSources(program.symbols.size(), nullptr) {
+      symbolSources(program.symbols.size(), nullptr), arena(memory),
+      staticArena(memory) {
   scratchBlocks.reserve(16);
 }
 

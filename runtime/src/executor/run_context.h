@@ -25,7 +25,9 @@ struct SlotState {
 
 class RunContext {
 public:
-  explicit RunContext(const Program &program);
+  /// `memory` backs the arenas: the host heap, or a device's memory.
+  explicit RunContext(const Program &program,
+                      MemoryResource &memory = hostMemory());
 
   /// Forgets the previous run's values and frees its arena blocks for reuse.
   void reset();

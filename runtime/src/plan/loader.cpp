@@ -737,6 +737,9 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
                                   " of " + std::to_string(rp.num_events())));
     recordedEvents[e] = 1;
   }
+  info.waitEvents.assign(in.wait_events().begin(), in.wait_events().end());
+  info.recordEvents.assign(in.record_events().begin(),
+                           in.record_events().end());
   if (in.collective() < 0 || in.collective() > plan_.collectives_size())
     return fail(invalidArgument("refers to collective " +
                                 std::to_string(in.collective() - 1) + " of " +
@@ -799,6 +802,8 @@ Status ProgramBuilder::buildInstructions(const plan::RankProgram &rp) {
   if (rp.num_events() < 0 || rp.num_events() > (1 << 20))
     return invalidArgument("num_events " + std::to_string(rp.num_events()) +
                            " is out of range");
+  program_->numStreams = rp.num_streams() == 0 ? 1 : rp.num_streams();
+  program_->numEvents = rp.num_events();
   std::vector<char> recorded(rp.num_events(), 0);
   for (int i = 0; i < rp.instructions_size(); ++i)
     EMBER_RETURN_IF_ERROR(buildInstruction(rp, i, recorded));

@@ -61,6 +61,8 @@ struct InstructionInfo {
   std::vector<int> outputs;
   Attributes attrs;
   int stream = 0;
+  std::vector<int> waitEvents;   // events recorded earlier, awaited first
+  std::vector<int> recordEvents; // recorded when this instruction is issued
   int collective = -1;           // index into Program::collectives, or -1
   std::vector<int> releaseAfter; // slots whose last use is this instruction
   std::string location;          // "instruction 3 'linear' (bottom_mlp.0)"
@@ -94,6 +96,9 @@ struct Program {
   std::vector<int64_t> symbolMax;
   /// Bytes of the static arena (RankProgram.arena_bytes); 0 = none.
   int64_t staticArenaBytes = 0;
+  /// RankProgram.num_streams (at least 1) and num_events.
+  int numStreams = 1;
+  int numEvents = 0;
   std::vector<SlotInfo> slots;
   std::vector<InstructionInfo> instructions;
   std::vector<DenseInputBinding> inputs;

@@ -1,0 +1,438 @@
+//===- cuda_session.cpp - Running a program on a CUDA device --------------===//
+#include "cuda/cuda_session.h"
+
+#include "cuda/blas_lt.h"
+#include "cuda/cuda_kernels.h"
+#include "cuda/cuda_status.h"
+#include "cuda/device.h"
+#include "cuda/device_memory.h"
+#include "cuda/host_fallback.h"
+#include "cuda/kernel_env.h"
+#include "executor/executor.h"
+#include "executor/input_binding.h"
+#include "executor/run_context.h"
+#include "kernels/kernel_context.h"
+#include "plan/program.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <mutex>
+
+namespace ember::cuda {
+
+Result<int> parseCudaDevice(const std::string &device) {
+  if (device == "cuda")
+    return 0;
+  if (device.rfind("cuda:", 0) == 0 && device.size() > 5 &&
+      device.size() <= 9) {
+    int index = 0;
+    for (size_t i = 5; i < device.size(); ++i) {
+      if (device[i] < '0' || device[i] > '9')
+        return invalidArgument("device '" + device +
+                               "': expected cuda or cuda:N");
+      index = index * 10 + (device[i] - '0');
+    }
+    return index;
+  }
+  return invalidArgument("device '" + device + "': expected cuda or cuda:N");
+}
+
+namespace {
+constexpr size_t kKernelStagingBytes = 1 << 20;
+
+/// Where the end of a run reads the error record and the invalid-id count.
+struct RunReport {
+  DeviceErrorRecord record;
+  unsigned long long invalidIds;
+};
+} // namespace
+
+struct CudaSession::Impl final : public ExecutionDevice {
+  std::shared_ptr<const Program> program;
+  int device = 0;
+  std::string description;
+  std::unique_ptr<DeviceMemory> memory;
+  Communicator *hostComm = nullptr;
+
+  std::vector<Tensor> constants; // device copies, by slot
+  std::vector<void *> constantBuffers;
+  int64_t constantBytes = 0;
+  std::vector<const KernelDef *> deviceKernels; // null: host fallback
+
+  std::vector<cudaStream_t> streams; // the plan's streams
+  cudaStream_t copyStream = nullptr;
+  std::vector<cudaEvent_t> events; // the plan's events
+  cudaEvent_t inputsReady = nullptr;
+  std::vector<cudaEvent_t> streamDone;
+
+  DeviceErrorRecord *errors = nullptr;
+  unsigned long long *invalidIds = nullptr;
+  RunReport *report = nullptr; // pinned
+  void *kernelStaging = nullptr; // pinned
+  PinnedBuffer inputStaging, outputStaging;
+  std::unique_ptr<BlasLt> blas;
+  KernelEnv env;
+
+  std::unique_ptr<RunContext> hostCtx, deviceCtx;
+  std::mutex runMutex;
+
+  ~Impl() override {
+    cudaSetDevice(device);
+    for (cudaStream_t s : streams)
+      if (s)
+        cudaStreamSynchronize(s);
+    if (copyStream)
+      cudaStreamSynchronize(copyStream);
+    deviceCtx.reset(); // its arenas free device memory
+    blas.reset();
+    for (void *p : constantBuffers)
+      cudaFree(p);
+    if (errors)
+      cudaFree(errors);
+    if (invalidIds)
+      cudaFree(invalidIds);
+    if (report)
+      cudaFreeHost(report);
+    if (kernelStaging)
+      cudaFreeHost(kernelStaging);
+    for (cudaEvent_t e : events)
+      if (e)
+        cudaEventDestroy(e);
+    for (cudaEvent_t e : streamDone)
+      if (e)
+        cudaEventDestroy(e);
+    if (inputsReady)
+      cudaEventDestroy(inputsReady);
+    for (cudaStream_t s : streams)
+      if (s)
+        cudaStreamDestroy(s);
+    if (copyStream)
+      cudaStreamDestroy(copyStream);
+  }
+
+  // --- ExecutionDevice ------------------------------------------------------
+  const Tensor &constant(int slot) const override { return constants[slot]; }
+  cuda::KernelEnv *kernelEnv() override { return &env; }
+  bool reusesMemoryWithinRun() const override { return streams.size() == 1; }
+
+  Status runInstruction(int index, const InstructionInfo &instr,
+                        KernelContext &ctx) override {
+    cudaStream_t stream = streams[instr.stream];
+    for (int e : instr.waitEvents)
+      EMBER_RETURN_IF_ERROR(cudaStatus(cudaStreamWaitEvent(stream, events[e]),
+                                       instr.location + ": waiting for event " +
+                                           std::to_string(e)));
+    env.stream = stream;
+    env.instruction = index;
+    const KernelDef *def = deviceKernels[index];
+    Status status = def ? def->run(ctx) : runOnHost(*program, instr, ctx, stream);
+    if (!status.isOk())
+      return status;
+    for (int e : instr.recordEvents)
+      EMBER_RETURN_IF_ERROR(cudaStatus(cudaEventRecord(events[e], stream),
+                                       instr.location + ": recording event " +
+                                           std::to_string(e)));
+    return Status::ok();
+  }
+
+  // --- set-up ---------------------------------------------------------------
+  Status init() {
+    EMBER_ASSIGN_OR_RETURN(std::vector<DeviceInfo> devices, listDevices());
+    if (device < 0 || device >= static_cast<int>(devices.size()))
+      return invalidArgument("device cuda:" + std::to_string(device) +
+                             " does not exist: this process sees " +
+                             std::to_string(devices.size()) + " CUDA device" +
+                             (devices.size() == 1 ? "" : "s"));
+    const DeviceInfo &info = devices[device];
+    std::string sm = "sm_" + std::to_string(info.computeCapabilityMajor) +
+                     std::to_string(info.computeCapabilityMinor);
+    description = info.name + " (cuda:" + std::to_string(device) + ", " + sm + ")";
+    if (!isSupported(info))
+      return failedPrecondition(description +
+                                " is not supported: Ember's CUDA kernels need "
+                                "compute capability 8.0 or newer");
+    EMBER_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+    memory = std::make_unique<DeviceMemory>(device);
+
+    const Program &p = *program;
+    constants.resize(p.slots.size());
+    for (size_t s = 0; s < p.slots.size(); ++s) {
+      if (p.slots[s].kind != SlotInfo::Kind::kConstant)
+        continue;
+      const Tensor &h = p.constants[s];
+      EMBER_ASSIGN_OR_RETURN(void *d, memory->allocate(h.nbytes()));
+      constantBuffers.push_back(d);
+      constantBytes += static_cast<int64_t>(h.nbytes());
+      if (h.nbytes())
+        EMBER_RETURN_IF_ERROR(cudaStatus(
+            cudaMemcpy(d, h.data(), h.nbytes(), cudaMemcpyHostToDevice),
+            "uploading constant " + p.describeSlot(static_cast<int>(s))));
+      constants[s] = Tensor::view(d, h.dtype(), h.shape());
+    }
+
+    const KernelRegistry &kernels = cudaKernels();
+    for (const InstructionInfo &instr : p.instructions) {
+      const KernelDef *def = kernels.find(instr.kernelName);
+      if (def && def->collectiveKind != 0 && instr.collective >= 0 &&
+          p.collectives[instr.collective].groupRanks.size() > 1 &&
+          !env.nccl)
+        def = nullptr; // no NCCL communicator: the CPU kernel over Gloo
+      if (def) {
+        int ni = static_cast<int>(instr.inputs.size());
+        int no = static_cast<int>(instr.outputs.size());
+        if (ni < def->minInputs || ni > def->maxInputs ||
+            no < def->minOutputs || no > def->maxOutputs)
+          def = nullptr; // arity the CUDA kernel does not take: on the host
+        else if (def->validate)
+          EMBER_RETURN_IF_ERROR(def->validate(instr.attrs, ni, no)
+                                    .withContext(instr.location + " (CUDA)"));
+      }
+      deviceKernels.push_back(def);
+    }
+
+    streams.assign(p.numStreams, nullptr);
+    for (cudaStream_t &s : streams)
+      EMBER_CUDA_RETURN_IF_ERROR(
+          cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaStreamCreateWithFlags(&copyStream, cudaStreamNonBlocking));
+    events.assign(p.numEvents, nullptr);
+    for (cudaEvent_t &e : events)
+      EMBER_CUDA_RETURN_IF_ERROR(
+          cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    streamDone.assign(p.numStreams, nullptr);
+    for (cudaEvent_t &e : streamDone)
+      EMBER_CUDA_RETURN_IF_ERROR(
+          cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaEventCreateWithFlags(&inputsReady, cudaEventDisableTiming));
+
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMalloc(reinterpret_cast<void **>(&errors), sizeof(*errors)));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMalloc(
+        reinterpret_cast<void **>(&invalidIds), sizeof(*invalidIds)));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMallocHost(reinterpret_cast<void **>(&report), sizeof(*report)));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMallocHost(&kernelStaging, kKernelStagingBytes));
+    EMBER_ASSIGN_OR_RETURN(blas, BlasLt::create());
+
+    env.device = device;
+    env.multiprocessors = info.multiprocessors;
+    env.computeCapability =
+        info.computeCapabilityMajor * 10 + info.computeCapabilityMinor;
+    env.errors = errors;
+    env.invalidIds = invalidIds;
+    env.hostStaging = kernelStaging;
+    env.hostStagingBytes = kKernelStagingBytes;
+    env.blas = blas.get();
+
+    hostCtx = std::make_unique<RunContext>(p);
+    deviceCtx = std::make_unique<RunContext>(p, *memory);
+    return Status::ok();
+  }
+
+  // --- one run --------------------------------------------------------------
+  std::vector<int> inputSlots() const {
+    std::vector<int> slots;
+    for (const DenseInputBinding &in : program->inputs)
+      slots.push_back(in.slot);
+    for (const KjtInputBinding &k : program->kjtInputs)
+      for (int s : {k.valuesSlot, k.lengthsSlot, k.weightsSlot})
+        if (s >= 0)
+          slots.push_back(s);
+    return slots;
+  }
+
+  static size_t padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+  Status uploadInputs() {
+    RunContext &host = *hostCtx, &dev = *deviceCtx;
+    std::vector<int> slots = inputSlots();
+    size_t total = 0;
+    for (int s : slots)
+      total += padded(host.slots[s].tensor.nbytes());
+    EMBER_RETURN_IF_ERROR(inputStaging.reserve(total));
+    size_t offset = 0;
+    for (int s : slots) {
+      const Tensor &h = host.slots[s].tensor;
+      if (!h.defined())
+        continue;
+      EMBER_ASSIGN_OR_RETURN(int block, dev.arena.allocate(h.nbytes()));
+      dev.slots[s].block = block;
+      dev.slots[s].tensor = Tensor::view(dev.arena.data(block), h.dtype(),
+                                         h.shape());
+      if (h.nbytes() == 0)
+        continue;
+      std::memcpy(inputStaging.data() + offset, h.data(), h.nbytes());
+      EMBER_RETURN_IF_ERROR(cudaStatus(
+          cudaMemcpyAsync(dev.arena.data(block), inputStaging.data() + offset,
+                          h.nbytes(), cudaMemcpyHostToDevice, copyStream),
+          "copying input " + program->describeSlot(s) + " to " + description));
+      offset += padded(h.nbytes());
+    }
+    dev.symbolValues = host.symbolValues;
+    dev.symbolSources = host.symbolSources;
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(errors, 0, sizeof(*errors), copyStream));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(invalidIds, 0, sizeof(*invalidIds), copyStream));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(inputsReady, copyStream));
+    for (cudaStream_t s : streams)
+      EMBER_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(s, inputsReady));
+    return Status::ok();
+  }
+
+  /// Makes stream 0 wait for every other stream.
+  Status joinStreams() {
+    for (size_t i = 1; i < streams.size(); ++i) {
+      EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(streamDone[i], streams[i]));
+      EMBER_CUDA_RETURN_IF_ERROR(
+          cudaStreamWaitEvent(streams[0], streamDone[i]));
+    }
+    return Status::ok();
+  }
+
+  /// Synchronizes and turns a device error into a Status (ok when none).
+  Status collectReport(int64_t *deviceInvalidIds) {
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&report->record, errors,
+                                               sizeof(*errors),
+                                               cudaMemcpyDeviceToHost,
+                                               streams[0]));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+        &report->invalidIds, invalidIds, sizeof(*invalidIds),
+        cudaMemcpyDeviceToHost, streams[0]));
+    EMBER_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(streams[0]),
+                                     "running the plan on " + description));
+    *deviceInvalidIds = static_cast<int64_t>(report->invalidIds);
+    const DeviceErrorRecord &r = report->record;
+    if (r.code == 0)
+      return Status::ok();
+    std::string where =
+        r.instruction >= 0 &&
+                r.instruction < static_cast<int>(program->instructions.size())
+            ? program->instructions[r.instruction].location
+            : "instruction " + std::to_string(r.instruction);
+    return Status(statusCodeOf(static_cast<DeviceErrorCode>(r.code)),
+                  where + ": " + describeDeviceError(r));
+  }
+
+  /// After a failure: nothing may still be running on the run's memory.
+  void drain() {
+    for (cudaStream_t s : streams)
+      cudaStreamSynchronize(s);
+    cudaStreamSynchronize(copyStream);
+  }
+
+  Status downloadOutputs() {
+    const Program &p = *program;
+    size_t total = 0;
+    for (const OutputBinding &out : p.outputs)
+      total += padded(deviceCtx->slots[out.slot].tensor.nbytes());
+    EMBER_RETURN_IF_ERROR(outputStaging.reserve(total));
+    size_t offset = 0;
+    for (const OutputBinding &out : p.outputs) {
+      const Tensor &d = deviceCtx->slots[out.slot].tensor;
+      if (d.nbytes())
+        EMBER_RETURN_IF_ERROR(cudaStatus(
+            cudaMemcpyAsync(outputStaging.data() + offset, d.data(), d.nbytes(),
+                            cudaMemcpyDeviceToHost, streams[0]),
+            "copying output '" + out.name + "' from " + description));
+      offset += padded(d.nbytes());
+    }
+    return Status::ok();
+  }
+};
+
+CudaSession::CudaSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+CudaSession::~CudaSession() = default;
+
+Result<std::unique_ptr<CudaSession>>
+CudaSession::create(std::shared_ptr<const Program> program, int device,
+                    Communicator *hostComm, double collectiveTimeoutSeconds) {
+  (void)collectiveTimeoutSeconds;
+  auto impl = std::make_unique<Impl>();
+  impl->program = std::move(program);
+  impl->device = device;
+  impl->hostComm = hostComm;
+  EMBER_RETURN_IF_ERROR(impl->init());
+  return std::unique_ptr<CudaSession>(new CudaSession(std::move(impl)));
+}
+
+Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
+                        int64_t *invalidIds, ThreadPool &pool,
+                        BoundsCheckMode boundsCheck) {
+  Impl &im = *impl_;
+  const Program &p = *im.program;
+  std::lock_guard<std::mutex> serial(im.runMutex);
+  EMBER_CUDA_RETURN_IF_ERROR(cudaSetDevice(im.device));
+  im.hostCtx->reset();
+  im.deviceCtx->reset();
+  Status status = bindInputs(p, inputs, *im.hostCtx);
+  if (status.isOk())
+    status = im.uploadInputs();
+  if (status.isOk())
+    status = executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm,
+                            &im);
+  if (status.isOk())
+    status = im.joinStreams();
+  *invalidIds = 0;
+  if (status.isOk())
+    status = im.downloadOutputs();
+  int64_t deviceInvalid = 0;
+  // A device error explains a later failure better than the failure itself.
+  Status report = im.collectReport(&deviceInvalid);
+  if (!report.isOk())
+    status = report;
+  if (!status.isOk()) {
+    im.drain();
+    entries.clear();
+    return status;
+  }
+  bool sameNames = entries.size() == p.outputs.size();
+  for (size_t i = 0; sameNames && i < entries.size(); ++i)
+    sameNames = entries[i].first == p.outputs[i].name;
+  if (!sameNames) {
+    entries.clear();
+    for (const OutputBinding &out : p.outputs)
+      entries.emplace_back(out.name, Tensor());
+  }
+  size_t offset = 0;
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    const Tensor &d = im.deviceCtx->slots[p.outputs[i].slot].tensor;
+    Tensor &dst = entries[i].second;
+    if (!(dst.defined() && dst.dtype() == d.dtype() && dst.shape() == d.shape())) {
+      auto allocated = Tensor::allocate(d.dtype(), d.shape());
+      if (!allocated.isOk()) {
+        entries.clear();
+        return allocated.status();
+      }
+      dst = std::move(*allocated);
+    }
+    if (d.nbytes())
+      std::memcpy(dst.data(), im.outputStaging.data() + offset, d.nbytes());
+    offset += Impl::padded(d.nbytes());
+  }
+  *invalidIds = im.deviceCtx->invalidIds + deviceInvalid;
+  return Status::ok();
+}
+
+const std::string &CudaSession::description() const {
+  return impl_->description;
+}
+
+std::vector<std::string> CudaSession::hostInstructions() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < impl_->deviceKernels.size(); ++i)
+    if (!impl_->deviceKernels[i])
+      out.push_back(impl_->program->instructions[i].location);
+  return out;
+}
+
+int64_t CudaSession::deviceBytes() const {
+  return impl_->constantBytes + impl_->deviceCtx->arena.reservedBytes() +
+         static_cast<int64_t>(impl_->deviceCtx->staticArena.bytes());
+}
+
+} // namespace ember::cuda
