@@ -22,6 +22,7 @@
 #include "launcher.h"
 #include "options.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -163,7 +164,8 @@ int64_t batchSizeOf(const RunOutputs &out) {
 Status writeReport(const RunOptions &o, const LatencyStats &s, int64_t batch,
                    const RunOutputs &out, const SessionStats &stats) {
   char buf[512];
-  std::string json = "{\n  \"plan\": " + jsonString(o.planPath) + ",\n";
+  std::string json = "{\n  \"plan\": " + jsonString(o.planPath) + ",\n" +
+                     "  \"device\": " + jsonString(o.device) + ",\n";
   std::snprintf(
       buf, sizeof(buf),
       "  \"repeat\": %d,\n  \"warmup\": %d,\n  \"threads\": %d,\n"
@@ -241,9 +243,25 @@ int run(const RunOptions &o) {
   const bool multi = world > 1;
   if (multi)
     gRankPrefix = "rank " + std::to_string(rank) + ": ";
+  sessionOptions.device = o.device;
+  if (o.device == "cuda" && multi)
+    sessionOptions.device = "cuda:" + std::to_string(sessionOptions.localRank);
   auto session = Session::load(o.planPath, sessionOptions);
   if (!session)
     return fail(session.status());
+  if (o.verbose) {
+    std::vector<std::string> onHost = (*session)->hostInstructions();
+    std::fprintf(stderr, "ember-run: %sruns on %s\n", gRankPrefix.c_str(),
+                 (*session)->deviceDescription().c_str());
+    if (!onHost.empty())
+      std::fprintf(stderr,
+                   "ember-run: %s%zu instruction%s without a kernel on that "
+                   "device run on the CPU (with copies):\n",
+                   gRankPrefix.c_str(), onHost.size(),
+                   onHost.size() == 1 ? "" : "s");
+    for (const std::string &where : onHost)
+      std::fprintf(stderr, "  %s\n", where.c_str());
+  }
   NamedArrays arrays;
   s = readInputs(o, rank, arrays);
   if (!s.isOk())
@@ -332,9 +350,15 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (options->listKernels) {
+      std::vector<std::string> onCuda = cudaKernelNames();
       for (const std::string &name : cpuKernels().names()) {
         const KernelDef *def = cpuKernels().find(name);
-        std::printf("%-24s %s\n", name.c_str(), def->summary.c_str());
+        bool cuda = std::find(onCuda.begin(), onCuda.end(), name) != onCuda.end();
+        if (haveCudaBackend())
+          std::printf("%-24s %-5s %s\n", name.c_str(), cuda ? "cuda" : "",
+                      def->summary.c_str());
+        else
+          std::printf("%-24s %s\n", name.c_str(), def->summary.c_str());
       }
       return 0;
     }

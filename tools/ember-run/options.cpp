@@ -23,6 +23,12 @@ read from NumPy files and writes its outputs as NAME.npy files.
   --warmup K               untimed runs before those (default 0)
   --threads T              kernel threads (default 1; 0 = one per core)
   --bounds-check MODE      fatal (default), warning or ignore
+  --device DEV             cpu (default), cuda or cuda:N: run on a GPU (a
+                           plan compiled with --target cuda); with --nproc
+                           or a launcher, cuda means cuda:LOCAL_RANK
+  --verbose                say on stderr where the plan runs and which
+                           instructions have no kernel on that device (they
+                           run on the CPU with copies)
   --report-json FILE       write the latency report as JSON
   --nproc N                start N local ranks (a plan for N ranks): the
                            inputs are one global batch, split over the
@@ -36,7 +42,8 @@ read from NumPy files and writes its outputs as NAME.npy files.
                            same global inputs and takes its part of the
                            batch (otherwise each reads its own; '{rank}' in
                            an input path is replaced by the rank)
-  --list-kernels           list the CPU kernels of this build and exit
+  --list-kernels           list the kernels of this build and exit (with the
+                           CUDA backend: which have a CUDA version)
   --help                   this text
 
 Exit status: 0 success, 1 runtime error (bad plan, files or inputs), 2 usage.
@@ -79,6 +86,17 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.help = true;
     } else if (arg == "--list-kernels") {
       o.listKernels = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      o.verbose = true;
+    } else if (arg == "--device") {
+      EMBER_ASSIGN_OR_RETURN(o.device, next());
+      bool cudaIndex = o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
+                       o.device.size() <= 9 &&
+                       o.device.find_first_not_of("0123456789", 5) ==
+                           std::string::npos;
+      if (o.device != "cpu" && o.device != "cuda" && !cudaIndex)
+        return invalidArgument("--device needs cpu, cuda or cuda:N, not '" +
+                               o.device + "'");
     } else if (arg == "--input") {
       EMBER_ASSIGN_OR_RETURN(std::string spec, next());
       size_t eq = spec.find('=');

@@ -22,6 +22,8 @@ struct RunOptions {
   std::string reportJson;
   BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
   bool listKernels = false;
+  std::string device = "cpu"; // --device cpu | cuda | cuda:N
+  bool verbose = false;       // --verbose: device and host-run instructions
   bool help = false;
   // Multi-rank (docs/runtime.md, "Multi-rank runs").
   int nproc = 0;              // --nproc N: start N local ranks

@@ -76,6 +76,12 @@ struct SessionOptions {
 /// unchanged; malformed ones are an error naming the variable.
 Status applyLaunchEnvironment(SessionOptions &options);
 
+/// Whether this runtime was built with its CUDA backend (SessionOptions.device
+/// "cuda" then works where a GPU is visible).
+bool haveCudaBackend();
+/// The kernels that have a CUDA version in this build (empty without CUDA).
+std::vector<std::string> cudaKernelNames();
+
 /// A dense input or output as the plan declares it; dims are sizes ("13") or
 /// symbols ("B", "4*B").
 struct TensorInfo {

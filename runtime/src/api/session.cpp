@@ -12,6 +12,7 @@
 #include "threading/thread_pool.h"
 
 #ifdef EMBER_HAVE_CUDA
+#include "cuda/cuda_kernels.h"
 #include "cuda/cuda_session.h"
 #endif
 
@@ -20,6 +21,22 @@
 #include <mutex>
 
 namespace ember {
+
+bool haveCudaBackend() {
+#ifdef EMBER_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::vector<std::string> cudaKernelNames() {
+#ifdef EMBER_HAVE_CUDA
+  return cuda::cudaKernels().names();
+#else
+  return {};
+#endif
+}
 
 // --- RunInputs / RunOutputs -------------------------------------------------
 

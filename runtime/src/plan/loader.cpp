@@ -210,7 +210,9 @@ Status ProgramBuilder::checkTarget() const {
         std::string("the plan was compiled for the ") + target +
         " target (ember-compile --target " + target +
         ") but this session runs on the " + options_.backend +
-        " backend; recompile the model with --target " + options_.backend);
+        " backend; recompile the model with --target " + options_.backend +
+        " or run it on the " + target + " backend (ember-run --device " +
+        target + ", SessionOptions.device)");
   return Status::ok();
 }
 
