@@ -1,12 +1,15 @@
 """Compares ember-run's output and latency with torch eager on the same inputs.
 
 usage: compare.py WORKDIR [--threads T] [--repeat N] [--warmup K] [--seed S]
+                  [--device cpu|cuda[:N]]
 reads WORKDIR/inputs.npz, WORKDIR/expected.npy (written by export.py),
 WORKDIR/arch.json (the model), WORKDIR/out/prob.npy and WORKDIR/latency.json (written by ember-run
 --output-dir WORKDIR/out --report-json WORKDIR/latency.json); checks the
 outputs (rtol 1e-5, atol 1e-6), times torch eager (torch.no_grad, median of
 N runs after K warmups, T threads; 0 = one per core like ember-run) and
 prints the ratio of the medians. Exits 1 when the outputs differ.
+With --device cuda, torch runs on the GPU and each timed run includes what
+ember-run's does: the inputs copied to the device and the output back.
 """
 import argparse
 import json
@@ -29,7 +32,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
+    device = torch.device(args.device)
     work = args.workdir
 
     got = np.load(os.path.join(work, "out", "prob.npy"))
@@ -56,22 +61,33 @@ def main():
         with open(arch_file) as f:
             arch.update(json.load(f))
     model = build_model(arch["seed"], arch["arch"], arch["low_rank"])
+    model = model.to(device)
+    if device.type == "cuda":
+        # fp32 GEMMs as Ember's (no TF32).
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     with np.load(os.path.join(work, "inputs.npz")) as npz:
         inputs = [torch.from_numpy(npz[n]) for n in INPUT_NAMES]
     times = []
     with torch.no_grad():
         for i in range(args.warmup + args.repeat):
             start = time.perf_counter()
-            model(*inputs)
+            if device.type == "cuda":
+                out = model(*[t.to(device, non_blocking=False) for t in inputs])
+                out.cpu()  # synchronizes
+            else:
+                model(*inputs)
             if i >= args.warmup:
                 times.append((time.perf_counter() - start) * 1e3)
     torch_ms = statistics.median(times)
     with open(os.path.join(work, "latency.json")) as f:
         ember_ms = json.load(f)["latency_ms"]["median"]
     batch = want.shape[0]
-    print("median latency, batch %d, %d thread(s): ember %.3f ms, torch eager "
+    where = ("%d thread(s)" % threads if device.type == "cpu"
+             else "%s, %s" % (device, torch.cuda.get_device_name(device)))
+    print("median latency, batch %d, %s: ember %.3f ms, torch eager "
           "%.3f ms; ember/torch = %.2f"
-          % (batch, threads, ember_ms, torch_ms, ember_ms / torch_ms))
+          % (batch, where, ember_ms, torch_ms, ember_ms / torch_ms))
     return 0
 
 
