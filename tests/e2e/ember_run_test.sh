@@ -66,6 +66,25 @@ PY
   check_prob
   /usr/bin/python3 -c "import numpy as np,sys; a=np.load(sys.argv[1]); e=np.load(sys.argv[2]); assert a.shape==(16,1) and np.allclose(a,e,atol=1e-5)" \
     "$out/prob.npy" "$work/expected_prob.npy" || fail "numpy disagrees with the output" ;;
+device_cuda)
+  # The plan retargeted to CUDA (text format), run on the GPU; skips without one.
+  cp "$work/dlrm.plan.txt" "$work/dlrm_cuda.plan.txt" && echo "target: TARGET_CUDA" >>"$work/dlrm_cuda.plan.txt"
+  cp "$work/dlrm.rank0.weights" "$work/dlrm_cuda.rank0.weights" 2>/dev/null
+  "$run" "$work/dlrm_cuda.plan.txt" --inputs "$work/inputs.npz" --device cuda --verbose \
+    --output-dir "$out" 2>"$work/stderr"
+  rc=$?
+  cat "$work/stderr"
+  if [ $rc -ne 0 ] && grep -qE "Unavailable: no usable CUDA device|no CUDA device|built without the CUDA backend" "$work/stderr"; then
+    [ -d "$out" ] && [ -n "$(ls -A "$out")" ] && fail "outputs left behind"
+    echo "SKIP: no GPU ($(tail -1 "$work/stderr"))"; exit 77
+  fi
+  [ $rc -eq 0 ] || fail "ember-run --device cuda failed"
+  grep -q "runs on" "$work/stderr" || fail "--verbose did not name the device"
+  check_prob ;;
+device_mismatch)
+  expect_failure 1 "compiled for the cpu target" -- "$work/dlrm.plan" --inputs "$work/inputs.npz" --device cuda ;;
+bad_device)
+  expect_failure 2 "--device needs cpu, cuda or cuda:N" -- "$work/dlrm.plan" --inputs "$work/inputs.npz" --device gpu0 ;;
 missing_plan)
   expect_failure 1 "does not exist" -- "$work/absent.plan" --inputs "$work/inputs.npz" ;;
 corrupt_plan)
