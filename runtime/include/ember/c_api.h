@@ -102,6 +102,12 @@ EmberStatusCode ember_session_options_set_rendezvous(
     EmberSessionOptions *options, const char *rendezvous, EmberStatus **status);
 EmberStatusCode ember_session_options_set_collective_timeout(
     EmberSessionOptions *options, double seconds, EmberStatus **status);
+/* Where the plan runs: "cpu" (default), "cuda" or "cuda:N" (a plan compiled
+ * with --target cuda; docs/cuda.md). Checked here for its form; whether the
+ * device exists is checked by ember_session_create. */
+EmberStatusCode ember_session_options_set_device(EmberSessionOptions *options,
+                                                 const char *device,
+                                                 EmberStatus **status);
 /* RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR + MASTER_PORT, EMBER_RENDEZVOUS,
  * EMBER_COMM_TIMEOUT, EMBER_COMM_HOST from the environment. */
 EmberStatusCode

@@ -172,6 +172,28 @@ ember_session_options_set_rendezvous(EmberSessionOptions *options,
   return ok(status);
 }
 
+EmberStatusCode ember_session_options_set_device(EmberSessionOptions *options,
+                                                 const char *device,
+                                                 EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_device", "options");
+  if (!device)
+    return nullArgument(status, "ember_session_options_set_device", "device");
+  std::string d = device;
+  bool cudaIndex = d.rfind("cuda:", 0) == 0 && d.size() > 5 && d.size() <= 9 &&
+                   d.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (d != "cpu" && d != "cuda" && !cudaIndex)
+    return fail(status, EMBER_INVALID_ARGUMENT,
+                "ember_session_options_set_device: '" + d +
+                    "' is not cpu, cuda or cuda:N");
+  try {
+    options->options.device = d;
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
+
 EmberStatusCode ember_session_options_set_collective_timeout(
     EmberSessionOptions *options, double seconds, EmberStatus **status) {
   if (!options)

@@ -370,8 +370,11 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
   im.hostCtx->reset();
   im.deviceCtx->reset();
   Status status = bindInputs(p, inputs, *im.hostCtx);
-  if (status.isOk())
-    status = im.uploadInputs();
+  if (!status.isOk()) {
+    entries.clear(); // nothing was enqueued
+    return status;
+  }
+  status = im.uploadInputs();
   if (status.isOk())
     status = executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm,
                             &im);

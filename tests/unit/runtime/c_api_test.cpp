@@ -123,6 +123,28 @@ TEST_F(CApiTest, RunsTheDlrmLikeTheReference) {
   ember_session_free(session);
 }
 
+TEST_F(CApiTest, DeviceOption) {
+  StatusHolder st;
+  EmberSessionOptions *options = ember_session_options_create();
+  EXPECT_EQ(ember_session_options_set_device(options, "gpu", st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_NE(st.message().find("not cpu, cuda or cuda:N"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(ember_session_options_set_device(options, nullptr, st.out()),
+            EMBER_INVALID_ARGUMENT);
+  ASSERT_EQ(ember_session_options_set_device(options, "cuda:0", st.out()),
+            EMBER_OK);
+  // The test plan is compiled for the CPU: a CUDA session refuses it (with
+  // or without a GPU, and without the CUDA backend it is Unimplemented).
+  EmberSession *session = nullptr;
+  EmberStatusCode code =
+      ember_session_create(planPath_.c_str(), options, &session, st.out());
+  EXPECT_TRUE(code == EMBER_FAILED_PRECONDITION || code == EMBER_UNIMPLEMENTED)
+      << st.message();
+  EXPECT_EQ(session, nullptr);
+  ember_session_options_free(options);
+}
+
 TEST_F(CApiTest, ErrorsAreStatusesNotCrashes) {
   StatusHolder st;
   EmberSession *session = reinterpret_cast<EmberSession *>(0x1);
