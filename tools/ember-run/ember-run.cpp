@@ -244,6 +244,7 @@ int run(const RunOptions &o) {
   if (multi)
     gRankPrefix = "rank " + std::to_string(rank) + ": ";
   sessionOptions.device = o.device;
+  sessionOptions.cudaGraphs = o.cudaGraphs;
   if (o.device == "cuda" && multi)
     sessionOptions.device = "cuda:" + std::to_string(sessionOptions.localRank);
   auto session = Session::load(o.planPath, sessionOptions);

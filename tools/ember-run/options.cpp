@@ -26,6 +26,8 @@ read from NumPy files and writes its outputs as NAME.npy files.
   --device DEV             cpu (default), cuda or cuda:N: run on a GPU (a
                            plan compiled with --target cuda); with --nproc
                            or a launcher, cuda means cuda:LOCAL_RANK
+  --cuda-graphs            with --device cuda: replay the steady state as a
+                           CUDA graph while input shapes stay the same
   --verbose                say on stderr where the plan runs and which
                            instructions have no kernel on that device (they
                            run on the CPU with copies)
@@ -88,6 +90,8 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.listKernels = true;
     } else if (arg == "--verbose" || arg == "-v") {
       o.verbose = true;
+    } else if (arg == "--cuda-graphs") {
+      o.cudaGraphs = true;
     } else if (arg == "--device") {
       EMBER_ASSIGN_OR_RETURN(o.device, next());
       bool cudaIndex = o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
@@ -159,6 +163,8 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
   }
   if (!o.help && !o.listKernels && o.planPath.empty())
     return invalidArgument("no plan given");
+  if (o.cudaGraphs && o.device == "cpu")
+    return invalidArgument("--cuda-graphs needs --device cuda");
   return o;
 }
 

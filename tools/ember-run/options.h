@@ -24,6 +24,7 @@ struct RunOptions {
   bool listKernels = false;
   std::string device = "cpu"; // --device cpu | cuda | cuda:N
   bool verbose = false;       // --verbose: device and host-run instructions
+  bool cudaGraphs = false;    // --cuda-graphs
   bool help = false;
   // Multi-rank (docs/runtime.md, "Multi-rank runs").
   int nproc = 0;              // --nproc N: start N local ranks

@@ -66,6 +66,10 @@ struct SessionOptions {
   /// without a CUDA kernel run on the CPU with copies (see
   /// Session::hostInstructions). Runs on a CUDA session are serialized.
   std::string device = "cpu";
+  /// CUDA: capture the steady state into a CUDA graph and replay it while
+  /// the input shapes stay the same (every kernel on the device, none that
+  /// synchronizes; docs/cuda.md). Off by default.
+  bool cudaGraphs = false;
 };
 
 /// Fills the multi-rank fields of `options` from the launcher's environment:
@@ -162,6 +166,7 @@ struct SessionStats {
   int64_t arenaGrowths = 0; // arena block allocations over all contexts
   int64_t arenaBytes = 0;   // bytes reserved by all arenas
   int64_t runs = 0;         // completed run calls (ok or not)
+  int64_t cudaGraphReplays = 0; // CUDA runs that replayed a captured graph
 };
 
 class Session {

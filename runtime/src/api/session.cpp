@@ -183,7 +183,8 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     EMBER_ASSIGN_OR_RETURN(
         impl->cuda,
         cuda::CudaSession::create(impl->program, cudaDevice, impl->comm.get(),
-                                  options.collectiveTimeoutSeconds));
+                                  options.collectiveTimeoutSeconds,
+                                  options.cudaGraphs));
   }
 #endif
   return std::unique_ptr<Session>(new Session(std::move(impl)));
@@ -378,6 +379,10 @@ SessionStats Session::stats() const {
                     static_cast<int64_t>(ctx->staticArena.bytes());
   }
   s.runs = impl_->runs.load(std::memory_order_relaxed);
+#ifdef EMBER_HAVE_CUDA
+  if (impl_->cuda)
+    s.cudaGraphReplays = impl_->cuda->graphReplays();
+#endif
   return s;
 }
 

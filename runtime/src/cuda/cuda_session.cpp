@@ -77,8 +77,28 @@ struct CudaSession::Impl final : public ExecutionDevice {
   std::unique_ptr<RunContext> hostCtx, deviceCtx;
   std::mutex runMutex;
 
+  /// CUDA graphs (SessionOptions.cudaGraphs): the steady state captured on
+  /// the second run with the same input shapes, replayed while they stay.
+  struct Graph {
+    cudaGraphExec_t exec = nullptr;
+    std::vector<int64_t> key;       // input shapes + symbols it was taken for
+    int64_t arenaGrowths = 0;       // the arena may not move memory since
+    std::vector<Tensor> inputs;     // device buffers, by inputSlots() order
+    std::vector<Tensor> outputs;    // by program.outputs order
+  } graph;
+  bool graphsEnabled = false;
+  bool capturable = false;
+  int64_t replays = 0;
+  std::vector<int64_t> lastKey;
+  cudaEvent_t forkEvent = nullptr;
+  /// Where this run's outputs are (deviceCtx slots or the graph's).
+  std::vector<Tensor> runOutputs;
+
   ~Impl() override {
     cudaSetDevice(device);
+    dropGraph();
+    if (forkEvent)
+      cudaEventDestroy(forkEvent);
     for (cudaStream_t s : streams)
       if (s)
         cudaStreamSynchronize(s);
@@ -207,6 +227,12 @@ struct CudaSession::Impl final : public ExecutionDevice {
           cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     EMBER_CUDA_RETURN_IF_ERROR(
         cudaEventCreateWithFlags(&inputsReady, cudaEventDisableTiming));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaEventCreateWithFlags(&forkEvent, cudaEventDisableTiming));
+    capturable = !p.instructions.empty();
+    for (const KernelDef *def : deviceKernels)
+      if (!def || def->syncsHost || def->collectiveKind != 0)
+        capturable = false;
 
     EMBER_CUDA_RETURN_IF_ERROR(
         cudaMalloc(reinterpret_cast<void **>(&errors), sizeof(*errors)));
@@ -247,7 +273,26 @@ struct CudaSession::Impl final : public ExecutionDevice {
 
   static size_t padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
 
-  Status uploadInputs() {
+  /// The dtypes and dims of the bound inputs and the symbol values: a run
+  /// may replay a graph taken for the same key.
+  std::vector<int64_t> shapeKey() const {
+    std::vector<int64_t> key;
+    for (int s : inputSlots()) {
+      const Tensor &t = hostCtx->slots[s].tensor;
+      key.push_back(t.defined() ? static_cast<int64_t>(t.dtype()) : -1);
+      key.push_back(t.rank());
+      for (int d = 0; d < t.rank(); ++d)
+        key.push_back(t.dim(d));
+    }
+    key.insert(key.end(), hostCtx->symbolValues.begin(),
+               hostCtx->symbolValues.end());
+    return key;
+  }
+
+  /// Copies the bound inputs to the device: into new arena blocks bound to
+  /// the device context's slots, or (`targets`, a graph's) into fixed
+  /// buffers. Then clears the error record and lets every stream go.
+  Status uploadInputs(const std::vector<Tensor> *targets = nullptr) {
     RunContext &host = *hostCtx, &dev = *deviceCtx;
     std::vector<int> slots = inputSlots();
     size_t total = 0;
@@ -255,20 +300,27 @@ struct CudaSession::Impl final : public ExecutionDevice {
       total += padded(host.slots[s].tensor.nbytes());
     EMBER_RETURN_IF_ERROR(inputStaging.reserve(total));
     size_t offset = 0;
-    for (int s : slots) {
+    for (size_t i = 0; i < slots.size(); ++i) {
+      int s = slots[i];
       const Tensor &h = host.slots[s].tensor;
       if (!h.defined())
         continue;
-      EMBER_ASSIGN_OR_RETURN(int block, dev.arena.allocate(h.nbytes()));
-      dev.slots[s].block = block;
-      dev.slots[s].tensor = Tensor::view(dev.arena.data(block), h.dtype(),
-                                         h.shape());
+      void *target = nullptr;
+      if (targets) {
+        target = const_cast<void *>((*targets)[i].data());
+      } else {
+        EMBER_ASSIGN_OR_RETURN(int block, dev.arena.allocate(h.nbytes()));
+        dev.slots[s].block = block;
+        dev.slots[s].tensor = Tensor::view(dev.arena.data(block), h.dtype(),
+                                           h.shape());
+        target = dev.arena.data(block);
+      }
       if (h.nbytes() == 0)
         continue;
       std::memcpy(inputStaging.data() + offset, h.data(), h.nbytes());
       EMBER_RETURN_IF_ERROR(cudaStatus(
-          cudaMemcpyAsync(dev.arena.data(block), inputStaging.data() + offset,
-                          h.nbytes(), cudaMemcpyHostToDevice, copyStream),
+          cudaMemcpyAsync(target, inputStaging.data() + offset, h.nbytes(),
+                          cudaMemcpyHostToDevice, copyStream),
           "copying input " + program->describeSlot(s) + " to " + description));
       offset += padded(h.nbytes());
     }
@@ -328,21 +380,89 @@ struct CudaSession::Impl final : public ExecutionDevice {
   Status downloadOutputs() {
     const Program &p = *program;
     size_t total = 0;
-    for (const OutputBinding &out : p.outputs)
-      total += padded(deviceCtx->slots[out.slot].tensor.nbytes());
+    for (const Tensor &d : runOutputs)
+      total += padded(d.nbytes());
     EMBER_RETURN_IF_ERROR(outputStaging.reserve(total));
     size_t offset = 0;
-    for (const OutputBinding &out : p.outputs) {
-      const Tensor &d = deviceCtx->slots[out.slot].tensor;
+    for (size_t i = 0; i < runOutputs.size(); ++i) {
+      const Tensor &d = runOutputs[i];
       if (d.nbytes())
         EMBER_RETURN_IF_ERROR(cudaStatus(
             cudaMemcpyAsync(outputStaging.data() + offset, d.data(), d.nbytes(),
                             cudaMemcpyDeviceToHost, streams[0]),
-            "copying output '" + out.name + "' from " + description));
+            "copying output '" + p.outputs[i].name + "' from " + description));
       offset += padded(d.nbytes());
     }
     return Status::ok();
   }
+
+  void takeOutputsFromContext() {
+    runOutputs.clear();
+    for (const OutputBinding &out : program->outputs)
+      runOutputs.push_back(deviceCtx->slots[out.slot].tensor);
+  }
+
+  // --- CUDA graphs ----------------------------------------------------------
+  void dropGraph() {
+    if (graph.exec)
+      cudaGraphExecDestroy(graph.exec);
+    graph = Graph();
+  }
+
+  bool canReplay(const std::vector<int64_t> &key) const {
+    return graph.exec && key == graph.key &&
+           deviceCtx->arena.growths() == graph.arenaGrowths;
+  }
+
+  /// Runs the program once under stream capture (the inputs are on the
+  /// device already), keeps the graph for `key` and launches it. A kernel
+  /// that cannot be captured leaves the run to be redone without a graph
+  /// (`*retry`).
+  Status captureAndLaunch(const std::vector<int64_t> &key, ThreadPool &pool,
+                          BoundsCheckMode mode, bool *retry) {
+    *retry = false;
+    dropGraph();
+    // Stream 0 waits for the inputs outside the capture; the other streams
+    // fork from it inside.
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaStreamBeginCapture(streams[0], cudaStreamCaptureModeRelaxed));
+    Status status = cudaStatus(cudaEventRecord(forkEvent, streams[0]),
+                               "forking the captured streams");
+    for (size_t i = 1; status.isOk() && i < streams.size(); ++i)
+      status = cudaStatus(cudaStreamWaitEvent(streams[i], forkEvent),
+                          "forking the captured streams");
+    if (status.isOk())
+      status = executeProgram(*program, *deviceCtx, pool, mode, hostComm, this);
+    if (status.isOk())
+      status = joinStreams();
+    cudaGraph_t captured = nullptr;
+    cudaError_t end = cudaStreamEndCapture(streams[0], &captured);
+    if (!status.isOk() || end != cudaSuccess || !captured) {
+      if (captured)
+        cudaGraphDestroy(captured);
+      cudaGetLastError();
+      *retry = true; // not capturable after all: run it the ordinary way
+      return status.isOk() ? cudaStatus(end, "cudaStreamEndCapture") : status;
+    }
+    cudaGraphExec_t exec = nullptr;
+    cudaError_t err = cudaGraphInstantiate(&exec, captured, 0);
+    cudaGraphDestroy(captured);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      *retry = true;
+      return cudaStatus(err, "cudaGraphInstantiate");
+    }
+    graph.exec = exec;
+    graph.key = key;
+    graph.arenaGrowths = deviceCtx->arena.growths();
+    for (int s : inputSlots())
+      graph.inputs.push_back(deviceCtx->slots[s].tensor);
+    takeOutputsFromContext();
+    graph.outputs = runOutputs;
+    return cudaStatus(cudaGraphLaunch(graph.exec, streams[0]),
+                      "cudaGraphLaunch");
+  }
+
 };
 
 CudaSession::CudaSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -350,9 +470,11 @@ CudaSession::~CudaSession() = default;
 
 Result<std::unique_ptr<CudaSession>>
 CudaSession::create(std::shared_ptr<const Program> program, int device,
-                    Communicator *hostComm, double collectiveTimeoutSeconds) {
+                    Communicator *hostComm, double collectiveTimeoutSeconds,
+                    bool cudaGraphs) {
   (void)collectiveTimeoutSeconds;
   auto impl = std::make_unique<Impl>();
+  impl->graphsEnabled = cudaGraphs;
   impl->program = std::move(program);
   impl->device = device;
   impl->hostComm = hostComm;
@@ -374,12 +496,39 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
     entries.clear(); // nothing was enqueued
     return status;
   }
-  status = im.uploadInputs();
-  if (status.isOk())
-    status = executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm,
-                            &im);
-  if (status.isOk())
-    status = im.joinStreams();
+  const std::vector<int64_t> key =
+      im.graphsEnabled ? im.shapeKey() : std::vector<int64_t>();
+  if (im.graphsEnabled && im.canReplay(key)) {
+    // The steady state: the inputs go where the graph reads them.
+    status = im.uploadInputs(&im.graph.inputs);
+    if (status.isOk())
+      status = cudaStatus(cudaGraphLaunch(im.graph.exec, im.streams[0]),
+                          "cudaGraphLaunch");
+    im.runOutputs = im.graph.outputs;
+    ++im.replays;
+  } else {
+    status = im.uploadInputs();
+    bool retry = false;
+    if (status.isOk() && im.graphsEnabled && im.capturable &&
+        key == im.lastKey) {
+      status = im.captureAndLaunch(key, pool, boundsCheck, &retry);
+      if (retry) {
+        // Never try again on this session; redo the run without a graph.
+        im.graphsEnabled = false;
+        im.dropGraph();
+        im.deviceCtx->symbolValues = im.hostCtx->symbolValues;
+        status = Status::ok();
+      }
+    }
+    if (status.isOk() && (!im.graph.exec || retry || key != im.graph.key)) {
+      status = executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm,
+                              &im);
+      if (status.isOk())
+        status = im.joinStreams();
+      im.takeOutputsFromContext();
+    }
+  }
+  im.lastKey = key;
   *invalidIds = 0;
   if (status.isOk())
     status = im.downloadOutputs();
@@ -403,7 +552,7 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
   }
   size_t offset = 0;
   for (size_t i = 0; i < p.outputs.size(); ++i) {
-    const Tensor &d = im.deviceCtx->slots[p.outputs[i].slot].tensor;
+    const Tensor &d = im.runOutputs[i];
     Tensor &dst = entries[i].second;
     if (!(dst.defined() && dst.dtype() == d.dtype() && dst.shape() == d.shape())) {
       auto allocated = Tensor::allocate(d.dtype(), d.shape());
@@ -432,6 +581,9 @@ std::vector<std::string> CudaSession::hostInstructions() const {
       out.push_back(impl_->program->instructions[i].location);
   return out;
 }
+
+bool CudaSession::capturable() const { return impl_->capturable; }
+int64_t CudaSession::graphReplays() const { return impl_->replays; }
 
 int64_t CudaSession::deviceBytes() const {
   return impl_->constantBytes + impl_->deviceCtx->arena.reservedBytes() +

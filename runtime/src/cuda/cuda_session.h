@@ -38,10 +38,12 @@ Result<int> parseCudaDevice(const std::string &device);
 
 class CudaSession {
 public:
-  /// `hostComm` is the session's Gloo communicator (multi-rank), or null.
+  /// `hostComm` is the session's Gloo communicator (multi-rank), or null;
+  /// `cudaGraphs` as SessionOptions.cudaGraphs.
   static Result<std::unique_ptr<CudaSession>>
   create(std::shared_ptr<const Program> program, int device,
-         Communicator *hostComm, double collectiveTimeoutSeconds);
+         Communicator *hostComm, double collectiveTimeoutSeconds,
+         bool cudaGraphs);
   ~CudaSession();
 
   /// The outputs in the plan's order. `entries` keeps its buffers where
@@ -59,6 +61,11 @@ public:
   std::vector<std::string> hostInstructions() const;
   /// Device bytes held: constants plus the run arenas.
   int64_t deviceBytes() const;
+  /// Whether the program can be captured into a CUDA graph (every
+  /// instruction on the device, none that synchronizes), and how many runs
+  /// replayed one.
+  bool capturable() const;
+  int64_t graphReplays() const;
 
   struct Impl;
 

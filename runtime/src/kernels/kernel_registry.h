@@ -46,6 +46,10 @@ struct KernelDef {
   /// every element of it is read before the same element of the output is
   /// written, and no other element is read after that.
   bool elementwiseInPlace = false;
+  /// CUDA kernels: the kernel synchronizes its stream to read device values
+  /// on the host (an output shape that depends on device data). A program
+  /// with such a kernel is never captured into a CUDA graph.
+  bool syncsHost = false;
 };
 
 /// The kernels of one backend. Registration is explicit (no static
