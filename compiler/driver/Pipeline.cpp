@@ -135,6 +135,7 @@ planEmitterOptions(const CompileOptions &options) {
   out.target = options.target;
   out.maxBatch = options.maxBatch;
   out.planMemory = options.planMemory;
+  out.commStream = options.commStream;
   return out;
 }
 

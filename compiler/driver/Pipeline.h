@@ -32,6 +32,8 @@ struct CompileOptions {
   std::string dumpAfterEachDir;
   /// Assign static arena offsets (off: every slot from the dynamic arena).
   bool planMemory = true;
+  /// Collectives on a communication stream: -1 CUDA only, 0 never, 1 always.
+  int commStream = -1;
 
   /// Sharding (docs/sharding.md). With worldSize > 1 the pipeline plans
   /// the sharding of every embedding table (ember-plan-sharding) and

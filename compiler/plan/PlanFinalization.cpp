@@ -2,6 +2,7 @@
 #include "plan/PlanFinalization.h"
 
 #include "plan/PlanMemoryPlanner.h"
+#include "plan/PlanStreams.h"
 
 #include "mlir/IR/Diagnostics.h"
 
@@ -31,9 +32,17 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
     }
   }
   MemoryPlanStats stats;
-  if (options.planMemory)
-    for (pb::RankProgram &program : *plan.mutable_programs())
-      stats = planMemory(program, bounds);
+  for (pb::RankProgram &program : *plan.mutable_programs()) {
+    // On the GPU, collectives run on their own stream (PlanStreams.h).
+    std::vector<int> keepUntil;
+    bool commStream = options.commStream < 0
+                          ? options.target == PlanTarget::Cuda
+                          : options.commStream > 0;
+    if (commStream)
+      keepUntil = assignCommunicationStream(program);
+    if (options.planMemory)
+      stats = planMemory(program, bounds, keepUntil);
+  }
   if (options.memoryStats)
     *options.memoryStats = stats;
   return success();

@@ -1,8 +1,9 @@
 //===- PlanFinalization.h - Target, bounds, memory plan ---*- C++ -*-===//
 //
 // What writePlan adds to a translated plan before writing it: the target
-// backend (Plan.target), the batch bound of --max-batch (Plan.symbol_bounds)
-// and the static memory plan (PlanMemoryPlanner.h).
+// backend (Plan.target), the batch bound of --max-batch (Plan.symbol_bounds),
+// for the CUDA target the communication stream (PlanStreams.h), and the
+// static memory plan (PlanMemoryPlanner.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_COMPILER_PLAN_PLANFINALIZATION_H

@@ -142,7 +142,8 @@ std::vector<std::string> batchSymbols(const pb::Plan &plan) {
 }
 
 MemoryPlanStats planMemory(pb::RankProgram &program,
-                           const std::map<std::string, int64_t> &bounds) {
+                           const std::map<std::string, int64_t> &bounds,
+                           const std::vector<int> &keepUntil) {
   const int numSlots = program.slots_size();
   const int numInstrs = program.instructions_size();
   std::vector<int> definedBy(numSlots, -1), last(numSlots, -1);
@@ -170,6 +171,9 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
   for (int s : program.output_slots())
     if (valid(s))
       isOutput[s] = true;
+  for (int s = 0; s < numSlots && s < static_cast<int>(keepUntil.size()); ++s)
+    if (definedBy[s] >= 0 && keepUntil[s] > last[s])
+      last[s] = keepUntil[s];
   std::vector<int> groupLast(numSlots, -1);
   for (int s = 0; s < numSlots; ++s) {
     int g = groups.find(s);

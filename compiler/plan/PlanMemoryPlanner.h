@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace mlir::ember::plan_emitter {
 
@@ -49,9 +50,12 @@ std::vector<std::string> batchSymbols(const ::ember::plan::Plan &plan);
 
 /// Assigns arena offsets to the slots of `program` whose size is bounded
 /// (`bounds`: symbol -> maximum) and sets arena_bytes. Existing offsets are
-/// replaced.
+/// replaced. `keepUntil` (per slot, or empty) extends lifetimes to at least
+/// that instruction (work on another stream may still use the slot; see
+/// PlanStreams.h).
 MemoryPlanStats planMemory(::ember::plan::RankProgram &program,
-                           const std::map<std::string, int64_t> &bounds);
+                           const std::map<std::string, int64_t> &bounds,
+                           const std::vector<int> &keepUntil = {});
 
 } // namespace mlir::ember::plan_emitter
 

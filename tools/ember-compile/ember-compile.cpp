@@ -79,6 +79,10 @@ static cl::opt<std::string> dumpAfterEach(
 static cl::opt<bool>
     noMemoryPlan("no-memory-plan",
                  cl::desc("Leave every buffer to the runtime's dynamic arena"));
+static cl::opt<cl::boolOrDefault> commStream(
+    "comm-stream",
+    cl::desc("Collectives on their own stream, reordered to overlap compute "
+             "(default: for --target cuda only)"));
 static cl::opt<bool>
     printStats("memory-stats",
                cl::desc("Print the memory plan's figures to stderr"));
@@ -233,6 +237,9 @@ int main(int argc, char **argv) {
   options.maxBatch = maxBatch;
   options.dumpAfterEachDir = dumpAfterEach;
   options.planMemory = !noMemoryPlan;
+  options.commStream = commStream == cl::BOU_UNSET ? -1
+                       : commStream == cl::BOU_TRUE ? 1
+                                                    : 0;
   // Without --world-size, a topology file gives it.
   options.worldSize =
       worldSize.getNumOccurrences() == 0 && !topologyFile.empty() ? 0

@@ -48,12 +48,15 @@ std::vector<SlotLifetime> computeStorageLifetimes(const Program &program) {
     for (int s : in.inputs)
       if (s >= 0)
         last[s] = i;
+    // Output -1 is an optional output the plan leaves out (an unweighted
+    // KJT's weights).
     for (int s : in.outputs)
-      last[s] = std::max(last[s], i);
+      if (s >= 0)
+        last[s] = std::max(last[s], i);
     if (in.kernel && in.kernel->outputsAliasInputs)
       for (int out : in.outputs)
         for (int s : in.inputs)
-          if (s >= 0)
+          if (s >= 0 && out >= 0)
             groups.unite(out, s);
   }
   std::vector<int> groupLast(numSlots, -1);

@@ -9,6 +9,9 @@ mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset):
               --sharding S, ember-run --nproc N on one global batch of 13
               (uneven over the ranks). Every output equals the single-rank
               plan's (rtol 1e-6) and torch's eager output (rtol 1e-5).
+              A few shardings are also compiled with --comm-stream
+              --max-batch 13 (the CUDA target's stream schedule and
+              static memory plan, run in order by the CPU backend).
   plan_json   --emit sharding-plan writes TorchRec ParameterSharding JSON;
               compiling with --plan of that file gives the same plan
               behaviour; --emit sharding-report prints per-rank memory/cost.
@@ -31,6 +34,8 @@ DLRM_EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "dlrm")
 SHARDINGS = ["auto", "table_wise", "row_wise", "column_wise",
              "table_row_wise", "data_parallel"]
 BATCH = 13
+# Also compiled with --comm-stream --max-batch (the CUDA schedule on the CPU).
+COMM_STREAM_SHARDINGS = ("auto", "table_row_wise", "row_wise")
 
 try:
     import numpy as np
@@ -137,6 +142,20 @@ def sharded(model, nproc, compiler, runner, work):
                   "%d ranks, %s, %s vs one rank" % (nproc, sharding, o))
         print("%d ranks, %s: equal to one rank" % (nproc, sharding),
               flush=True)
+        if nproc > 1 and sharding in COMM_STREAM_SHARDINGS:
+            # The CUDA target's schedule (collectives on their own stream,
+            # reordered to overlap compute, lifetimes extended for the
+            # memory plan), run in program order by the CPU backend.
+            tag = "w%d_%s_comm_stream" % (nproc, sharding)
+            plan = compile_plan(compiler, work, tag, flags + [
+                "--comm-stream", "--max-batch", str(BATCH)])
+            got = run_plan(runner, plan, work, inputs, outputs, nproc, tag)
+            for o in outputs:
+                close(got[o], single[o], 1e-6, 1e-7,
+                      "%d ranks, %s, --comm-stream, %s vs one rank"
+                      % (nproc, sharding, o))
+            print("%d ranks, %s, --comm-stream: equal to one rank"
+                  % (nproc, sharding), flush=True)
 
 
 def plan_json(compiler, runner, work):

@@ -456,3 +456,46 @@ TEST(MemoryPlanViews, ViewsExtendTheLifetimeOfWhatTheyView) {
 }
 
 } // namespace
+
+// An instruction whose optional output the plan leaves out (slot -1: an
+// unweighted KJT's weights) next to outputs at static arena offsets: the
+// loader's lifetime check must skip the -1 (it once wrote before its array).
+TEST(MemoryPlanOptionalOutputs, LeftOutOutputsAreSkipped) {
+  PlanBuilder b;
+  KjtSlotIds in = b.kjtInput("sparse", {"f0", "f1"});
+  int values = b.slot("values", DType::kInt64, {"N"});
+  int lengths = b.slot("lengths", DType::kInt64, {Dim("B", 2)});
+  b.instruction("kjt_permute", {in.values, in.lengths, -1},
+                {values, lengths, -1})
+      .attr("permutation", std::vector<int64_t>{1, 0})
+      .attr("num_keys", int64_t{2});
+  b.output("values", values);
+  b.output("lengths", lengths);
+  plan::RankProgram &rp = b.program();
+  rp.mutable_slots(lengths)->set_arena_offset(0);
+  rp.set_arena_bytes(2 * 8 * 8);
+  plan::SymbolBound *bound = b.proto().add_symbol_bounds();
+  bound->set_symbol("B");
+  bound->set_max(8);
+  TempDir dir;
+  auto path = b.write(dir.path(), "permute");
+  ASSERT_TRUE(path.isOk()) << path.status().toString();
+  auto session = Session::load(*path);
+  ASSERT_TRUE(session.isOk()) << session.status().toString();
+
+  std::vector<int64_t> ids = {1, 2, 3, 4, 5};
+  std::vector<int64_t> lens = {1, 2, 0, 2}; // f0: [1], [2 3]; f1: [], [4 5]
+  RunInputs inputs;
+  inputs.set("sparse",
+             *KeyedJaggedTensor::fromLengths(
+                 {"f0", "f1"}, Tensor::view(ids.data(), DType::kInt64, {5}),
+                 Tensor::view(lens.data(), DType::kInt64, {4})));
+  auto out = (*session)->run(inputs);
+  ASSERT_TRUE(out.isOk()) << out.status().toString();
+  const Tensor &l = *out->find("lengths");
+  const Tensor &v = *out->find("values");
+  EXPECT_EQ(std::vector<int64_t>(l.data<int64_t>(), l.data<int64_t>() + 4),
+            (std::vector<int64_t>{0, 2, 1, 2}));
+  EXPECT_EQ(std::vector<int64_t>(v.data<int64_t>(), v.data<int64_t>() + 5),
+            (std::vector<int64_t>{4, 5, 1, 2, 3}));
+}

@@ -1,0 +1,34 @@
+//===- PlanStreams.h - Communication on its own stream ----*- C++ -*-===//
+//
+// For the CUDA target, the collectives of a rank program move to stream 1
+// (communication) so that compute that does not need their results runs on
+// stream 0 meanwhile (docs/plan-format.md, "Streams and events"):
+//   - a collective waits for an event recorded by the stream-0 instruction
+//     just before it: everything issued on stream 0 before it is done, so
+//     no buffer it reads or overwrites is still in use there;
+//   - it records an event; the first stream-0 instruction that reads a
+//     result of a collective not yet waited for waits for the latest such
+//     collective's event (stream 1 runs in order);
+//   - every slot a collective reads or writes stays alive (for the memory
+//     plan) until the stream-0 instruction that waits for that collective,
+//     or the end.
+// The CPU backend runs instructions in program order and ignores streams.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMPILER_PLAN_PLANSTREAMS_H
+#define EMBER_COMPILER_PLAN_PLANSTREAMS_H
+
+#include "plan/ember_plan.pb.h"
+
+#include <vector>
+
+namespace mlir::ember::plan_emitter {
+
+/// Assigns the streams and events above (nothing when the program has no
+/// collective). Returns, per slot, the instruction index its lifetime must
+/// reach at least (-1: no constraint), for planMemory.
+std::vector<int> assignCommunicationStream(::ember::plan::RankProgram &program);
+
+} // namespace mlir::ember::plan_emitter
+
+#endif // EMBER_COMPILER_PLAN_PLANSTREAMS_H
