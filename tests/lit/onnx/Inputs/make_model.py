@@ -261,6 +261,33 @@ def ember_embedding_bag():
                  extra_opsets=[helper.make_opsetid("ember", 1)])
 
 
+@register
+def two_bags_and_mlp():
+    """Two embedding bags (to shard) beside a dense layer that needs none
+    of their results until the final concat: the CUDA schedule overlaps them."""
+    r = rng()
+    nodes = [
+        helper.make_node("EmbeddingBag", ["w0", "ids0", "offsets0"], ["e0"],
+                         name="bag0", domain="ember", mode="sum"),
+        helper.make_node("EmbeddingBag", ["w1", "ids1", "offsets1"], ["e1"],
+                         name="bag1", domain="ember", mode="mean"),
+        helper.make_node("Gemm", ["x", "fc_w", "fc_b"], ["h"], name="fc",
+                         transB=1),
+        helper.make_node("Relu", ["h"], ["r"], name="relu"),
+        helper.make_node("Concat", ["r", "e0", "e1"], ["y"], name="cat",
+                         axis=1),
+    ]
+    return model(nodes, [vi("x", F, ["batch", 8]),
+                         vi("ids0", I64, ["n0"]), vi("offsets0", I64, ["batch"]),
+                         vi("ids1", I64, ["n1"]), vi("offsets1", I64, ["batch"])],
+                 [vi("y", F, ["batch", 12])],
+                 [const("w0", r.standard_normal((50, 4)).astype(np.float32)),
+                  const("w1", r.standard_normal((60, 4)).astype(np.float32)),
+                  const("fc_w", r.standard_normal((4, 8)).astype(np.float32)),
+                  const("fc_b", r.standard_normal((4,)).astype(np.float32))],
+                 extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
 def _kjt_ebc_nodes(kjt_inputs, keys, kjt_attrs=None):
     return [
         helper.make_node("KJT", kjt_inputs, ["kjt"], name="make_kjt", domain="ember",
