@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/embedding/embedding_kernels.h"
 
-#include "cuda/embedding/embedding_lookup.h"
 #include "cuda/cuda_status.h"
+#include "cuda/embedding/embedding_lookup.h"
 #include "cuda/kernel_env.h"
 #include "kernels/cpu/embedding_attrs.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
@@ -181,9 +181,8 @@ Status runEmbeddingSequence(KernelContext &ctx) {
   if (n == 0)
     return Status::ok();
   LookupParams p;
-  EMBER_RETURN_IF_ERROR(setLookupDescriptors(p, {tableDesc(table)},
-                                             {FeatureDesc()}, nullptr,
-                                             env->stream));
+  EMBER_RETURN_IF_ERROR(setLookupDescriptors(
+      p, {tableDesc(table)}, {FeatureDesc()}, nullptr, env->stream));
   p.ids = indices.data();
   p.ids64 = indices.dtype() == DType::kInt64;
   p.numIds = n;
@@ -227,16 +226,15 @@ Status runGroupedEmbeddingBag(KernelContext &ctx) {
             StatusCode::kInvalidArgument, where,
             "weights are only supported with sum pooling, but " +
                 a.featureLabel(f) + " uses '" +
-                std::string(ember::embedding::poolingName(a.pooling[f])) +
-                "'");
+                std::string(ember::embedding::poolingName(a.pooling[f])) + "'");
   std::vector<TableDesc> tables;
   for (int t = 0; t < numTables; ++t) {
-    std::string what = "input " + std::to_string(kFirstTable + t) +
-                       " (table " + std::to_string(t) + ")";
-    EMBER_ASSIGN_OR_RETURN(
-        TableView view, makeTableView(ctx.input(kFirstTable + t),
-                                      a.tableFormats[t], a.tableDims[t],
-                                      what, where));
+    std::string what = "input " + std::to_string(kFirstTable + t) + " (table " +
+                       std::to_string(t) + ")";
+    EMBER_ASSIGN_OR_RETURN(TableView view,
+                           makeTableView(ctx.input(kFirstTable + t),
+                                         a.tableFormats[t], a.tableDims[t],
+                                         what, where));
     EMBER_RETURN_IF_ERROR(checkDim(view, what, where));
     tables.push_back(tableDesc(view));
   }
@@ -274,9 +272,9 @@ Status runGroupedEmbeddingBag(KernelContext &ctx) {
                          lengthsToOffsetsScratchBytes(numBags));
   EMBER_ASSIGN_OR_RETURN(void *offsetScratch, ctx.scratch(offsetBytes));
   Status s = launchLengthsToOffsets(
-      lengths.data(), lengths.dtype() == DType::kInt64, numBags,
-      offsetScratch, offsetBytes, env->errors, env->instruction,
-      env->multiprocessors, env->stream);
+      lengths.data(), lengths.dtype() == DType::kInt64, numBags, offsetScratch,
+      offsetBytes, env->errors, env->instruction, env->multiprocessors,
+      env->stream);
   if (!s.isOk())
     return s.withContext(where);
 

@@ -57,8 +57,10 @@ Status setLookupDescriptors(LookupParams &p,
                             void *deviceDescs, cudaStream_t stream) {
   if (tables.empty() || features.empty())
     return invalidArgument("a lookup needs at least one table and feature");
-  if (tables.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
-      features.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()))
+  if (tables.size() >
+          static_cast<size_t>(std::numeric_limits<int32_t>::max()) ||
+      features.size() >
+          static_cast<size_t>(std::numeric_limits<int32_t>::max()))
     return invalidArgument("too many tables or features for one lookup");
   int64_t maxChunks = 1;
   for (const TableDesc &t : tables)
@@ -83,12 +85,12 @@ Status setLookupDescriptors(LookupParams &p,
         " tables or features need device memory for their descriptors");
   auto *t = static_cast<TableDesc *>(deviceDescs);
   auto *f = reinterpret_cast<FeatureDesc *>(t + tables.size());
+  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(t, tables.data(),
+                                             tables.size() * sizeof(TableDesc),
+                                             cudaMemcpyHostToDevice, stream));
   EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(t, tables.data(), tables.size() * sizeof(TableDesc),
+      cudaMemcpyAsync(f, features.data(), features.size() * sizeof(FeatureDesc),
                       cudaMemcpyHostToDevice, stream));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-      f, features.data(), features.size() * sizeof(FeatureDesc),
-      cudaMemcpyHostToDevice, stream));
   p.tables = t;
   p.features = f;
   return Status::ok();
@@ -103,9 +105,8 @@ Status launchLookup(const LookupParams &p, int multiprocessors,
                          std::to_string(p.lanes));
   const int64_t groupsPerBlock = kThreadsPerBlock / p.lanes;
   const int64_t needed = (p.numBags + groupsPerBlock - 1) / groupsPerBlock;
-  const int64_t cap =
-      static_cast<int64_t>(std::max(multiprocessors, 1)) *
-      kBlocksPerMultiprocessor;
+  const int64_t cap = static_cast<int64_t>(std::max(multiprocessors, 1)) *
+                      kBlocksPerMultiprocessor;
   const unsigned blocks = static_cast<unsigned>(std::min(needed, cap));
   lookupKernel<<<blocks, kThreadsPerBlock, 0, stream>>>(p);
   return launchStatus("embedding lookup");

@@ -1,4 +1,5 @@
-//===- embedding_lookup.cuh - Per-lane body of the lookup kernel -*- C++ -*-===//
+//===- embedding_lookup.cuh - Per-lane body of the lookup kernel -*- C++
+//-*-===//
 //
 // The work of one lane of one bag, written once for the device (nvcc) and
 // the host emulation test (g++): tests/unit/gpu/embedding_emulation_test.cpp
@@ -33,6 +34,13 @@
 
 #include <cstdint>
 #include <cstring>
+
+// Fully unrolled under nvcc (the loops index small register arrays).
+#ifdef __CUDACC__
+#define EMBER_LOOKUP_UNROLL _Pragma("unroll")
+#else
+#define EMBER_LOOKUP_UNROLL
+#endif
 
 namespace ember::cuda::embedding {
 
@@ -133,7 +141,7 @@ EMBER_HD_INLINE void loadChunk(const uint8_t *row, int64_t c, int64_t dim,
     return;
   }
   const int n = chunkBytesOf<F>(elems);
-#pragma unroll
+  EMBER_LOOKUP_UNROLL
   for (int k = 0; k < kBytes; ++k)
     if (k < n)
       r.w[k >> 2] |= static_cast<uint32_t>(p[k]) << (8 * (k & 3));
@@ -153,7 +161,7 @@ EMBER_HD_INLINE void loadScaleBias(const uint8_t *row, int64_t dim,
     return;
   }
   uint32_t s = 0, b = 0;
-#pragma unroll
+  EMBER_LOOKUP_UNROLL
   for (int k = 0; k < 4; ++k) {
     s |= static_cast<uint32_t>(p[k]) << (8 * k);
     b |= static_cast<uint32_t>(p[4 + k]) << (8 * k);
@@ -220,8 +228,7 @@ EMBER_HD_INLINE void bagRange(const LookupParams &p, int64_t g, bool report,
 
 /// Writes `elems` floats of `v` at output element `col` of `outRow`.
 EMBER_HD_INLINE void storeChunk(const LookupParams &p, void *outRow,
-                                int64_t col, const float *v, int V,
-                                int elems) {
+                                int64_t col, const float *v, int V, int elems) {
   if (p.outHalf) {
     uint16_t *o = static_cast<uint16_t *>(outRow) + col;
 #ifdef __CUDA_ARCH__
@@ -275,11 +282,12 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
   const int64_t dim = t.dim;
   const int64_t chunks = (dim + V - 1) / V;
   const LookupBounds bounds = static_cast<LookupBounds>(p.bounds);
+  const bool hasPadding = p.paddingIdx >= 0;
   for (int64_t c = lane; c < chunks; c += p.lanes) {
     // Lane 0 reports the bag's invalid ids, on its first chunk only.
     const bool reporter = c == 0;
     float acc[V];
-#pragma unroll
+    EMBER_LOOKUP_UNROLL
     for (int k = 0; k < V; ++k)
       acc[k] = isMax ? bitsToFloat(0xff800000u) : 0.0f; // -inf
     int64_t count = 0, invalid = 0;
@@ -289,7 +297,7 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
       int64_t id[kUnroll];
       // 0: skipped (padding or past the bag), 1: a row, 2: invalid id.
       int state[kUnroll];
-#pragma unroll
+      EMBER_LOOKUP_UNROLL
       for (int u = 0; u < kUnroll; ++u) {
         state[u] = 0;
         id[u] = 0;
@@ -298,7 +306,7 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
         if (i + u >= end)
           continue;
         id[u] = loadIndex(p.ids, p.ids64, i + u);
-        if (id[u] == p.paddingIdx)
+        if (hasPadding && id[u] == p.paddingIdx)
           continue;
         if (static_cast<uint64_t>(id[u]) >= static_cast<uint64_t>(t.rows)) {
           state[u] = 2;
@@ -310,7 +318,7 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
         if constexpr (kQuantized)
           loadScaleBias<F>(row, dim, scale[u], bias[u]);
       }
-#pragma unroll
+      EMBER_LOOKUP_UNROLL
       for (int u = 0; u < kUnroll; ++u) {
         if (state[u] == 0)
           continue;
@@ -323,27 +331,28 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
             ++invalid;
           }
           if (isMax) {
-#pragma unroll
+            EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
               acc[k] = maxOf(acc[k], 0.0f);
           }
           continue;
         }
         if (isMax) {
-#pragma unroll
+          EMBER_LOOKUP_UNROLL
           for (int k = 0; k < V; ++k)
-            acc[k] = maxOf(acc[k], kQuantized
-                                               ? scale[u] * chunkElement<F>(raw[u], k) + bias[u]
-                                               : chunkElement<F>(raw[u], k));
+            acc[k] = maxOf(acc[k],
+                           kQuantized
+                               ? scale[u] * chunkElement<F>(raw[u], k) + bias[u]
+                               : chunkElement<F>(raw[u], k));
         } else {
           const float w = p.weights ? p.weights[i + u] : 1.0f;
           if constexpr (kQuantized) {
             const float ws = w * scale[u], wb = w * bias[u];
-#pragma unroll
+            EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
               acc[k] += ws * chunkElement<F>(raw[u], k) + wb;
           } else {
-#pragma unroll
+            EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
               acc[k] += w * chunkElement<F>(raw[u], k);
           }
@@ -353,12 +362,12 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
     if (reporter && invalid > 0 && bounds == LookupBounds::kWarning)
       sink.addInvalid(invalid);
     if (count == 0) {
-#pragma unroll
+      EMBER_LOOKUP_UNROLL
       for (int k = 0; k < V; ++k)
         acc[k] = 0.0f;
     } else if (pooling == LookupPooling::kMean && count > 1) {
       const float n = static_cast<float>(count);
-#pragma unroll
+      EMBER_LOOKUP_UNROLL
       for (int k = 0; k < V; ++k)
         acc[k] /= n;
     }
@@ -379,9 +388,9 @@ EMBER_HD void lookupBagLane(const LookupParams &p, int64_t g, int lane,
   int64_t begin, end;
   bagRange(p, g, lane == 0, sink, begin, end);
   const int64_t first = sample * p.outStride + feature.outOffset;
-  void *outRow = p.outHalf
-                     ? static_cast<void *>(static_cast<uint16_t *>(p.out) + first)
-                     : static_cast<void *>(static_cast<float *>(p.out) + first);
+  void *outRow =
+      p.outHalf ? static_cast<void *>(static_cast<uint16_t *>(p.out) + first)
+                : static_cast<void *>(static_cast<float *>(p.out) + first);
   const LookupPooling pooling = static_cast<LookupPooling>(feature.pooling);
   switch (static_cast<TableFormat>(table.format)) {
   case TableFormat::kFloat32:
@@ -393,8 +402,8 @@ EMBER_HD void lookupBagLane(const LookupParams &p, int64_t g, int lane,
                                        outRow, sink);
     break;
   case TableFormat::kBFloat16:
-    poolBagLane<TableFormat::kBFloat16>(p, table, pooling, g, begin, end,
-                                        lane, outRow, sink);
+    poolBagLane<TableFormat::kBFloat16>(p, table, pooling, g, begin, end, lane,
+                                        outRow, sink);
     break;
   case TableFormat::kInt8RowWise:
     poolBagLane<TableFormat::kInt8RowWise>(p, table, pooling, g, begin, end,
@@ -419,8 +428,8 @@ EMBER_HD_INLINE int lookupLanes(int64_t maxChunks) {
 /// Lengths -> counts for the offsets scan of the grouped lookup: element i
 /// of `lengths`, raising kNegativeLength for a negative one.
 template <class Sink>
-EMBER_HD_INLINE int64_t checkedLength(const void *lengths, bool is64,
-                                      int64_t i, Sink &sink) {
+EMBER_HD_INLINE int64_t checkedLength(const void *lengths, bool is64, int64_t i,
+                                      Sink &sink) {
   const int64_t v = loadIndex(lengths, is64, i);
   if (v < 0)
     sink.raise(DeviceErrorCode::kNegativeLength, v, i, 0, 0);

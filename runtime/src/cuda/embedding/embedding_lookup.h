@@ -1,4 +1,5 @@
-//===- embedding_lookup.h - Launching the CUDA embedding lookups -*- C++ -*-===//
+//===- embedding_lookup.h - Launching the CUDA embedding lookups -*- C++
+//-*-===//
 //
 // The C++ launch API of the CUDA lookups, used by the kernels of
 // embedding_kernels.cpp (embedding_bag, grouped_embedding_bag,
@@ -71,8 +72,8 @@ struct TbeForwardArgs {
   int64_t outStride = 0; // output elements between samples
   TbeOutput output = TbeOutput::kFloat32;
   LookupBounds bounds = LookupBounds::kFatal;
-  DeviceErrorRecord *errors = nullptr;       // may be null: nothing raised
-  unsigned long long *invalidIds = nullptr;  // kWarning counts (or null)
+  DeviceErrorRecord *errors = nullptr;      // may be null: nothing raised
+  unsigned long long *invalidIds = nullptr; // kWarning counts (or null)
   int32_t instruction = 0;
   /// lookupDescriptorBytes(tables, features) bytes of device memory when
   /// there are more than kInlineDescs tables or features.

@@ -1,4 +1,5 @@
-//===- embedding_lookup_params.h - One launch of the lookup kernel -*- C++ -*-===//
+//===- embedding_lookup_params.h - One launch of the lookup kernel -*- C++
+//-*-===//
 //
 // Every CUDA embedding lookup (embedding_bag, grouped_embedding_bag,
 // embedding_sequence, the TBE forward of embedding_lookup.h) is one launch of

@@ -71,8 +71,8 @@ Status launchLengthsToOffsets(const void *lengths, bool lengths64, int64_t n,
   auto *offsets = reinterpret_cast<int64_t *>(base);
   auto *counts =
       reinterpret_cast<int64_t *>(base + alignUp((n + 1) * sizeof(int64_t)));
-  void *temp = base + alignUp((n + 1) * sizeof(int64_t)) +
-               alignUp(n * sizeof(int64_t));
+  void *temp =
+      base + alignUp((n + 1) * sizeof(int64_t)) + alignUp(n * sizeof(int64_t));
   EMBER_CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(offsets, 0, sizeof(int64_t), stream));
   if (n == 0)
