@@ -153,11 +153,15 @@ EMBER_HD_INLINE void loadScaleBias(const uint8_t *row, int64_t dim,
                                    float &scale, float &bias) {
   const int64_t codes = F == TableFormat::kInt8RowWise ? dim : (dim + 1) / 2;
   const uint8_t *p = row + codes;
-#ifdef __CUDA_ARCH__
   if ((reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+#ifdef __CUDA_ARCH__
     float2 sb = __ldg(reinterpret_cast<const float2 *>(p));
     scale = sb.x;
     bias = sb.y;
+#else
+    std::memcpy(&scale, p, 4);
+    std::memcpy(&bias, p + 4, 4);
+#endif
     return;
   }
   uint32_t s = 0, b = 0;
@@ -168,10 +172,6 @@ EMBER_HD_INLINE void loadScaleBias(const uint8_t *row, int64_t dim,
   }
   scale = bitsToFloat(s);
   bias = bitsToFloat(b);
-#else
-  std::memcpy(&scale, p, 4);
-  std::memcpy(&bias, p + 4, 4);
-#endif
 }
 
 /// Element k of a chunk: its value for float formats, its code for
@@ -226,44 +226,53 @@ EMBER_HD_INLINE void bagRange(const LookupParams &p, int64_t g, bool report,
   end = e0 < begin ? begin : (e0 > p.numIds ? p.numIds : e0);
 }
 
-/// Writes `elems` floats of `v` at output element `col` of `outRow`.
+/// Writes `elems` (<= V) floats of `v` at output element `col` of `outRow`:
+/// full chunks at aligned addresses with vector stores (the words packed the
+/// same way on both sides), the rest element by element.
+template <int V>
 EMBER_HD_INLINE void storeChunk(const LookupParams &p, void *outRow,
-                                int64_t col, const float *v, int V, int elems) {
+                                int64_t col, const float (&v)[V], int elems) {
+  static_assert(V == 4 || V == 8, "chunks are 4 or 8 elements");
+  RawChunk w;
   if (p.outHalf) {
     uint16_t *o = static_cast<uint16_t *>(outRow) + col;
+    if (elems == V && (reinterpret_cast<uintptr_t>(o) % (2 * V)) == 0) {
+      EMBER_LOOKUP_UNROLL
+      for (int k = 0; k < V / 2; ++k)
+        w.w[k] = floatToHalfBits(v[2 * k]) |
+                 (uint32_t(floatToHalfBits(v[2 * k + 1])) << 16);
 #ifdef __CUDA_ARCH__
-    if (elems == 8 && (reinterpret_cast<uintptr_t>(o) & 15) == 0) {
-      uint4 w;
-      w.x = floatToHalfBits(v[0]) | (uint32_t(floatToHalfBits(v[1])) << 16);
-      w.y = floatToHalfBits(v[2]) | (uint32_t(floatToHalfBits(v[3])) << 16);
-      w.z = floatToHalfBits(v[4]) | (uint32_t(floatToHalfBits(v[5])) << 16);
-      w.w = floatToHalfBits(v[6]) | (uint32_t(floatToHalfBits(v[7])) << 16);
-      *reinterpret_cast<uint4 *>(o) = w;
-      return;
-    }
-    if (elems == 4 && (reinterpret_cast<uintptr_t>(o) & 7) == 0) {
-      uint2 w;
-      w.x = floatToHalfBits(v[0]) | (uint32_t(floatToHalfBits(v[1])) << 16);
-      w.y = floatToHalfBits(v[2]) | (uint32_t(floatToHalfBits(v[3])) << 16);
-      *reinterpret_cast<uint2 *>(o) = w;
-      return;
-    }
+      if constexpr (V == 8)
+        *reinterpret_cast<uint4 *>(o) =
+            make_uint4(w.w[0], w.w[1], w.w[2], w.w[3]);
+      else
+        *reinterpret_cast<uint2 *>(o) = make_uint2(w.w[0], w.w[1]);
+#else
+      std::memcpy(o, w.w, 2 * V);
 #endif
+      return;
+    }
     for (int k = 0; k < V; ++k)
       if (k < elems)
         o[k] = floatToHalfBits(v[k]);
     return;
   }
   float *o = static_cast<float *>(outRow) + col;
+  if (elems == V && (reinterpret_cast<uintptr_t>(o) & 15) == 0) {
+    EMBER_LOOKUP_UNROLL
+    for (int q = 0; q < V / 4; ++q) {
+      EMBER_LOOKUP_UNROLL
+      for (int k = 0; k < 4; ++k)
+        w.w[k] = floatToBits(v[4 * q + k]);
 #ifdef __CUDA_ARCH__
-  if ((elems == 4 || elems == 8) &&
-      (reinterpret_cast<uintptr_t>(o) & 15) == 0) {
-    *reinterpret_cast<float4 *>(o) = make_float4(v[0], v[1], v[2], v[3]);
-    if (elems == 8)
-      *reinterpret_cast<float4 *>(o + 4) = make_float4(v[4], v[5], v[6], v[7]);
+      *reinterpret_cast<uint4 *>(o + 4 * q) =
+          make_uint4(w.w[0], w.w[1], w.w[2], w.w[3]);
+#else
+      std::memcpy(o + 4 * q, w.w, 16);
+#endif
+    }
     return;
   }
-#endif
   for (int k = 0; k < V; ++k)
     if (k < elems)
       o[k] = v[k];
@@ -372,7 +381,7 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
         acc[k] /= n;
     }
     const int elems = dim - c * V < V ? static_cast<int>(dim - c * V) : V;
-    storeChunk(p, outRow, c * V, acc, V, elems);
+    storeChunk<V>(p, outRow, c * V, acc, elems);
   }
 }
 
