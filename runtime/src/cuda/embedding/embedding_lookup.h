@@ -38,7 +38,7 @@ Status setLookupDescriptors(LookupParams &p,
                             void *deviceDescs, cudaStream_t stream);
 
 /// Enqueues the lookup of every bag of `p` (nothing when p.numBags is 0):
-/// blocks of 256 threads, 256 / p.lanes bags per block at a time, at most
+/// blocks of 128 threads, 128 / p.lanes bags per block at a time, at most
 /// 32 blocks per multiprocessor (a grid-stride loop covers the rest).
 Status launchLookup(const LookupParams &p, int multiprocessors,
                     cudaStream_t stream);
