@@ -751,3 +751,41 @@ TEST(EmbeddingEmulation, PartialChunksNeverReadPastTheRow) {
     checkLastChunk<TableFormat::kInt4RowWise>(dim);
   }
 }
+
+TEST(EmbeddingEmulation, SequenceInvalidIdsAreZeroRowsAndCounted) {
+  TestTable table = makeTable(30, 12, TableFormat::kBFloat16, 4);
+  std::vector<int64_t> ids = {3, -1, 29, 30, 0, 1000};
+  Tensor idT = indexTensor(ids, DType::kInt64);
+  TestKernelContext cpu(1, BoundsCheckMode::kWarning);
+  cpu.addInput(table.tensor).addInput(idT).setNumOutputs(1);
+  ASSERT_TRUE(runKernel("embedding_sequence", cpu).isOk());
+  for (LookupBounds bounds : {LookupBounds::kWarning, LookupBounds::kFatal}) {
+    LookupParams p;
+    ASSERT_TRUE(setLookupDescriptors(p, {descOf(table)}, {FeatureDesc()},
+                                     nullptr, nullptr)
+                    .isOk());
+    p.ids = idT.data();
+    p.ids64 = 1;
+    p.numIds = p.numBags = p.bagsPerFeature = 6;
+    std::vector<float> out(6 * 12, std::nanf(""));
+    p.out = out.data();
+    p.outStride = 12;
+    p.bounds = static_cast<uint8_t>(bounds);
+    RecordingSink sink;
+    runGrid(p, sink);
+    // Zero rows for the invalid ids on every mode.
+    expectClose(out.data(), cpu.output(0).data<float>(), 6 * 12,
+                "embedding_sequence");
+    if (bounds == LookupBounds::kWarning) {
+      EXPECT_EQ(sink.invalid, cpu.invalidIds());
+      EXPECT_EQ(sink.invalid, 3);
+      EXPECT_EQ(sink.raised, 0);
+    } else {
+      ASSERT_EQ(sink.first.code,
+                static_cast<int32_t>(DeviceErrorCode::kIdOutOfRange));
+      EXPECT_EQ(ids[sink.first.b], sink.first.a);
+      EXPECT_EQ(sink.first.c, sink.first.b); // bag = position
+      EXPECT_EQ(sink.raised, 3);
+    }
+  }
+}

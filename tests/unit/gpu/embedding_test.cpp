@@ -403,6 +403,10 @@ TEST(CudaEmbedding, SequenceMatchesCpu) {
         return;
     }
   TestTable table = makeTable(30, 8, TableFormat::kFloat32, 1);
+  Both warn(BoundsCheckMode::kWarning);
+  warn.input(table.tensor).input(indexTensor({3, -1, 29, 30}, DType::kInt64));
+  warn.expectSame("embedding_sequence");
+  EXPECT_EQ(warn.gpu.invalidIds(), 2);
   Both b(BoundsCheckMode::kFatal);
   b.input(table.tensor).input(indexTensor({1, 30}, DType::kInt64));
   b.expectGpuError("embedding_sequence", StatusCode::kOutOfRange,
