@@ -31,6 +31,8 @@ std::string describeDeviceError(const DeviceErrorRecord &r) {
   case DeviceErrorCode::kLengthTooLarge:
     return "segment " + s(r.a) + " has length " + s(r.b) +
            ", more than the limit " + s(r.c);
+  case DeviceErrorCode::kFirstOffsetNotZero:
+    return "offsets[0] must be 0, got " + s(r.a);
   }
   return "unknown device error code " + s(r.code) + " (values " + s(r.a) +
          ", " + s(r.b) + ", " + s(r.c) + ", " + s(r.d) + ")";

@@ -40,6 +40,8 @@ enum class DeviceErrorCode : int32_t {
   kIndexOutOfRange = 6,
   /// bag/segment a has length b, more than the limit c (e.g. padded max length).
   kLengthTooLarge = 7,
+  /// offsets[0] = a, but bag offsets must start at 0 (embedding lookups).
+  kFirstOffsetNotZero = 32,
 };
 
 /// Device memory; zero-filled at the start of every run.

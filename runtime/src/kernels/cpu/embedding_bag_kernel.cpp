@@ -6,6 +6,7 @@
 // output: [B, dim] float32
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_attrs.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -21,52 +22,13 @@ namespace ember::embedding {
 
 namespace {
 
-struct BagAttrs {
-  Pooling pooling = Pooling::kSum;
-  std::string format;
-  int64_t dim = -1;
-  int64_t paddingIdx = -1;
-  bool includeLastOffset = true;
-  std::string featureName;
-};
-
-Result<BagAttrs> readAttrs(const Attributes &attrs) {
-  BagAttrs a;
-  EMBER_ASSIGN_OR_RETURN(std::string pooling, attrs.getString("pooling"));
-  auto mode = parsePooling(pooling);
-  if (!mode)
-    return invalidArgument(
-        "attribute 'pooling' must be sum, mean or max, got '" + pooling + "'");
-  a.pooling = *mode;
-  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
-  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
-  EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_bag"));
-  EMBER_ASSIGN_OR_RETURN(a.paddingIdx,
-                         jagged::optionalInt(attrs, "padding_idx", -1));
-  if (a.paddingIdx < -1)
-    return invalidArgument("attribute 'padding_idx' must be -1 (none) or a row "
-                           "index, got " +
-                           std::to_string(a.paddingIdx));
-  EMBER_ASSIGN_OR_RETURN(
-      a.includeLastOffset,
-      jagged::optionalFlag(attrs, "include_last_offset", true));
-  EMBER_ASSIGN_OR_RETURN(auto names,
-                         jagged::optionalStrings(attrs, "feature_names"));
-  if (names.size() > 1)
-    return invalidArgument("attribute 'feature_names' of embedding_bag has " +
-                           std::to_string(names.size()) + " names, expected 1");
-  if (!names.empty())
-    a.featureName = names[0];
-  return a;
-}
-
 Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
-  return readAttrs(attrs).status();
+  return readBagAttrs(attrs).status();
 }
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs());
+  auto attrsOr = readBagAttrs(ctx.attrs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const BagAttrs &a = *attrsOr;

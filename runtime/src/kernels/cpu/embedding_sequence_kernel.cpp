@@ -5,6 +5,7 @@
 // output: [N, dim] float32
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_attrs.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -18,35 +19,13 @@ namespace ember::embedding {
 
 namespace {
 
-struct SequenceAttrs {
-  std::string format;
-  int64_t dim = -1;
-  std::string featureName;
-};
-
-Result<SequenceAttrs> readAttrs(const Attributes &attrs) {
-  SequenceAttrs a;
-  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
-  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
-  EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_sequence"));
-  EMBER_ASSIGN_OR_RETURN(auto names,
-                         jagged::optionalStrings(attrs, "feature_names"));
-  if (names.size() > 1)
-    return invalidArgument(
-        "attribute 'feature_names' of embedding_sequence has " +
-        std::to_string(names.size()) + " names, expected 1");
-  if (!names.empty())
-    a.featureName = names[0];
-  return a;
-}
-
 Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
-  return readAttrs(attrs).status();
+  return readSequenceAttrs(attrs).status();
 }
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs());
+  auto attrsOr = readSequenceAttrs(ctx.attrs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const SequenceAttrs &a = *attrsOr;

@@ -12,6 +12,7 @@
 // output: [B, output_width] float32; columns no feature covers are zero.
 //
 //===----------------------------------------------------------------------===//
+#include "kernels/cpu/embedding_attrs.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -33,109 +34,14 @@ namespace {
 constexpr int kFirstTable = 3;
 constexpr int kMaxTables = 65536;
 
-struct GroupedAttrs {
-  std::vector<int64_t> featureTables;
-  std::vector<Pooling> pooling;
-  std::vector<std::string> tableFormats;
-  std::vector<int64_t> tableDims;
-  std::vector<int64_t> outputOffsets;
-  int64_t outputWidth = 0;
-  std::vector<std::string> featureNames;
-
-  int64_t numFeatures() const {
-    return static_cast<int64_t>(featureTables.size());
-  }
-  std::string featureLabel(int64_t f) const {
-    std::string s = "feature " + std::to_string(f);
-    if (!featureNames.empty())
-      s += " '" + featureNames[f] + "'";
-    return s;
-  }
-};
-
-Result<GroupedAttrs> readAttrs(const Attributes &attrs, int numTables) {
-  GroupedAttrs a;
-  EMBER_ASSIGN_OR_RETURN(a.featureTables, attrs.getInts("feature_tables"));
-  EMBER_ASSIGN_OR_RETURN(auto pooling, attrs.getStrings("pooling"));
-  EMBER_ASSIGN_OR_RETURN(a.tableFormats, attrs.getStrings("table_formats"));
-  EMBER_ASSIGN_OR_RETURN(a.tableDims, attrs.getInts("table_dims"));
-  EMBER_ASSIGN_OR_RETURN(a.outputOffsets, attrs.getInts("output_offsets"));
-  EMBER_ASSIGN_OR_RETURN(a.outputWidth, attrs.getInt("output_width"));
-  EMBER_ASSIGN_OR_RETURN(a.featureNames,
-                         jagged::optionalStrings(attrs, "feature_names"));
-  const size_t F = a.featureTables.size();
-  if (F == 0)
-    return invalidArgument(
-        "attribute 'feature_tables' is empty: a grouped lookup "
-        "needs at least one feature");
-  auto sizeError = [&](const char *name, size_t got, size_t want,
-                       const char *of) {
-    return invalidArgument("attribute '" + std::string(name) + "' has " +
-                           std::to_string(got) + " entries, expected " +
-                           std::to_string(want) + " (" + of + ")");
-  };
-  if (pooling.size() != F)
-    return sizeError("pooling", pooling.size(), F, "one per feature");
-  if (a.outputOffsets.size() != F)
-    return sizeError("output_offsets", a.outputOffsets.size(), F,
-                     "one per feature");
-  if (!a.featureNames.empty() && a.featureNames.size() != F)
-    return sizeError("feature_names", a.featureNames.size(), F,
-                     "one per feature");
-  if (a.tableFormats.size() != static_cast<size_t>(numTables))
-    return sizeError("table_formats", a.tableFormats.size(), numTables,
-                     "one per table input");
-  if (a.tableDims.size() != static_cast<size_t>(numTables))
-    return sizeError("table_dims", a.tableDims.size(), numTables,
-                     "one per table input");
-  if (a.outputWidth < 0)
-    return invalidArgument("attribute 'output_width' is negative");
-  for (int t = 0; t < numTables; ++t) {
-    if (a.tableDims[t] <= 0)
-      return invalidArgument("table_dims[" + std::to_string(t) +
-                             "] must be positive");
-    EMBER_RETURN_IF_ERROR(checkTableAttrs(a.tableFormats[t], a.tableDims[t],
-                                          "table " + std::to_string(t)));
-  }
-  std::vector<std::pair<int64_t, int64_t>> ranges; // [begin, end) per feature
-  for (size_t f = 0; f < F; ++f) {
-    auto mode = parsePooling(pooling[f]);
-    if (!mode)
-      return invalidArgument("pooling of " + a.featureLabel(f) +
-                             " must be sum, mean or max, got '" + pooling[f] +
-                             "'");
-    a.pooling.push_back(*mode);
-    int64_t t = a.featureTables[f];
-    if (t < 0 || t >= numTables)
-      return invalidArgument("feature_tables: " + a.featureLabel(f) +
-                             " uses table " + std::to_string(t) +
-                             " but there are " + std::to_string(numTables) +
-                             " table inputs");
-    int64_t begin = a.outputOffsets[f], end = begin + a.tableDims[t];
-    if (begin < 0 || end > a.outputWidth)
-      return invalidArgument("output columns [" + std::to_string(begin) + ", " +
-                             std::to_string(end) + ") of " + a.featureLabel(f) +
-                             " are outside output_width " +
-                             std::to_string(a.outputWidth));
-    ranges.emplace_back(begin, end);
-  }
-  for (size_t f = 0; f < F; ++f)
-    for (size_t g = f + 1; g < F; ++g)
-      if (ranges[f].first < ranges[g].second &&
-          ranges[g].first < ranges[f].second)
-        return invalidArgument("output columns of " + a.featureLabel(f) +
-                               " and " + a.featureLabel(g) + " overlap");
-  return a;
-}
-
 Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
-  return readAttrs(attrs, numInputs - kFirstTable).status();
+  return readGroupedAttrs(attrs, numInputs - kFirstTable).status();
 }
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
   const int numTables = ctx.numInputs() - kFirstTable;
-  auto attrsOr = readAttrs(ctx.attrs(), numTables);
+  auto attrsOr = readGroupedAttrs(ctx.attrs(), numTables);
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const GroupedAttrs &a = *attrsOr;
