@@ -29,15 +29,16 @@ Status validate(const Attributes &attrs, int, int) {
 /// all_reduce with a 16-bit codec: the chunks travel as wire values, the
 /// owner reduces them in float32 and sends its chunk, rounded again, to all.
 Status runWithCodec(KernelContext &ctx, const Group &group, CommCodec codec,
-                    bool isMax, const std::vector<int64_t> &chunk, Tensor &out) {
+                    bool isMax, const std::vector<int64_t> &chunk,
+                    Tensor &out) {
   const int g = group.size(), me = group.position;
   const Tensor &x = ctx.input(0);
   const int64_t n = x.numel(), mine = chunk[me + 1] - chunk[me];
   const size_t es = sizeof(uint16_t);
   EMBER_ASSIGN_OR_RETURN(char *wireX,
                          scratchBytes(ctx, static_cast<size_t>(n) * es));
-  EMBER_ASSIGN_OR_RETURN(
-      char *staging, scratchBytes(ctx, static_cast<size_t>(mine * g) * es));
+  EMBER_ASSIGN_OR_RETURN(char *staging,
+                         scratchBytes(ctx, static_cast<size_t>(mine * g) * es));
   EMBER_ASSIGN_OR_RETURN(char *wireOut,
                          scratchBytes(ctx, static_cast<size_t>(n) * es));
   uint16_t *wx = reinterpret_cast<uint16_t *>(wireX);

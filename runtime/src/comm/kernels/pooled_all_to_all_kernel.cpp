@@ -93,8 +93,8 @@ Status run(KernelContext &ctx) {
   std::vector<RecvBuffer> recvs(g);
   const char *xs = static_cast<const char *>(x.data());
   if (codec != CommCodec::kNone && dims[me] != 0) {
-    EMBER_ASSIGN_OR_RETURN(char *wire,
-                           scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
+    EMBER_ASSIGN_OR_RETURN(
+        char *wire, scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
     encodeWire(codec, x.data<float>(), reinterpret_cast<uint16_t *>(wire),
                x.numel());
     xs = wire;

@@ -75,8 +75,8 @@ Status run(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(char *stagingBytes, scratchBytes(ctx, block * g * es));
   const char *xs = static_cast<const char *>(x.data());
   if (codec != CommCodec::kNone) {
-    EMBER_ASSIGN_OR_RETURN(char *wire,
-                           scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
+    EMBER_ASSIGN_OR_RETURN(
+        char *wire, scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
     encodeWire(codec, x.data<float>(), reinterpret_cast<uint16_t *>(wire),
                x.numel());
     xs = wire;
