@@ -327,7 +327,8 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
   }
 }
 
-// --- comm_dtype: 16-bit codecs -------------------------------------------------
+// --- comm_dtype: 16-bit codecs
+// -------------------------------------------------
 
 /// x rounded to the wire type and back (what every element of a collective
 /// with comm_dtype goes through).
@@ -356,7 +357,8 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
       CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
                             comm);
       std::vector<float> ref(batches[r]);
-      ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+      ctx.addInput(
+          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
       ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
       ctx.setNumOutputs(1);
       ctx.attrs().set("dim_per_rank", dims);
@@ -423,8 +425,8 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
         expected[i] = roundTrip(codec, acc);
       }
       runRanks(w, 30, [&](int r, Communicator *comm) {
-        CollectiveContext ctx(
-            groupInfo(CollectiveInfo::Kind::kAllReduce, w, r), comm);
+        CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
+                              comm);
         ctx.addInput(Tensor::view(z[r].data(), DType::kFloat32, {n}));
         ctx.setNumOutputs(1);
         ctx.attrs().set("comm_dtype", codec);
@@ -503,8 +505,7 @@ TEST(CollectiveFailureTest, MismatchedCommDtypeIsAnError) {
                           comm);
     ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {6}));
     ctx.setNumOutputs(1);
-    ctx.attrs().set("comm_dtype",
-                    std::string(r == 0 ? "float16" : "bfloat16"));
+    ctx.attrs().set("comm_dtype", std::string(r == 0 ? "float16" : "bfloat16"));
     Status s = runKernel("all_reduce", ctx);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
     EXPECT_NE(s.message().find("comm_dtype"), std::string::npos)
