@@ -1,5 +1,4 @@
-//===- collectives_emulation_test.cpp - CUDA collectives' device code on the CPU
-//-===//
+//===- collectives_emulation_test.cpp - Device code of collectives on CPU -===//
 //
 // The per-thread bodies of the CUDA collective kernels
 // (cuda/collectives/collective_device.cuh) compiled by the host compiler and
@@ -36,8 +35,7 @@ namespace dev = ember::cuda::collectives;
 
 namespace {
 
-// --- emulated launch shapes
-// ---------------------------------------------------
+// --- emulated launch shapes --------------------------------------------------
 
 constexpr int kBlocks = 3, kThreadsPerBlock = 64, kLanes = 32;
 
@@ -49,8 +47,7 @@ void forGrid(int64_t n, const std::function<void(int64_t)> &body) {
       body(i);
 }
 
-// --- CPU reference over ranks
-// --------------------------------------------------
+// --- CPU reference over ranks ------------------------------------------------
 
 class CollectiveContext : public TestKernelContext {
 public:
@@ -167,8 +164,7 @@ bool sameBits(float a, float b) {
   return x == y;
 }
 
-// --- codecs
-// --------------------------------------------------------------------
+// --- codecs ------------------------------------------------------------------
 
 TEST(CollectivesEmulation, CodecsMatchTheCpuConversionsBitForBit) {
   std::vector<float> values = {0.f,
@@ -236,8 +232,7 @@ TEST(CollectivesEmulation, FindSegmentSkipsEmptySegments) {
   EXPECT_EQ(dev::findSegment(one.data(), 1, 8), 0);
 }
 
-// --- pooled_all_to_all
-// -----------------------------------------------------------
+// --- pooled_all_to_all -------------------------------------------------------
 
 class EmulationTest : public ::testing::TestWithParam<int> {
 protected:
@@ -327,8 +322,7 @@ TEST(CollectivesEmulation, PooledUnpackCopiesEveryElementSize) {
   }
 }
 
-// --- reduce_scatter / all_reduce
-// -----------------------------------------------------
+// --- reduce_scatter / all_reduce ---------------------------------------------
 
 TEST_P(EmulationTest, ReduceBlocksMatchReduceScatterCpuKernel) {
   const int w = world();
@@ -423,8 +417,7 @@ TEST_P(EmulationTest, ChunkedAllReduceWithCodecMatchesCpuKernel) {
     }
 }
 
-// --- kjt_all_to_all
-// ------------------------------------------------------------------
+// --- kjt_all_to_all ----------------------------------------------------------
 
 struct HostSink {
   std::vector<int64_t> sums;

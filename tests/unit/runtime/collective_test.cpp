@@ -327,8 +327,7 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
   }
 }
 
-// --- comm_dtype: 16-bit codecs
-// -------------------------------------------------
+// --- comm_dtype: 16-bit codecs ----------------------------------------------
 
 /// x rounded to the wire type and back (what every element of a collective
 /// with comm_dtype goes through).

@@ -1,5 +1,4 @@
-//===- comm_codec.h - 16-bit wire formats for float32 collectives -*- C++
-//-*-===//
+//===- comm_codec.h - 16-bit wire formats of the collectives ---*- C++ -*-===//
 //
 // The optional attribute `comm_dtype` of pooled_all_to_all, reduce_scatter
 // and all_reduce: "float32" (the default: the payload travels as it is),

@@ -1,5 +1,4 @@
-//===- collective_device.cuh - Per-thread code of the CUDA collectives -*- C++
-//-*-===//
+//===- collective_device.cuh - Per-thread code of collectives --*- C++ -*-===//
 //
 // What one thread (or one lane of a warp) of the collective kernels does:
 // the 16-bit wire codecs (comm_dtype), the unpacking of received blocks

@@ -1,5 +1,4 @@
-//===- collective_launch.h - Launchers of the CUDA collective kernels -*- C++
-//-*-===//
+//===- collective_launch.h - Launchers of the collectives ------*- C++ -*-===//
 //
 // Host entry points of the device code of the collectives (defined in
 // collective_kernels.cu and kjt_all_to_all.cu; per-thread bodies in

@@ -1,5 +1,4 @@
-//===- device_collective.h - Shared host code of the CUDA collectives -*- C++
-//-*-===//
+//===- device_collective.h - Host code of the CUDA collectives -*- C++ -*-===//
 //
 // The CUDA collective kernels follow the CPU ones (comm/kernels/) step by
 // step: the same attribute checks and host count exchanges (through the
