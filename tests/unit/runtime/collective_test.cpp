@@ -376,8 +376,9 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
             exact.push_back(v);
           }
       EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
-      if (!exact.empty()) // the codec is not ignored
+      if (!exact.empty()) { // the codec is not ignored
         EXPECT_NE(toVector(ctx.output(0)), exact) << "rank " << r;
+      }
     });
     // reduce_scatter: rounded rows, added (max) in float32 in position order.
     for (const char *op : {"sum", "max"}) {
