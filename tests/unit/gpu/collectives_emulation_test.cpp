@@ -16,6 +16,7 @@
 #include "../runtime/support/test_kernel_context.h"
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
+#include "comm/nccl/nccl_communicator.h"
 #include "ember/dtype.h"
 
 #include <gtest/gtest.h>
@@ -632,6 +633,73 @@ TEST(CollectivesEmulation, KjtBagBoundsRejectWhatWouldOverrun) {
   EXPECT_FALSE(dev::kjtBagInBounds(1, -1, 0, 10));
   const int64_t big = std::numeric_limits<int64_t>::max();
   EXPECT_FALSE(dev::kjtBagInBounds(big, 2, 0, 10)); // no overflow
+}
+
+// --- NcclCommunicator host side (no GPU needed) ------------------------------
+
+TEST_P(EmulationTest, NcclUniqueIdTravelsThroughTheHostCommunicator) {
+  const int w = world();
+  if (w == 1)
+    GTEST_SKIP() << "needs a host communicator";
+  std::vector<NcclUniqueIdBytes> ids(w), subIds(w);
+  runRanks(w, [&](int r, Communicator *comm) {
+    auto id = shareNcclUniqueId(
+        *comm,
+        [&] {
+          std::vector<int> all(w);
+          std::iota(all.begin(), all.end(), 0);
+          return all;
+        }(),
+        "test");
+    ASSERT_TRUE(id.isOk()) << id.status().toString();
+    ids[r] = *id;
+    // A subgroup: only its members take part.
+    if (w == 4 && (r == 1 || r == 3)) {
+      auto sub = shareNcclUniqueId(*comm, {1, 3}, "test subgroup");
+      ASSERT_TRUE(sub.isOk()) << sub.status().toString();
+      subIds[r] = *sub;
+    }
+    auto bad = shareNcclUniqueId(*comm, {r == 0 ? 1 : 0}, "test");
+    EXPECT_FALSE(bad.isOk()); // not a member
+  });
+  const NcclUniqueIdBytes zero{};
+  EXPECT_NE(ids[0], zero);
+  for (int r = 1; r < w; ++r)
+    EXPECT_EQ(ids[r], ids[0]) << "rank " << r;
+  if (w == 4) {
+    EXPECT_EQ(subIds[1], subIds[3]);
+    EXPECT_NE(subIds[1], ids[0]);
+  }
+}
+
+/// A host communicator of one rank (no peers to exchange with).
+class SoloCommunicator : public Communicator {
+public:
+  int rank() const override { return 0; }
+  int worldSize() const override { return 1; }
+  Status exchange(const std::vector<int> &, const std::vector<SendBuffer> &s,
+                  const std::vector<RecvBuffer> &r,
+                  const std::string &what) override {
+    return exchangeLocally(0, s, r, what);
+  }
+};
+
+TEST(CollectivesEmulation, NcclCommunicatorCreationSaysWhyItFails) {
+  SoloCommunicator host;
+  auto bad = createNcclCommunicator(host, 0, 0);
+  ASSERT_FALSE(bad.isOk());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0)
+    GTEST_SKIP() << "a GPU is present: collectives_test covers NCCL";
+  auto none = createNcclCommunicator(host, 0, 5);
+  ASSERT_FALSE(none.isOk());
+  EXPECT_EQ(none.status().code(), StatusCode::kUnavailable)
+      << none.status().toString();
+  EXPECT_NE(none.status().message().find(
+                "NCCL initialization of rank 0 of 1 on CUDA device 0"),
+            std::string::npos)
+      << none.status().toString();
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, EmulationTest, ::testing::Values(1, 2, 4),
