@@ -62,7 +62,8 @@ Status waitComm(ncclComm_t comm, ncclResult_t issued, const std::string &what,
   if (issued != ncclSuccess && issued != ncclInProgress)
     return ncclError(issued, comm, what, call);
   auto start = Clock::now();
-  auto nap = std::chrono::microseconds(10);
+  // Enqueues usually finish within microseconds: spin first, then nap.
+  int polls = 0;
   for (;;) {
     ncclResult_t state = ncclSuccess;
     ncclResult_t r = ncclCommGetAsyncError(comm, &state);
@@ -76,8 +77,10 @@ Status waitComm(ncclComm_t comm, ncclResult_t issued, const std::string &what,
       return deadlineExceeded(
           what + ": " + call + " did not complete within " + seconds(timeout) +
           " (a peer rank is dead, hung or not running this collective)");
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    if (++polls < 1000)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
 }
 
@@ -125,11 +128,13 @@ public:
   explicit DeviceScope(int device) {
     if (cudaGetDevice(&previous_) != cudaSuccess)
       previous_ = -1;
-    if (previous_ != device)
+    if (previous_ != device) {
       status_ = cudaSetDevice(device);
+      changed_ = status_ == cudaSuccess && previous_ >= 0;
+    }
   }
   ~DeviceScope() {
-    if (previous_ >= 0)
+    if (changed_)
       cudaSetDevice(previous_);
   }
   Status status(const std::string &what) const {
@@ -141,6 +146,7 @@ public:
 
 private:
   int previous_ = -1;
+  bool changed_ = false;
   cudaError_t status_ = cudaSuccess;
 };
 
@@ -687,7 +693,7 @@ Status NcclCommunicator::synchronize(cudaStream_t stream,
       return Status::ok();
     }
     std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    nap = std::min(nap * 2, std::chrono::microseconds(100));
   }
 }
 
