@@ -9,11 +9,13 @@
 //===----------------------------------------------------------------------===//
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
+#include "ember/dtype.h"
 #include "support/temp_dir.h"
 #include "support/test_kernel_context.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <random>
@@ -325,6 +327,118 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
   }
 }
 
+// --- comm_dtype: 16-bit codecs ----------------------------------------------
+
+/// x rounded to the wire type and back (what every element of a collective
+/// with comm_dtype goes through).
+float roundTrip(const std::string &codec, float x) {
+  return codec == "float16" ? halfToFloat(floatToHalf(x))
+                            : bfloat16ToFloat(floatToBFloat16(x));
+}
+
+TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
+  const int w = world();
+  const std::vector<int64_t> batches = batchesFor(w);
+  int64_t total = 0;
+  for (int64_t b : batches)
+    total += b;
+  for (std::string codec : {"float16", "bfloat16"}) {
+    SCOPED_TRACE(codec);
+    // pooled_all_to_all: the columns of every position, rounded.
+    std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{4}
+                                : w == 2 ? std::vector<int64_t>{3, 5}
+                                         : std::vector<int64_t>{2, 0, 4, 3};
+    std::mt19937 rng(61 + w);
+    std::vector<std::vector<float>> x(w);
+    for (int q = 0; q < w; ++q)
+      x[q] = randomFloats(rng, total * dims[q]);
+    runRanks(w, 30, [&](int r, Communicator *comm) {
+      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
+                            comm);
+      std::vector<float> ref(batches[r]);
+      ctx.addInput(
+          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+      ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
+      ctx.setNumOutputs(1);
+      ctx.attrs().set("dim_per_rank", dims);
+      ctx.attrs().set("comm_dtype", codec);
+      Status s = runKernel("pooled_all_to_all", ctx);
+      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+      int64_t rowOff = 0;
+      for (int p = 0; p < r; ++p)
+        rowOff += batches[p];
+      std::vector<float> expected, exact;
+      for (int64_t b = 0; b < batches[r]; ++b)
+        for (int q = 0; q < w; ++q)
+          for (int64_t d = 0; d < dims[q]; ++d) {
+            float v = x[q][(rowOff + b) * dims[q] + d];
+            expected.push_back(roundTrip(codec, v));
+            exact.push_back(v);
+          }
+      EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
+      if (!exact.empty()) { // the codec is not ignored
+        EXPECT_NE(toVector(ctx.output(0)), exact) << "rank " << r;
+      }
+    });
+    // reduce_scatter: rounded rows, added (max) in float32 in position order.
+    for (const char *op : {"sum", "max"}) {
+      std::vector<std::vector<float>> y(w); // [total, 3] each
+      for (int q = 0; q < w; ++q)
+        y[q] = randomFloats(rng, total * 3);
+      runRanks(w, 30, [&](int r, Communicator *comm) {
+        CollectiveContext ctx(
+            groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r), comm);
+        std::vector<int32_t> ref(batches[r]);
+        ctx.addInput(Tensor::view(y[r].data(), DType::kFloat32, {total, 3}));
+        ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
+        ctx.setNumOutputs(1);
+        ctx.attrs().set("reduce", std::string(op));
+        ctx.attrs().set("comm_dtype", codec);
+        Status s = runKernel("reduce_scatter", ctx);
+        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+        int64_t rowOff = 0;
+        for (int p = 0; p < r; ++p)
+          rowOff += batches[p];
+        std::vector<float> expected(batches[r] * 3);
+        for (size_t i = 0; i < expected.size(); ++i) {
+          float acc = roundTrip(codec, y[0][rowOff * 3 + i]);
+          for (int q = 1; q < w; ++q) {
+            float v = roundTrip(codec, y[q][rowOff * 3 + i]);
+            acc = op[0] == 's' ? acc + v : std::max(acc, v);
+          }
+          expected[i] = acc;
+        }
+        EXPECT_EQ(toVector(ctx.output(0)), expected) << op << " rank " << r;
+      });
+    }
+    // all_reduce: rounded inputs, float32 sums in position order, rounded
+    // again for the gather: every rank gets the same bits.
+    for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{37}}) {
+      std::vector<std::vector<float>> z(w);
+      for (int q = 0; q < w; ++q)
+        z[q] = randomFloats(rng, n);
+      std::vector<float> expected(n);
+      for (int64_t i = 0; i < n; ++i) {
+        float acc = roundTrip(codec, z[0][i]);
+        for (int q = 1; q < w; ++q)
+          acc += roundTrip(codec, z[q][i]);
+        expected[i] = roundTrip(codec, acc);
+      }
+      runRanks(w, 30, [&](int r, Communicator *comm) {
+        CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
+                              comm);
+        ctx.addInput(Tensor::view(z[r].data(), DType::kFloat32, {n}));
+        ctx.setNumOutputs(1);
+        ctx.attrs().set("comm_dtype", codec);
+        Status s = runKernel("all_reduce", ctx);
+        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+        EXPECT_EQ(toVector(ctx.output(0)), expected)
+            << "n " << n << " rank " << r;
+      });
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 4),
                          [](const auto &info) {
                            return std::to_string(info.param) + "ranks";
@@ -352,6 +466,50 @@ TEST(CollectiveFailureTest, MismatchedAttributesAreAnError) {
     } else {
       EXPECT_FALSE(s.isOk());
     }
+  });
+}
+
+TEST(CollectiveFailureTest, BadCommDtypeIsAnError) {
+  std::vector<float> x(4, 1.f);
+  {
+    TestKernelContext ctx;
+    ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {4}));
+    ctx.setNumOutputs(1);
+    ctx.attrs().set("comm_dtype", std::string("int8"));
+    Status s = runKernel("all_reduce", ctx);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+    EXPECT_NE(s.message().find("comm_dtype"), std::string::npos);
+  }
+  {
+    // A 16-bit codec needs float32 data.
+    std::vector<int32_t> ids(4, 3);
+    TestKernelContext ctx;
+    ctx.addInput(Tensor::view(ids.data(), DType::kInt32, {4, 1}))
+        .addInput(Tensor::view(x.data(), DType::kFloat32, {4}));
+    ctx.setNumOutputs(1);
+    ctx.attrs().set("dim_per_rank", std::vector<int64_t>{1});
+    ctx.attrs().set("comm_dtype", std::string("bfloat16"));
+    Status s = runKernel("pooled_all_to_all", ctx);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+    EXPECT_NE(s.message().find("needs float32"), std::string::npos)
+        << s.toString();
+  }
+}
+
+TEST(CollectiveFailureTest, MismatchedCommDtypeIsAnError) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "no Gloo";
+  std::vector<float> x(6, 1.f);
+  runRanks(2, 30, [&](int r, Communicator *comm) {
+    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, 2, r),
+                          comm);
+    ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {6}));
+    ctx.setNumOutputs(1);
+    ctx.attrs().set("comm_dtype", std::string(r == 0 ? "float16" : "bfloat16"));
+    Status s = runKernel("all_reduce", ctx);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+    EXPECT_NE(s.message().find("comm_dtype"), std::string::npos)
+        << s.toString();
   });
 }
 

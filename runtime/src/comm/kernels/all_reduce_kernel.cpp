@@ -1,7 +1,9 @@
 //===- all_reduce_kernel.cpp - all_reduce ---------------------------------===//
 //
 // input:   0 x (float32, the same shape on every rank)
-// attrs:   reduce = "sum" (default) | "max"
+// attrs:   reduce = "sum" (default) | "max", comm_dtype = "float32"
+//          (default) | "float16" | "bfloat16" (both steps send 16-bit values;
+//          the reduction is in float32, comm_codec.h)
 // output:  x's shape: the elementwise reduction over the group
 //
 // A reduce-scatter of near-equal chunks (position p reduces chunk p over the
@@ -11,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
+#include "comm/kernels/comm_codec.h"
 
 #include <algorithm>
 
@@ -19,7 +22,57 @@ namespace ember::collective {
 namespace {
 
 Status validate(const Attributes &attrs, int, int) {
+  EMBER_RETURN_IF_ERROR(commCodec(attrs).status());
   return reduceIsMax(attrs).status();
+}
+
+/// all_reduce with a 16-bit codec: the chunks travel as wire values, the
+/// owner reduces them in float32 and sends its chunk, rounded again, to all.
+Status runWithCodec(KernelContext &ctx, const Group &group, CommCodec codec,
+                    bool isMax, const std::vector<int64_t> &chunk,
+                    Tensor &out) {
+  const int g = group.size(), me = group.position;
+  const Tensor &x = ctx.input(0);
+  const int64_t n = x.numel(), mine = chunk[me + 1] - chunk[me];
+  const size_t es = sizeof(uint16_t);
+  EMBER_ASSIGN_OR_RETURN(char *wireX,
+                         scratchBytes(ctx, static_cast<size_t>(n) * es));
+  EMBER_ASSIGN_OR_RETURN(char *staging,
+                         scratchBytes(ctx, static_cast<size_t>(mine * g) * es));
+  EMBER_ASSIGN_OR_RETURN(char *wireOut,
+                         scratchBytes(ctx, static_cast<size_t>(n) * es));
+  uint16_t *wx = reinterpret_cast<uint16_t *>(wireX);
+  uint16_t *st = reinterpret_cast<uint16_t *>(staging);
+  uint16_t *wo = reinterpret_cast<uint16_t *>(wireOut);
+  encodeWire(codec, x.data<float>(), wx, n);
+  std::vector<SendBuffer> sends(g);
+  std::vector<RecvBuffer> recvs(g);
+  for (int q = 0; q < g; ++q) {
+    sends[q] = {wx + chunk[q],
+                static_cast<size_t>(chunk[q + 1] - chunk[q]) * es};
+    recvs[q] = {st + q * mine, static_cast<size_t>(mine) * es};
+  }
+  EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, " (reduce)"));
+  float *o = out.data<float>();
+  float *reduced = o + chunk[me];
+  for (int64_t i = 0; i < mine; ++i) {
+    float acc = decodeWire(codec, st[i]);
+    for (int q = 1; q < g; ++q) {
+      float v = decodeWire(codec, st[q * mine + i]);
+      acc = isMax ? std::max(acc, v) : acc + v;
+    }
+    reduced[i] = acc;
+  }
+  encodeWire(codec, reduced, wo + chunk[me], mine);
+  for (int q = 0; q < g; ++q) {
+    sends[q] = {wo + chunk[me], static_cast<size_t>(mine) * es};
+    recvs[q] = {wo + chunk[q],
+                static_cast<size_t>(chunk[q + 1] - chunk[q]) * es};
+  }
+  EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, " (gather)"));
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = decodeWire(codec, wo[i]);
+  return Status::ok();
 }
 
 Status run(KernelContext &ctx) {
@@ -29,23 +82,32 @@ Status run(KernelContext &ctx) {
   auto isMax = reduceIsMax(ctx.attrs());
   if (!isMax)
     return isMax.status().withContext(where);
+  auto codecOr = commCodec(ctx.attrs());
+  if (!codecOr)
+    return codecOr.status().withContext(where);
+  const CommCodec codec = *codecOr;
   const Tensor &x = ctx.input(0);
   if (!x.defined() || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32");
   const int64_t n = x.numel();
-  EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> hdr,
-                         group.allGatherInts({n}, " (sizes)"));
+  EMBER_ASSIGN_OR_RETURN(
+      std::vector<int64_t> hdr,
+      group.allGatherInts({n, static_cast<int64_t>(codec)}, " (sizes)"));
   for (int q = 0; q < g; ++q)
-    if (hdr[q] != n)
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " has " + std::to_string(hdr[q]) +
-                             " elements, this rank " + std::to_string(n));
+    if (hdr[2 * q] != n || hdr[2 * q + 1] != static_cast<int64_t>(codec))
+      return invalidArgument(
+          where + ": group position " + std::to_string(q) + " has " +
+          std::to_string(hdr[2 * q]) + " elements (comm_dtype code " +
+          std::to_string(hdr[2 * q + 1]) + "), this rank " + std::to_string(n) +
+          " (comm_dtype " + commCodecName(codec) + ")");
   std::vector<int64_t> chunk(g + 1);
   for (int q = 0; q <= g; ++q)
     chunk[q] = n * q / g;
   const int64_t mine = chunk[me + 1] - chunk[me];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, x.shape()));
+  if (codec != CommCodec::kNone)
+    return runWithCodec(ctx, group, codec, *isMax, chunk, *out);
   EMBER_ASSIGN_OR_RETURN(
       char *stagingBytes,
       scratchBytes(ctx, static_cast<size_t>(mine * g) * sizeof(float)));

@@ -5,7 +5,8 @@
 //            when D_me is 0: nothing is sent), 1 batch_ref (dim 0 is this
 //            rank's local batch B_me times batch_ref_divisor)
 // attrs:   dim_per_rank (one D per group position), batch_ref_divisor
-//          (default 1)
+//          (default 1), comm_dtype (float32 x only: "float16" / "bfloat16"
+//          send 16-bit values, comm_codec.h; default "float32")
 // output:  [B_me, sum(D)], the columns of position 0 first
 //
 // The B and D of every position are exchanged first (and checked against
@@ -14,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
+#include "comm/kernels/comm_codec.h"
 
 #include <cstring>
 
@@ -23,6 +25,7 @@ namespace {
 
 Status validate(const Attributes &attrs, int, int) {
   EMBER_RETURN_IF_ERROR(validateBatchRefDivisor(attrs));
+  EMBER_RETURN_IF_ERROR(commCodec(attrs).status());
   return perMemberInts(attrs, "dim_per_rank", -1).status();
 }
 
@@ -46,29 +49,41 @@ Status run(KernelContext &ctx) {
     return invalidArgument(where + ": x has " + std::to_string(x.dim(1)) +
                            " columns but dim_per_rank[" + std::to_string(me) +
                            "] is " + std::to_string(dims[me]));
+  auto codecOr = commCodec(ctx.attrs());
+  if (!codecOr)
+    return codecOr.status().withContext(where);
+  const CommCodec codec = *codecOr;
+  if (codec != CommCodec::kNone && x.dtype() != DType::kFloat32)
+    return invalidArgument(where + ": comm_dtype \"" + commCodecName(codec) +
+                           "\" needs float32 x, not " + x.describe());
   EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
-      group.allGatherInts({bMe, x.dim(1), static_cast<int64_t>(x.dtype())},
+      group.allGatherInts({bMe, x.dim(1), static_cast<int64_t>(x.dtype()),
+                           static_cast<int64_t>(codec)},
                           " (batch sizes)"));
   std::vector<int64_t> batches(g);
   for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[3 * q];
-    if (hdr[3 * q + 1] != dims[q] ||
-        hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
+    batches[q] = hdr[4 * q];
+    if (hdr[4 * q + 1] != dims[q] ||
+        hdr[4 * q + 2] != static_cast<int64_t>(x.dtype()) ||
+        hdr[4 * q + 3] != static_cast<int64_t>(codec))
       return invalidArgument(
           where + ": group position " + std::to_string(q) + " sends " +
-          std::to_string(hdr[3 * q + 1]) + " columns of dtype code " +
-          std::to_string(hdr[3 * q + 2]) + ", but dim_per_rank says " +
+          std::to_string(hdr[4 * q + 1]) + " columns of dtype code " +
+          std::to_string(hdr[4 * q + 2]) + " (comm_dtype code " +
+          std::to_string(hdr[4 * q + 3]) + "), but dim_per_rank says " +
           std::to_string(dims[q]) + " and this rank has " +
-          std::string(dtypeName(x.dtype())));
+          std::string(dtypeName(x.dtype())) + " (comm_dtype " +
+          commCodecName(codec) + ")");
   }
   std::vector<int64_t> rowOff = prefixSums(batches), colOff = prefixSums(dims);
   if (dims[me] != 0 && x.dim(0) != rowOff[g])
     return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
                            " rows but the group's batch sizes sum to " +
                            std::to_string(rowOff[g]));
-  const size_t es = dtypeSize(x.dtype());
+  // es: bytes of one element on the wire (2 with a 16-bit codec).
+  const size_t es = codec != CommCodec::kNone ? 2 : dtypeSize(x.dtype());
   const int64_t dSum = colOff[g];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, x.dtype(), {bMe, dSum}));
@@ -77,6 +92,13 @@ Status run(KernelContext &ctx) {
   std::vector<SendBuffer> sends(g);
   std::vector<RecvBuffer> recvs(g);
   const char *xs = static_cast<const char *>(x.data());
+  if (codec != CommCodec::kNone && dims[me] != 0) {
+    EMBER_ASSIGN_OR_RETURN(
+        char *wire, scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
+    encodeWire(codec, x.data<float>(), reinterpret_cast<uint16_t *>(wire),
+               x.numel());
+    xs = wire;
+  }
   for (int q = 0; q < g; ++q) {
     sends[q] = {xs + static_cast<size_t>(rowOff[q] * dims[me]) * es,
                 static_cast<size_t>(batches[q] * dims[me]) * es};
@@ -90,6 +112,14 @@ Status run(KernelContext &ctx) {
     if (!rowBytes)
       continue;
     const char *block = staging + static_cast<size_t>(bMe * colOff[q]) * es;
+    if (codec != CommCodec::kNone) {
+      const uint16_t *w = reinterpret_cast<const uint16_t *>(block);
+      float *of = out->data<float>();
+      for (int64_t b = 0; b < bMe; ++b)
+        for (int64_t d = 0; d < dims[q]; ++d)
+          of[b * dSum + colOff[q] + d] = decodeWire(codec, w[b * dims[q] + d]);
+      continue;
+    }
     for (int64_t b = 0; b < bMe; ++b)
       std::memcpy(o + static_cast<size_t>(b * dSum + colOff[q]) * es,
                   block + b * rowBytes, rowBytes);

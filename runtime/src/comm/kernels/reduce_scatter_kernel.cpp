@@ -3,13 +3,16 @@
 // inputs:  0 x [B_total, ...] float32 (rows ordered by destination position),
 //          1 batch_ref (dim 0 is this rank's local batch B_me times
 //          batch_ref_divisor)
-// attrs:   reduce = "sum" (default) | "max", batch_ref_divisor (default 1)
+// attrs:   reduce = "sum" (default) | "max", batch_ref_divisor (default 1),
+//          comm_dtype = "float32" (default) | "float16" | "bfloat16" (the rows
+//          travel as 16-bit values and are reduced in float32, comm_codec.h)
 // output:  [B_me, ...]: the elementwise reduction, over the group positions
 //          in order 0, 1, ..., of the rows that belong to this rank
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
+#include "comm/kernels/comm_codec.h"
 
 #include <algorithm>
 
@@ -19,6 +22,7 @@ namespace {
 
 Status validate(const Attributes &attrs, int, int) {
   EMBER_RETURN_IF_ERROR(validateBatchRefDivisor(attrs));
+  EMBER_RETURN_IF_ERROR(commCodec(attrs).status());
   return reduceIsMax(attrs).status();
 }
 
@@ -29,21 +33,32 @@ Status run(KernelContext &ctx) {
   auto isMax = reduceIsMax(ctx.attrs());
   if (!isMax)
     return isMax.status().withContext(where);
+  auto codecOr = commCodec(ctx.attrs());
+  if (!codecOr)
+    return codecOr.status().withContext(where);
+  const CommCodec codec = *codecOr;
   const Tensor &x = ctx.input(0), &ref = ctx.input(1);
   if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32 of rank >= 1, not " +
                            (x.defined() ? x.describe() : "absent"));
   EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
   const int64_t e = rowElements(x);
-  EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> hdr,
-                         group.allGatherInts({bMe, e}, " (batch sizes)"));
+  EMBER_ASSIGN_OR_RETURN(
+      std::vector<int64_t> hdr,
+      group.allGatherInts({bMe, e, static_cast<int64_t>(codec)},
+                          " (batch sizes)"));
   std::vector<int64_t> batches(g);
   for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[2 * q];
-    if (hdr[2 * q + 1] != e)
+    batches[q] = hdr[3 * q];
+    if (hdr[3 * q + 1] != e)
       return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " has rows of " + std::to_string(hdr[2 * q + 1]) +
+                             " has rows of " + std::to_string(hdr[3 * q + 1]) +
                              " elements, this rank " + std::to_string(e));
+    if (hdr[3 * q + 2] != static_cast<int64_t>(codec))
+      return invalidArgument(where + ": group position " + std::to_string(q) +
+                             " sends comm_dtype code " +
+                             std::to_string(hdr[3 * q + 2]) + ", this rank " +
+                             commCodecName(codec));
   }
   std::vector<int64_t> rowOff = prefixSums(batches);
   if (x.dim(0) != rowOff[g])
@@ -55,20 +70,41 @@ Status run(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, shape));
   const size_t block = static_cast<size_t>(bMe * e);
-  EMBER_ASSIGN_OR_RETURN(char *stagingBytes,
-                         scratchBytes(ctx, block * g * sizeof(float)));
-  float *staging = reinterpret_cast<float *>(stagingBytes);
-  const float *xs = x.data<float>();
+  // es: bytes of one element on the wire (2 with a 16-bit codec).
+  const size_t es = codec != CommCodec::kNone ? 2 : sizeof(float);
+  EMBER_ASSIGN_OR_RETURN(char *stagingBytes, scratchBytes(ctx, block * g * es));
+  const char *xs = static_cast<const char *>(x.data());
+  if (codec != CommCodec::kNone) {
+    EMBER_ASSIGN_OR_RETURN(
+        char *wire, scratchBytes(ctx, static_cast<size_t>(x.numel()) * es));
+    encodeWire(codec, x.data<float>(), reinterpret_cast<uint16_t *>(wire),
+               x.numel());
+    xs = wire;
+  }
   std::vector<SendBuffer> sends(g);
   std::vector<RecvBuffer> recvs(g);
   for (int q = 0; q < g; ++q) {
-    sends[q] = {xs + rowOff[q] * e,
-                static_cast<size_t>(batches[q] * e) * sizeof(float)};
-    recvs[q] = {staging + q * block, block * sizeof(float)};
+    sends[q] = {xs + static_cast<size_t>(rowOff[q] * e) * es,
+                static_cast<size_t>(batches[q] * e) * es};
+    recvs[q] = {stagingBytes + q * block * es, block * es};
   }
   (void)me;
   EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, ""));
   float *o = out->data<float>();
+  if (codec != CommCodec::kNone) {
+    const uint16_t *w = reinterpret_cast<const uint16_t *>(stagingBytes);
+    for (size_t i = 0; i < block; ++i)
+      o[i] = decodeWire(codec, w[i]);
+    for (int q = 1; q < g; ++q) {
+      const uint16_t *s = w + q * block;
+      for (size_t i = 0; i < block; ++i) {
+        float v = decodeWire(codec, s[i]);
+        o[i] = *isMax ? std::max(o[i], v) : o[i] + v;
+      }
+    }
+    return Status::ok();
+  }
+  const float *staging = reinterpret_cast<const float *>(stagingBytes);
   std::copy(staging, staging + block, o);
   for (int q = 1; q < g; ++q) {
     const float *s = staging + q * block;

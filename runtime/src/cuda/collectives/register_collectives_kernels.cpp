@@ -1,10 +1,15 @@
-//===- register_collectives_kernels.cpp - CUDA collectives kernels ----------------------===//
+//===- register_collectives_kernels.cpp - CUDA collectives kernels --------===//
+#include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/cuda_kernels.h"
 
 namespace ember::cuda {
 
 Status registerCollectiveKernels(KernelRegistry &r) {
-  (void)r;
+  using namespace collectives;
+  for (KernelDef (*make)() :
+       {kjtAllToAllKernel, pooledAllToAllKernel, reduceScatterKernel,
+        allGatherKernel, allReduceKernel})
+    EMBER_RETURN_IF_ERROR(r.add(make()));
   return Status::ok();
 }
 

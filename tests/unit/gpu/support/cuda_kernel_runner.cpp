@@ -1,6 +1,8 @@
 //===- cuda_kernel_runner.cpp - Runs one CUDA kernel in a test ------------===//
 #include "cuda_kernel_runner.h"
 
+#include "comm/nccl/nccl_communicator.h"
+
 #include "cuda/blas_lt.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/cuda_status.h"
@@ -87,6 +89,10 @@ public:
   void reportInvalidIds(int64_t count) override { reported += count; }
   std::string location() const override { return "test kernel"; }
   cuda::KernelEnv *gpu() const override { return &env_; }
+  const CollectiveInfo *collective() const override { return collective_; }
+  Communicator *communicator() const override { return host_; }
+  const CollectiveInfo *collective_ = nullptr;
+  Communicator *host_ = nullptr;
 
   const Tensor &output(int i) const { return outputs_[i]; }
   size_t scratchBytes = 0;
@@ -150,15 +156,15 @@ Status CudaKernelRunner::run(const std::string &kernel) {
   if (!s.stream) {
     EMBER_CUDA_RETURN_IF_ERROR(
         cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-    EMBER_CUDA_RETURN_IF_ERROR(
-        cudaMalloc(reinterpret_cast<void **>(&s.errors), sizeof(cuda::DeviceErrorRecord)));
-    EMBER_CUDA_RETURN_IF_ERROR(
-        cudaMalloc(reinterpret_cast<void **>(&s.invalidIds), sizeof(unsigned long long)));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMalloc(reinterpret_cast<void **>(&s.errors),
+                                          sizeof(cuda::DeviceErrorRecord)));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMalloc(
+        reinterpret_cast<void **>(&s.invalidIds), sizeof(unsigned long long)));
     EMBER_CUDA_RETURN_IF_ERROR(cudaMallocHost(&s.hostStaging, kStagingBytes));
     EMBER_ASSIGN_OR_RETURN(s.blas, cuda::BlasLt::create());
   }
-  EMBER_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-      s.errors, 0, sizeof(cuda::DeviceErrorRecord), s.stream));
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(s.errors, 0, sizeof(cuda::DeviceErrorRecord), s.stream));
   EMBER_CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(s.invalidIds, 0, sizeof(unsigned long long), s.stream));
 
@@ -187,11 +193,19 @@ Status CudaKernelRunner::run(const std::string &kernel) {
   env.hostStaging = s.hostStaging;
   env.hostStagingBytes = kStagingBytes;
   env.blas = s.blas.get();
+  env.nccl = nccl_;
 
   DeviceKernelContext ctx(s, std::move(deviceInputs), numOutputs_, attrs_,
                           mode_, env);
+  ctx.collective_ = collective_;
+  ctx.host_ = host_;
   Status status = def->run(ctx);
   scratchBytes_ = ctx.scratchBytes;
+  if (nccl_) {
+    Status synced = nccl_->synchronize(s.stream, "test kernel");
+    if (!synced.isOk())
+      return status.isOk() ? synced : status;
+  }
   EMBER_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(s.stream));
   if (!status.isOk())
     return status;
@@ -204,9 +218,9 @@ Status CudaKernelRunner::run(const std::string &kernel) {
                                         cudaMemcpyDeviceToHost));
   invalidIds_ = static_cast<int64_t>(invalid) + ctx.reported;
   if (record.code != 0)
-    return Status(cuda::statusCodeOf(
-                      static_cast<cuda::DeviceErrorCode>(record.code)),
-                  "test kernel: " + cuda::describeDeviceError(record));
+    return Status(
+        cuda::statusCodeOf(static_cast<cuda::DeviceErrorCode>(record.code)),
+        "test kernel: " + cuda::describeDeviceError(record));
 
   for (int i = 0; i < numOutputs_; ++i) {
     const Tensor &d = ctx.output(i);

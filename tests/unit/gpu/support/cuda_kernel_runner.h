@@ -26,6 +26,12 @@
 #include <string>
 #include <vector>
 
+namespace ember {
+struct CollectiveInfo;
+class Communicator;
+class NcclCommunicator;
+} // namespace ember
+
 namespace ember::testing {
 
 /// Empty when a supported GPU is usable, else why not (for GTEST_SKIP).
@@ -49,6 +55,17 @@ public:
   CudaKernelRunner &setNumOutputs(int n);
   Attributes &attrs() { return attrs_; }
   void setBoundsCheck(BoundsCheckMode mode) { mode_ = mode; }
+  /// Runs collective kernels as a member of `info`'s group: the host
+  /// communicator for counts and the NCCL one for the payload (which also
+  /// synchronizes the stream, so that a hung peer cannot hang the test).
+  /// Pointers must outlive run().
+  CudaKernelRunner &setCollective(const CollectiveInfo *info,
+                                  Communicator *host, NcclCommunicator *nccl) {
+    collective_ = info;
+    host_ = host;
+    nccl_ = nccl;
+    return *this;
+  }
 
   /// Validates like the plan loader, runs the CUDA kernel, synchronizes and
   /// checks the device error record, then downloads the outputs.
@@ -69,6 +86,9 @@ private:
   int numOutputs_ = 1;
   int64_t invalidIds_ = 0;
   size_t scratchBytes_ = 0;
+  const CollectiveInfo *collective_ = nullptr;
+  Communicator *host_ = nullptr;
+  NcclCommunicator *nccl_ = nullptr;
   std::unique_ptr<DeviceState> state_;
 };
 
