@@ -1,6 +1,7 @@
 //===- cuda_session.cpp - Running a program on a CUDA device --------------===//
 #include "cuda/cuda_session.h"
 
+#include "comm/nccl/nccl_communicator.h"
 #include "cuda/blas_lt.h"
 #include "cuda/cuda_kernels.h"
 #include "cuda/cuda_status.h"
@@ -16,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 
@@ -54,6 +56,9 @@ struct CudaSession::Impl final : public ExecutionDevice {
   std::string description;
   std::unique_ptr<DeviceMemory> memory;
   Communicator *hostComm = nullptr;
+  double collectiveTimeoutSeconds = 60;
+  /// Multi-rank sessions: the collectives' payload goes through NCCL.
+  std::unique_ptr<NcclCommunicator> nccl;
 
   std::vector<Tensor> constants; // device copies, by slot
   std::vector<void *> constantBuffers;
@@ -104,6 +109,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
         cudaStreamSynchronize(s);
     if (copyStream)
       cudaStreamSynchronize(copyStream);
+    nccl.reset();
     deviceCtx.reset(); // its arenas free device memory
     blas.reset();
     for (void *p : constantBuffers)
@@ -146,7 +152,12 @@ struct CudaSession::Impl final : public ExecutionDevice {
     env.stream = stream;
     env.instruction = index;
     const KernelDef *def = deviceKernels[index];
-    Status status = def ? def->run(ctx) : runOnHost(*program, instr, ctx, stream);
+    Status status =
+        def ? def->run(ctx)
+            : runOnHost(*program, instr, ctx, stream,
+                        [this](cudaStream_t s, const std::string &what) {
+                          return syncStream(s, what);
+                        });
     if (!status.isOk())
       return status;
     for (int e : instr.recordEvents)
@@ -174,6 +185,22 @@ struct CudaSession::Impl final : public ExecutionDevice {
                                 "compute capability 8.0 or newer");
     EMBER_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
     memory = std::make_unique<DeviceMemory>(device);
+
+    const Program &program0 = *program;
+    if (hostComm && hostComm->worldSize() > 1) {
+      // The unique id travels through the host communicator; every rank
+      // splits the world for the plan's groups once, here.
+      EMBER_ASSIGN_OR_RETURN(nccl, createNcclCommunicator(
+                                       *hostComm, device,
+                                       collectiveTimeoutSeconds));
+      std::vector<std::vector<int>> groups;
+      for (const CollectiveInfo &c : program0.collectives)
+        if (std::find(groups.begin(), groups.end(), c.groupRanks) ==
+            groups.end())
+          groups.push_back(c.groupRanks);
+      EMBER_RETURN_IF_ERROR(nccl->prepareGroups(groups));
+      env.nccl = nccl.get();
+    }
 
     const Program &p = *program;
     constants.resize(p.slots.size());
@@ -336,6 +363,14 @@ struct CudaSession::Impl final : public ExecutionDevice {
     return Status::ok();
   }
 
+  /// Waits for `stream`; with NCCL, without hanging on a dead peer (its
+  /// collectives fail within the timeout instead).
+  Status syncStream(cudaStream_t stream, const std::string &what) {
+    if (nccl)
+      return nccl->synchronize(stream, what);
+    return cudaStatus(cudaStreamSynchronize(stream), what);
+  }
+
   /// Makes stream 0 wait for every other stream.
   Status joinStreams() {
     for (size_t i = 1; i < streams.size(); ++i) {
@@ -355,8 +390,8 @@ struct CudaSession::Impl final : public ExecutionDevice {
     EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
         &report->invalidIds, invalidIds, sizeof(*invalidIds),
         cudaMemcpyDeviceToHost, streams[0]));
-    EMBER_RETURN_IF_ERROR(cudaStatus(cudaStreamSynchronize(streams[0]),
-                                     "running the plan on " + description));
+    EMBER_RETURN_IF_ERROR(
+        syncStream(streams[0], "running the plan on " + description));
     *deviceInvalidIds = static_cast<int64_t>(report->invalidIds);
     const DeviceErrorRecord &r = report->record;
     if (r.code == 0)
@@ -373,7 +408,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
   /// After a failure: nothing may still be running on the run's memory.
   void drain() {
     for (cudaStream_t s : streams)
-      cudaStreamSynchronize(s);
+      (void)syncStream(s, "draining after a failed run");
     cudaStreamSynchronize(copyStream);
   }
 
@@ -472,9 +507,9 @@ Result<std::unique_ptr<CudaSession>>
 CudaSession::create(std::shared_ptr<const Program> program, int device,
                     Communicator *hostComm, double collectiveTimeoutSeconds,
                     bool cudaGraphs) {
-  (void)collectiveTimeoutSeconds;
   auto impl = std::make_unique<Impl>();
   impl->graphsEnabled = cudaGraphs;
+  impl->collectiveTimeoutSeconds = collectiveTimeoutSeconds;
   impl->program = std::move(program);
   impl->device = device;
   impl->hostComm = hostComm;

@@ -69,11 +69,12 @@ private:
 } // namespace
 
 Status runOnHost(const Program &program, const InstructionInfo &instr,
-                 KernelContext &deviceCtx, cudaStream_t stream) {
+                 KernelContext &deviceCtx, cudaStream_t stream,
+                 const StreamSync &sync) {
   const std::string where = deviceCtx.location();
   // Everything the inputs depend on was enqueued on (or awaited by) this
   // stream.
-  EMBER_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  EMBER_RETURN_IF_ERROR(sync(stream, where + ": host fallback"));
   std::vector<Tensor> inputs;
   inputs.reserve(instr.inputs.size());
   for (size_t i = 0; i < instr.inputs.size(); ++i) {
@@ -109,7 +110,7 @@ Status runOnHost(const Program &program, const InstructionInfo &instr,
           where + ": copying output " + std::to_string(i) + " to the device"));
   }
   // The host outputs die here: the copies must be done.
-  return cudaStatus(cudaStreamSynchronize(stream), where + ": host fallback");
+  return sync(stream, where + ": host fallback");
 }
 
 } // namespace ember::cuda

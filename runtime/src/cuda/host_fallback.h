@@ -15,6 +15,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
+#include <string>
+
 namespace ember {
 struct Program;
 struct InstructionInfo;
@@ -23,10 +26,16 @@ class KernelContext;
 
 namespace ember::cuda {
 
+/// Waits for a stream (the session's: through NCCL when it has one, so that
+/// a dead peer cannot hang the wait).
+using StreamSync =
+    std::function<Status(cudaStream_t stream, const std::string &what)>;
+
 /// Runs `instr`'s CPU kernel (instr.kernel) for `deviceCtx`, whose inputs
 /// and outputs are device memory, with `stream` the instruction's stream.
 Status runOnHost(const Program &program, const InstructionInfo &instr,
-                 KernelContext &deviceCtx, cudaStream_t stream);
+                 KernelContext &deviceCtx, cudaStream_t stream,
+                 const StreamSync &sync);
 
 } // namespace ember::cuda
 
