@@ -136,6 +136,7 @@ planEmitterOptions(const CompileOptions &options) {
   out.maxBatch = options.maxBatch;
   out.planMemory = options.planMemory;
   out.commStream = options.commStream;
+  out.commDType = options.commDType;
   return out;
 }
 

@@ -34,6 +34,9 @@ struct CompileOptions {
   bool planMemory = true;
   /// Collectives on a communication stream: -1 CUDA only, 0 never, 1 always.
   int commStream = -1;
+  /// float32 (exact, default), float16 or bfloat16: the payload encoding of
+  /// the pooled all-to-all, reduce-scatter and all-reduce.
+  std::string commDType = "float32";
 
   /// Sharding (docs/sharding.md). With worldSize > 1 the pipeline plans
   /// the sharding of every embedding table (ember-plan-sharding) and

@@ -83,6 +83,11 @@ static cl::opt<cl::boolOrDefault> commStream(
     "comm-stream",
     cl::desc("Collectives on their own stream, reordered to overlap compute "
              "(default: for --target cuda only)"));
+static cl::opt<std::string> commDType(
+    "comm-dtype",
+    cl::desc("Payload of the pooled all-to-all, reduce-scatter and "
+             "all-reduce: float32 (exact, default), float16 or bfloat16"),
+    cl::value_desc("DTYPE"), cl::init("float32"));
 static cl::opt<bool>
     printStats("memory-stats",
                cl::desc("Print the memory plan's figures to stderr"));
@@ -237,6 +242,7 @@ int main(int argc, char **argv) {
   options.maxBatch = maxBatch;
   options.dumpAfterEachDir = dumpAfterEach;
   options.planMemory = !noMemoryPlan;
+  options.commDType = commDType;
   options.commStream = commStream == cl::BOU_UNSET ? -1
                        : commStream == cl::BOU_TRUE ? 1
                                                     : 0;

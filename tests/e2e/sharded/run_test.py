@@ -15,6 +15,8 @@ mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset):
   plan_json   --emit sharding-plan writes TorchRec ParameterSharding JSON;
               compiling with --plan of that file gives the same plan
               behaviour; --emit sharding-report prints per-rank memory/cost.
+  comm_dtype  --comm-dtype float16/bfloat16 on 2 ranks: close to the exact
+              outputs; a bad dtype is refused.
   bad_ids     an id past its table on 2 ranks (table-wise, row-wise):
               ember-run fails naming the id, no outputs.
   infeasible  a topology whose ranks are too small: a clear error listing
@@ -224,6 +226,29 @@ def forced_errors(compiler, work):
                  "--world-size must be at least 1")
 
 
+def comm_dtype(compiler, runner, work):
+    """--comm-dtype float16 / bfloat16: the pooled all-to-all and the
+    reduce-scatter send 16-bit values; the outputs stay close to the exact
+    ones (the codec's rounding only), and a bad dtype is refused."""
+    inputs, outputs = make_model("mixed", work)
+    single = run_plan(runner, compile_plan(compiler, work, "single", []),
+                      work, inputs, outputs, 1, "single")
+    for dtype, rtol in (("float16", 2e-3), ("bfloat16", 2e-2)):
+        for sharding in ("table_wise", "row_wise", "column_wise"):
+            tag = "%s_%s" % (dtype, sharding)
+            plan = compile_plan(compiler, work, tag, [
+                "--world-size", "2", "--sharding", sharding,
+                "--comm-dtype", dtype])
+            got = run_plan(runner, plan, work, inputs, outputs, 2, tag)
+            for o in outputs:
+                close(got[o], single[o], rtol, rtol,
+                      "--comm-dtype %s, %s, %s" % (dtype, sharding, o))
+            print("--comm-dtype %s, %s: close to exact" % (dtype, sharding),
+                  flush=True)
+    expect_error(compiler, work, ["--world-size", "2", "--comm-dtype", "int8"],
+                 "--comm-dtype must be float32, float16 or bfloat16")
+
+
 def bad_ids(compiler, runner, work):
     """An id past its table on 2 ranks (table-wise and row-wise): ember-run
     fails with an error naming the id, within the timeout, no outputs."""
@@ -258,6 +283,8 @@ def main():
     os.makedirs(work)
     if case == "plan_json":
         plan_json(compiler, runner, work)
+    elif case == "comm_dtype":
+        comm_dtype(compiler, runner, work)
     elif case == "bad_ids":
         bad_ids(compiler, runner, work)
     elif case == "infeasible":
