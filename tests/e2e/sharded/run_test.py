@@ -243,8 +243,13 @@ def comm_dtype(compiler, runner, work):
             for o in outputs:
                 close(got[o], single[o], rtol, rtol,
                       "--comm-dtype %s, %s, %s" % (dtype, sharding, o))
-            print("--comm-dtype %s, %s: close to exact" % (dtype, sharding),
-                  flush=True)
+            # The codec must have been applied: 16-bit payloads round.
+            if all(np.array_equal(got[o], single[o]) for o in outputs):
+                fail("--comm-dtype %s, %s: outputs bit-identical to the "
+                     "exact ones; was the payload encoded?"
+                     % (dtype, sharding))
+            print("--comm-dtype %s, %s: close to exact, not identical"
+                  % (dtype, sharding), flush=True)
     expect_error(compiler, work, ["--world-size", "2", "--comm-dtype", "int8"],
                  "--comm-dtype must be float32, float16 or bfloat16")
 
