@@ -1,4 +1,5 @@
-//===- jagged_device.cuh - Per-thread bodies of the jagged/KJT kernels -*- C++ -*-===//
+//===- jagged_device.cuh - Per-thread bodies of the jagged/KJT kernels -*- C++
+//-*-===//
 //
 // The work of one CUDA thread of each jagged and KJT kernel, as EMBER_HD
 // functions: nvcc compiles them into the kernels (jagged/*.cu) and the host
@@ -169,8 +170,8 @@ EMBER_HD_INLINE void checkRowOffset(int64_t i, const void *offsets, bool is64,
 }
 
 /// The [begin, end) of row b in clamped offsets (forced non-decreasing).
-EMBER_HD_INLINE void rowRange(const int64_t *clamped, int64_t b,
-                              int64_t &begin, int64_t &end) {
+EMBER_HD_INLINE void rowRange(const int64_t *clamped, int64_t b, int64_t &begin,
+                              int64_t &end) {
   begin = clamped[b];
   end = clamped[b + 1];
   if (end < begin)
@@ -198,8 +199,8 @@ EMBER_HD_INLINE void toPaddedElement(int64_t e, const void *values,
 /// output is position r - offsets[b] of padded row b.
 EMBER_HD_INLINE void toJaggedElement(int64_t e, const void *padded,
                                      const int64_t *clamped, int64_t B,
-                                     int64_t L, int64_t rowElems,
-                                     int elemBytes, void *out) {
+                                     int64_t L, int64_t rowElems, int elemBytes,
+                                     void *out) {
   const int64_t r = e / rowElems, k = e - r * rowElems;
   const int64_t b = segmentOf(clamped, B, r);
   const int64_t l = r - clamped[b];
@@ -235,13 +236,11 @@ EMBER_HD_INLINE void permuteLength(int64_t j, const int64_t *perm, int64_t B,
 /// the key counts.
 /// The input holds numValues values: a position past them (lengths that do
 /// not sum to numValues, already an error) is written as zeros.
-EMBER_HD_INLINE void permuteValue(int64_t j, const int64_t *perm,
-                                  const int64_t *offsets, int64_t B,
-                                  const int64_t *outKeyBegin, int64_t P,
-                                  const void *values, int64_t numValues,
-                                  void *outValues, int valueBytes,
-                                  const void *weights, void *outWeights,
-                                  int weightBytes) {
+EMBER_HD_INLINE void
+permuteValue(int64_t j, const int64_t *perm, const int64_t *offsets, int64_t B,
+             const int64_t *outKeyBegin, int64_t P, const void *values,
+             int64_t numValues, void *outValues, int valueBytes,
+             const void *weights, void *outWeights, int weightBytes) {
   const int64_t i = segmentOf(outKeyBegin, P, j);
   const int64_t src = offsets[perm[i] * B] + (j - outKeyBegin[i]);
   if (src >= numValues) {
@@ -276,8 +275,8 @@ EMBER_HD_INLINE void bucketOf(int64_t id, bool ids64, uint64_t blockSize,
     l = u / numBuckets;
   }
   local = ids64 ? static_cast<int64_t>(l)
-                : static_cast<int64_t>(static_cast<int32_t>(
-                      static_cast<uint32_t>(l)));
+                : static_cast<int64_t>(
+                      static_cast<int32_t>(static_cast<uint32_t>(l)));
 }
 
 /// Segments are clamped to the numIds ids (lengths that sum to more are
@@ -295,8 +294,7 @@ EMBER_HD_INLINE void bucketizeCount(int64_t s, int64_t B, int64_t FB,
   for (int64_t i = offsets[s]; i < end; ++i) {
     uint64_t bucket;
     int64_t local;
-    bucketOf(loadIndex(ids, ids64, i), ids64, block, numBuckets, bucket,
-             local);
+    bucketOf(loadIndex(ids, ids64, i), ids64, block, numBuckets, bucket, local);
     ++counts[static_cast<int64_t>(bucket) * FB + s];
   }
 }
@@ -310,21 +308,18 @@ EMBER_HD_INLINE void bucketizeLength(int64_t j, const int64_t *counts,
 /// Thread s of F*B: places the segment's ids, in input order, at the next
 /// free positions of their (bucket, s) output segments. `cursor` starts as
 /// the exclusive scan of the counts; only this thread touches its entries.
-EMBER_HD_INLINE void bucketizePlace(int64_t s, int64_t B, int64_t FB,
-                                    const int64_t *offsets, const void *ids,
-                                    bool ids64, int64_t numIds,
-                                    const int64_t *blockSizes,
-                                    uint64_t numBuckets, int64_t *cursor,
-                                    void *outIds, int64_t *permute,
-                                    const void *weights, void *outWeights,
-                                    int weightBytes) {
+EMBER_HD_INLINE void
+bucketizePlace(int64_t s, int64_t B, int64_t FB, const int64_t *offsets,
+               const void *ids, bool ids64, int64_t numIds,
+               const int64_t *blockSizes, uint64_t numBuckets, int64_t *cursor,
+               void *outIds, int64_t *permute, const void *weights,
+               void *outWeights, int weightBytes) {
   const uint64_t block = static_cast<uint64_t>(blockSizes[s / B]);
   const int64_t end = offsets[s + 1] < numIds ? offsets[s + 1] : numIds;
   for (int64_t i = offsets[s]; i < end; ++i) {
     uint64_t bucket;
     int64_t local;
-    bucketOf(loadIndex(ids, ids64, i), ids64, block, numBuckets, bucket,
-             local);
+    bucketOf(loadIndex(ids, ids64, i), ids64, block, numBuckets, bucket, local);
     const int64_t pos = cursor[static_cast<int64_t>(bucket) * FB + s]++;
     storeIndex(outIds, ids64, pos, local);
     permute[i] = pos;

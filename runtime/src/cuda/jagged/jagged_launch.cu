@@ -18,8 +18,7 @@ struct IntChunk {
   int64_t values[kUploadChunk];
 };
 
-__global__ void uploadChunkKernel(IntChunk chunk, int64_t count,
-                                  int64_t *dst) {
+__global__ void uploadChunkKernel(IntChunk chunk, int64_t count, int64_t *dst) {
   int i = threadIdx.x;
   if (i < count)
     dst[i] = chunk.values[i];
@@ -91,11 +90,11 @@ Status inclusiveScanInPlace(KernelContext &ctx, const KernelEnv &env,
   if (n <= 0)
     return Status::ok();
   size_t tempBytes = 0;
-  EMBER_CUDA_RETURN_IF_ERROR(cub::DeviceScan::InclusiveSum(
-      nullptr, tempBytes, data, n, env.stream));
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cub::DeviceScan::InclusiveSum(nullptr, tempBytes, data, n, env.stream));
   EMBER_ASSIGN_OR_RETURN(void *temp, scratchBytes(ctx, tempBytes));
-  EMBER_CUDA_RETURN_IF_ERROR(cub::DeviceScan::InclusiveSum(
-      temp, tempBytes, data, n, env.stream));
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cub::DeviceScan::InclusiveSum(temp, tempBytes, data, n, env.stream));
   return Status::ok();
 }
 
@@ -139,8 +138,8 @@ Status deviceErrorStatus(const DeviceErrorRecord &record, const KernelEnv &env,
     return Status::ok();
   std::string message = where + ": " + describeDeviceError(record);
   if (record.instruction != env.instruction)
-    message += " (found by instruction " + std::to_string(record.instruction) +
-               ")";
+    message +=
+        " (found by instruction " + std::to_string(record.instruction) + ")";
   return Status(statusCodeOf(static_cast<DeviceErrorCode>(record.code)),
                 message);
 }
@@ -153,16 +152,15 @@ Result<std::vector<int64_t>> readBackInts(const KernelContext &ctx,
   const size_t need = valueOffset + static_cast<size_t>(count) * 8;
   if (!env.hostStaging || env.hostStagingBytes < need)
     return internalError(ctx.location() + ": reading back " +
-                         std::to_string(count) +
-                         " sizes needs " + std::to_string(need) +
+                         std::to_string(count) + " sizes needs " +
+                         std::to_string(need) +
                          " bytes of host staging memory, the session has " +
                          std::to_string(env.hostStagingBytes));
   uint8_t *staging = static_cast<uint8_t *>(env.hostStaging);
   DeviceErrorRecord record{};
   if (env.errors)
-    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging, env.errors, recordBytes,
-                                               cudaMemcpyDeviceToHost,
-                                               env.stream));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+        staging, env.errors, recordBytes, cudaMemcpyDeviceToHost, env.stream));
   if (count > 0)
     EMBER_CUDA_RETURN_IF_ERROR(
         cudaMemcpyAsync(staging + valueOffset, src, count * sizeof(int64_t),
@@ -181,9 +179,8 @@ Status copyDevice(const KernelEnv &env, void *dst, const void *src,
                   size_t bytes) {
   if (bytes == 0)
     return Status::ok();
-  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(dst, src, bytes,
-                                             cudaMemcpyDeviceToDevice,
-                                             env.stream));
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, env.stream));
   return Status::ok();
 }
 

@@ -1,4 +1,5 @@
-//===- jagged_launch.h - Host helpers of the CUDA jagged/KJT kernels -*- C++ -*-===//
+//===- jagged_launch.h - Host helpers of the CUDA jagged/KJT kernels -*- C++
+//-*-===//
 //
 // What the CUDA jagged and KJT kernels share on the host side: the grid of a
 // grid-stride launch, small host arrays made device arrays without a host

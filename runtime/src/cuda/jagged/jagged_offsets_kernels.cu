@@ -24,10 +24,9 @@ using ember::jagged::errorAt;
 
 namespace {
 
-__global__ void checkRowOffsetsKernel(int64_t n, const void *offsets,
-                                      bool is64, int64_t limit,
-                                      int64_t maxLength, int64_t *clamped,
-                                      ErrorSink sink) {
+__global__ void checkRowOffsetsKernel(int64_t n, const void *offsets, bool is64,
+                                      int64_t limit, int64_t maxLength,
+                                      int64_t *clamped, ErrorSink sink) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
        i += int64_t{gridDim.x} * blockDim.x)
     checkRowOffset(i, offsets, is64, limit, maxLength, clamped, sink);
@@ -61,8 +60,7 @@ Status checkOffsetsInput(const Tensor &offsets, const std::string &where) {
 }
 
 /// Validates offsets [B+1] on the device into clamped int64 offsets.
-Result<int64_t *> checkOffsetsOnDevice(KernelContext &ctx,
-                                       const KernelEnv &env,
+Result<int64_t *> checkOffsetsOnDevice(KernelContext &ctx, const KernelEnv &env,
                                        const Tensor &offsets, int64_t limit,
                                        int64_t maxLength) {
   const int64_t n = offsets.numel();
@@ -84,10 +82,9 @@ Status runLengthsToOffsets(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(
       Tensor * out,
       ctx.allocateOutput(0, DType::kInt64, {lengths.numel() + 1}));
-  return lengthsToOffsetsOnDevice(ctx, *env, lengths.data(),
-                                  lengths.dtype() == DType::kInt64,
-                                  lengths.numel(), -1, out->data<int64_t>(),
-                                  "lengths");
+  return lengthsToOffsetsOnDevice(
+      ctx, *env, lengths.data(), lengths.dtype() == DType::kInt64,
+      lengths.numel(), -1, out->data<int64_t>(), "lengths");
 }
 
 Status runJaggedToPadded(KernelContext &ctx) {
@@ -96,8 +93,7 @@ Status runJaggedToPadded(KernelContext &ctx) {
   auto maxLengthOr = ember::jagged::readMaxLength(ctx.attrs());
   if (!maxLengthOr.isOk())
     return maxLengthOr.status().withContext(where);
-  auto padOr =
-      ember::jagged::optionalFloat(ctx.attrs(), "padding_value", 0.0);
+  auto padOr = ember::jagged::optionalFloat(ctx.attrs(), "padding_value", 0.0);
   if (!padOr.isOk())
     return padOr.status().withContext(where);
   const int64_t L = *maxLengthOr;

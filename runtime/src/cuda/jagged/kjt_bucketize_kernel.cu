@@ -40,14 +40,12 @@ __global__ void bucketizeLengthKernel(int64_t n, const int64_t *counts,
     bucketizeLength(j, counts, outLengths, lengths64);
 }
 
-__global__ void bucketizePlaceKernel(int64_t FB, int64_t B,
-                                     const int64_t *offsets, const void *ids,
-                                     bool ids64, int64_t numIds,
-                                     const int64_t *blockSizes,
-                                     uint64_t numBuckets, int64_t *cursor,
-                                     void *outIds, int64_t *permute,
-                                     const void *weights, void *outWeights,
-                                     int weightBytes) {
+__global__ void
+bucketizePlaceKernel(int64_t FB, int64_t B, const int64_t *offsets,
+                     const void *ids, bool ids64, int64_t numIds,
+                     const int64_t *blockSizes, uint64_t numBuckets,
+                     int64_t *cursor, void *outIds, int64_t *permute,
+                     const void *weights, void *outWeights, int weightBytes) {
   for (int64_t s = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; s < FB;
        s += int64_t{gridDim.x} * blockDim.x)
     bucketizePlace(s, B, FB, offsets, ids, ids64, numIds, blockSizes,
@@ -113,14 +111,13 @@ Status runKjtBucketize(KernelContext &ctx) {
                                          lengths->data(),
                                          kjt.lengths.dtype() == DType::kInt64);
   EMBER_RETURN_IF_ERROR(launchStatus("kjt_bucketize (lengths)"));
-  EMBER_RETURN_IF_ERROR(inclusiveScanInPlace(ctx, *env, cursor + 1,
-                                             numLengths));
+  EMBER_RETURN_IF_ERROR(
+      inclusiveScanInPlace(ctx, *env, cursor + 1, numLengths));
   bucketizePlaceKernel<<<segBlocks, kThreads, 0, env->stream>>>(
       FB, B, offsets, kjt.values.data(), ids64, n, blockSizes, buckets, cursor,
       values->data(), permute->data<int64_t>(),
       weights ? kjt.weights.data() : nullptr,
-      weights ? weights->data() : nullptr,
-      static_cast<int>(kjt.weightBytes()));
+      weights ? weights->data() : nullptr, static_cast<int>(kjt.weightBytes()));
   return launchStatus("kjt_bucketize (place)");
 }
 

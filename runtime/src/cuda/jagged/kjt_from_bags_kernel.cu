@@ -27,8 +27,8 @@ __global__ void fromBagsOffsetKernel(int64_t numOffsets, int64_t f, int64_t B,
                                      int64_t *used, ErrorSink sink) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x;
        i < numOffsets; i += int64_t{gridDim.x} * blockDim.x)
-    fromBagsOffset(i, f, B, offsets, offsets64, numOffsets, includeLast,
-                   numIds, outLengths, lengths64, used, sink);
+    fromBagsOffset(i, f, B, offsets, offsets64, numOffsets, includeLast, numIds,
+                   outLengths, lengths64, used, sink);
 }
 
 __global__ void fromBagsCheckIdKernel(int64_t numIds, int64_t f, int64_t B,
@@ -47,8 +47,7 @@ __global__ void fromBagsCheckIdKernel(int64_t numIds, int64_t f, int64_t B,
 Status runKjtFromBags(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, "kjt_from_bags"));
-  auto attrsOr =
-      ember::jagged::readFromBagsAttrs(ctx.attrs(), ctx.numInputs());
+  auto attrsOr = ember::jagged::readFromBagsAttrs(ctx.attrs(), ctx.numInputs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const ember::jagged::FromBagsAttrs &a = *attrsOr;

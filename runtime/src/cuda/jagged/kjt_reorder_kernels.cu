@@ -63,8 +63,8 @@ Result<int64_t *> kjtOffsets(KernelContext &ctx, const KernelEnv &env,
   const int64_t count = kjt.lengths.numel();
   EMBER_ASSIGN_OR_RETURN(int64_t * offsets, scratchInts(ctx, count + 1));
   EMBER_RETURN_IF_ERROR(lengthsToOffsetsOnDevice(
-      ctx, env, kjt.lengths.data(), kjt.lengths.dtype() == DType::kInt64,
-      count, kjt.values.numel(), offsets, what + " lengths"));
+      ctx, env, kjt.lengths.data(), kjt.lengths.dtype() == DType::kInt64, count,
+      kjt.values.numel(), offsets, what + " lengths"));
   return offsets;
 }
 
@@ -105,8 +105,8 @@ Status runKjtPermute(KernelContext &ctx) {
       keepsEveryKeyOnce = false;
     seen[k] = 1;
   }
-  EMBER_ASSIGN_OR_RETURN(int64_t * offsets, kjtOffsets(ctx, *env, kjt,
-                                                       "the KJT"));
+  EMBER_ASSIGN_OR_RETURN(int64_t * offsets,
+                         kjtOffsets(ctx, *env, kjt, "the KJT"));
   EMBER_ASSIGN_OR_RETURN(int64_t * perm, uploadInts(ctx, *env, a.permutation));
   // outKeyBegin[0..P]: the exclusive prefix sum of the output keys' counts.
   EMBER_ASSIGN_OR_RETURN(int64_t * outKeyBegin, scratchInts(ctx, P + 1));
@@ -144,8 +144,7 @@ Status runKjtPermute(KernelContext &ctx) {
   if (total > 0) {
     permuteValueKernel<<<blocksFor(total, *env), kThreads, 0, env->stream>>>(
         total, perm, offsets, B, outKeyBegin, P, kjt.values.data(),
-        kjt.values.numel(), values->data(),
-        static_cast<int>(kjt.valueBytes()),
+        kjt.values.numel(), values->data(), static_cast<int>(kjt.valueBytes()),
         weights ? kjt.weights.data() : nullptr,
         weights ? weights->data() : nullptr,
         static_cast<int>(kjt.weightBytes()));
@@ -198,17 +197,15 @@ Status runKjtSplit(KernelContext &ctx) {
     EMBER_RETURN_IF_ERROR(copyDevice(*env, values->data(),
                                      kjt.values.data<uint8_t>() + begin * vb,
                                      count * vb));
-    EMBER_RETURN_IF_ERROR(
-        copyDevice(*env, lengths->data(),
-                   kjt.lengths.data<uint8_t>() + firstKey * B * lb,
-                   counts[s] * B * lb));
+    EMBER_RETURN_IF_ERROR(copyDevice(
+        *env, lengths->data(), kjt.lengths.data<uint8_t>() + firstKey * B * lb,
+        counts[s] * B * lb));
     if (kjt.weighted()) {
       EMBER_ASSIGN_OR_RETURN(
-          Tensor * weights,
-          allocate(ctx, out + 2, kjt.weights.dtype(), count));
-      EMBER_RETURN_IF_ERROR(
-          copyDevice(*env, weights->data(),
-                     kjt.weights.data<uint8_t>() + begin * wb, count * wb));
+          Tensor * weights, allocate(ctx, out + 2, kjt.weights.dtype(), count));
+      EMBER_RETURN_IF_ERROR(copyDevice(*env, weights->data(),
+                                       kjt.weights.data<uint8_t>() + begin * wb,
+                                       count * wb));
     } else {
       EMBER_RETURN_IF_ERROR(ctx.setOutput(out + 2, Tensor()));
     }
@@ -220,8 +217,7 @@ Status runKjtSplit(KernelContext &ctx) {
 Status runKjtConcat(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, "kjt_concat"));
-  auto attrsOr =
-      ember::jagged::readConcatAttrs(ctx.attrs(), ctx.numInputs());
+  auto attrsOr = ember::jagged::readConcatAttrs(ctx.attrs(), ctx.numInputs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   EMBER_ASSIGN_OR_RETURN(
@@ -238,8 +234,8 @@ Status runKjtConcat(KernelContext &ctx) {
   const KjtView &first = kjts.front();
   EMBER_ASSIGN_OR_RETURN(Tensor * values,
                          allocate(ctx, 0, first.values.dtype(), totalValues));
-  EMBER_ASSIGN_OR_RETURN(
-      Tensor * lengths, allocate(ctx, 1, first.lengths.dtype(), totalLengths));
+  EMBER_ASSIGN_OR_RETURN(Tensor * lengths,
+                         allocate(ctx, 1, first.lengths.dtype(), totalLengths));
   Tensor *weights = nullptr;
   if (first.weighted()) {
     EMBER_ASSIGN_OR_RETURN(
