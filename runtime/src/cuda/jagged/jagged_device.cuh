@@ -142,8 +142,9 @@ EMBER_HD_INLINE void checkLengthsSum(const int64_t *offsets, int64_t count,
 
 /// Thread i of B+1: offsets[0] must be 0, offsets must not decrease, and
 /// must be at most `limit` (< 0: no limit); with maxLength >= 0 no row may be
-/// longer than it. Writes the clamped offset to clamped[i] (non-decreasing,
-/// within [0, limit], starting at 0, whatever the input).
+/// longer than it. Writes the offset clamped to [0, limit] to clamped[i]
+/// (clamped[0] = 0); with bad input these may still decrease, which
+/// rowRange copes with.
 EMBER_HD_INLINE void checkRowOffset(int64_t i, const void *offsets, bool is64,
                                     int64_t limit, int64_t maxLength,
                                     int64_t *clamped, ErrorSink sink) {
@@ -160,9 +161,6 @@ EMBER_HD_INLINE void checkRowOffset(int64_t i, const void *offsets, bool is64,
   }
   if (limit >= 0 && o > limit)
     recordError(sink, DeviceErrorCode::kOffsetOutOfRange, i, o, limit);
-  // The clamped offsets: the running maximum is not available per thread,
-  // so a decreasing offset is raised to its predecessor only (the run fails
-  // anyway; what matters is that every later read stays in bounds).
   int64_t c = i == 0 ? 0 : (o < 0 ? 0 : o);
   if (limit >= 0 && c > limit)
     c = limit;
