@@ -347,53 +347,57 @@ std::vector<Tensor> emuFromBags(Emulator &emu, const std::vector<Bags> &bags,
                                 const std::vector<int64_t> &numRows) {
   const int64_t F = static_cast<int64_t>(bags.size());
   const int64_t B = bags[0].offsets.numel() - (bags[0].includeLast ? 1 : 0);
-  const bool lengths64 = lengthsDType == DType::kInt64;
-  Tensor lengths = allocate(lengthsDType, {F * B});
-  std::vector<int64_t> used(F, -99), usedIds(F);
+  std::vector<BagFeatureInfo> features(F);
+  std::vector<int64_t> used(F);
   bool anyIncludeLast = false;
+  int64_t totalOffsets = 0, totalIds = 0;
   for (int64_t f = 0; f < F; ++f) {
     const Bags &g = bags[f];
-    const bool offsets64 = g.offsets.dtype() == DType::kInt64;
-    const int64_t numIds = g.ids.numel(), numOffsets = g.offsets.numel();
+    BagFeatureInfo &b = features[f];
+    b.ids = g.ids.data();
+    b.offsets = g.offsets.data();
+    b.weights = g.weights.defined() ? g.weights.data() : nullptr;
+    b.ids64 = g.ids.dtype() == DType::kInt64;
+    b.offsets64 = g.offsets.dtype() == DType::kInt64;
+    b.includeLast = g.includeLast;
+    b.numIds = g.ids.numel();
+    b.numOffsets = g.offsets.numel();
+    b.numRows = numRows.empty() ? -1 : numRows[f];
     anyIncludeLast |= g.includeLast;
-    usedIds[f] = B > 0 ? numIds : 0;
-    emu.grid(numOffsets, [&](int64_t i) {
-      fromBagsOffset(i, f, B, g.offsets.data(), offsets64, numOffsets,
-                     g.includeLast, numIds,
-                     lengths.data<uint8_t>() + f * B * dtypeSize(lengthsDType),
-                     lengths64, &used[f], emu.sink);
-    });
-    if (!numRows.empty())
-      emu.grid(numIds, [&](int64_t i) {
-        fromBagsCheckId(i, f, B, g.ids.data(), g.ids.dtype() == DType::kInt64,
-                        g.offsets.data(), offsets64, g.includeLast, numIds,
-                        numRows[f], emu.sink);
-      });
+    used[f] = B > 0 ? b.numIds : 0;
+    totalOffsets += b.numOffsets;
+    totalIds += b.numIds;
   }
+  const std::vector<int64_t> table = fromBagsTable(features);
+  const BagFeatures t = bagFeaturesAt(table.data(), F);
+  Tensor lengths = allocate(lengthsDType, {F * B});
+  std::vector<int64_t> usedDevice(F, -99);
+  emu.grid(totalOffsets, [&](int64_t g) {
+    fromBagsOffset(g, t, B, lengths.data(), lengthsDType == DType::kInt64,
+                   usedDevice.data(), emu.sink);
+  });
+  if (!numRows.empty())
+    emu.grid(totalIds, [&](int64_t g) { fromBagsCheckId(g, t, B, emu.sink); });
   if (anyIncludeLast) {
     if (!emu.ok())
       return {};
     for (int64_t f = 0; f < F; ++f)
-      if (bags[f].includeLast)
-        usedIds[f] = used[f];
+      if (features[f].includeLast)
+        used[f] = usedDevice[f];
   }
-  int64_t total = 0;
-  for (int64_t u : usedIds)
-    total += u;
+  std::vector<int64_t> outBegin(F + 1, 0);
+  for (int64_t f = 0; f < F; ++f)
+    outBegin[f + 1] = outBegin[f] + used[f];
   const DType idsDType = bags[0].ids.dtype();
-  Tensor values = allocate(idsDType, {total}), weights;
+  Tensor values = allocate(idsDType, {outBegin[F]}), weights;
   if (bags[0].weights.defined())
-    weights = allocate(DType::kFloat32, {total});
-  int64_t pos = 0;
-  for (int64_t f = 0; f < F; ++f) {
-    ember::jagged::copyBytes(values.data<uint8_t>() + pos * dtypeSize(idsDType),
-                             bags[f].ids.data(),
-                             usedIds[f] * dtypeSize(idsDType));
-    if (weights.defined())
-      ember::jagged::copyBytes(weights.data<float>() + pos,
-                               bags[f].weights.data(), usedIds[f] * 4);
-    pos += usedIds[f];
-  }
+    weights = allocate(DType::kFloat32, {outBegin[F]});
+  if (outBegin[F] > 0)
+    emu.grid(totalIds, [&](int64_t g) {
+      fromBagsCopy(g, t, outBegin.data(), values.data(),
+                   static_cast<int>(dtypeSize(idsDType)),
+                   weights.defined() ? weights.data() : nullptr);
+    });
   return {values, lengths, weights};
 }
 

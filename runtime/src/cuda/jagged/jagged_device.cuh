@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace ember::cuda::jagged {
 
@@ -327,20 +328,96 @@ bucketizePlace(int64_t s, int64_t B, int64_t FB, const int64_t *offsets,
 }
 
 //===----------------------------------------------------------------------===//
-// kjt_from_bags (one feature per launch)
+// kjt_from_bags (all features in each launch)
 //===----------------------------------------------------------------------===//
 
-/// Offset i (thread i of numOffsets) of feature f: offsets has B + 1
-/// entries (includeLast) or B (the last bag then ends at numIds). Offsets
-/// must start at 0, not decrease and be at most numIds. Thread i < B writes
-/// the length of bag i; with includeLast, the last thread writes the ids the
-/// bags cover (the last offset, clamped) to *used.
-EMBER_HD_INLINE void fromBagsOffset(int64_t i, int64_t f, int64_t B,
-                                    const void *offsets, bool offsets64,
-                                    int64_t numOffsets, bool includeLast,
-                                    int64_t numIds, void *outLengths,
+/// The features of kjt_from_bags as device arrays (one int64 array of
+/// 9F + 2 entries, laid out by fromBagsTable on the host): the work of all
+/// features is one index space per launch (their offsets, their ids), and a
+/// thread finds its feature by a binary search of the begin arrays.
+struct BagFeatures {
+  int64_t count = 0;                // F
+  const int64_t *ids = nullptr;     // device pointers, as int64
+  const int64_t *offsets = nullptr; // device pointers, as int64
+  const int64_t *weights = nullptr; // device pointers (0: unweighted)
+  const int64_t *flags = nullptr;   // kBagIds64 | kBagOffsets64 | ...
+  const int64_t *numIds = nullptr;
+  const int64_t *numOffsets = nullptr;
+  const int64_t *numRows = nullptr;  // < 0: ids are not checked
+  const int64_t *idBegin = nullptr;  // F + 1: prefix sum of numIds
+  const int64_t *offBegin = nullptr; // F + 1: prefix sum of numOffsets
+};
+
+constexpr int64_t kBagIds64 = 1, kBagOffsets64 = 2, kBagIncludeLast = 4;
+
+/// Entries of the table of F features.
+EMBER_HD_INLINE int64_t bagTableSize(int64_t F) { return 9 * F + 2; }
+
+EMBER_HD_INLINE BagFeatures bagFeaturesAt(const int64_t *table, int64_t F) {
+  BagFeatures t;
+  t.count = F;
+  t.ids = table;
+  t.offsets = table + F;
+  t.weights = table + 2 * F;
+  t.flags = table + 3 * F;
+  t.numIds = table + 4 * F;
+  t.numOffsets = table + 5 * F;
+  t.numRows = table + 6 * F;
+  t.idBegin = table + 7 * F;
+  t.offBegin = table + 8 * F + 1;
+  return t;
+}
+
+EMBER_HD_INLINE const void *bagPointer(const int64_t *pointers, int64_t f) {
+  return reinterpret_cast<const void *>(static_cast<uintptr_t>(pointers[f]));
+}
+
+/// One feature of kjt_from_bags, on the host.
+struct BagFeatureInfo {
+  const void *ids = nullptr, *offsets = nullptr, *weights = nullptr;
+  bool ids64 = true, offsets64 = true, includeLast = false;
+  int64_t numIds = 0, numOffsets = 0, numRows = -1;
+};
+
+/// The host image of the BagFeatures table (bagTableSize(F) entries).
+inline std::vector<int64_t>
+fromBagsTable(const std::vector<BagFeatureInfo> &features) {
+  const int64_t F = static_cast<int64_t>(features.size());
+  std::vector<int64_t> table(bagTableSize(F), 0);
+  int64_t *idBegin = table.data() + 7 * F, *offBegin = table.data() + 8 * F + 1;
+  for (int64_t f = 0; f < F; ++f) {
+    const BagFeatureInfo &b = features[f];
+    table[f] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(b.ids));
+    table[F + f] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(b.offsets));
+    table[2 * F + f] =
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(b.weights));
+    table[3 * F + f] = (b.ids64 ? kBagIds64 : 0) |
+                       (b.offsets64 ? kBagOffsets64 : 0) |
+                       (b.includeLast ? kBagIncludeLast : 0);
+    table[4 * F + f] = b.numIds;
+    table[5 * F + f] = b.numOffsets;
+    table[6 * F + f] = b.numRows;
+    idBegin[f + 1] = idBegin[f] + b.numIds;
+    offBegin[f + 1] = offBegin[f] + b.numOffsets;
+  }
+  return table;
+}
+
+/// Offset g of all the features' offsets (thread g of their total): offset
+/// i of feature f. A feature's offsets have B + 1 entries (include_last_
+/// offset) or B (the last bag then ends at its numIds). Offsets must start
+/// at 0, not decrease and be at most numIds. Thread i < B writes the length
+/// of bag i (lengths[f * B + i]); with include_last_offset, the last thread
+/// writes the ids the bags cover (the last offset, clamped) to used[f].
+EMBER_HD_INLINE void fromBagsOffset(int64_t g, const BagFeatures &t,
+                                    int64_t B, void *outLengths,
                                     bool lengths64, int64_t *used,
                                     ErrorSink sink) {
+  const int64_t f = segmentOf(t.offBegin, t.count, g);
+  const int64_t i = g - t.offBegin[f];
+  const void *offsets = bagPointer(t.offsets, f);
+  const bool offsets64 = (t.flags[f] & kBagOffsets64) != 0;
+  const int64_t numIds = t.numIds[f], numOffsets = t.numOffsets[f];
   const int64_t o = loadIndex(offsets, offsets64, i);
   if (i == 0 && o != 0)
     recordError(sink, DeviceErrorCode::kFeatureOffsetInvalid, f, 0, o, numIds);
@@ -349,30 +426,39 @@ EMBER_HD_INLINE void fromBagsOffset(int64_t i, int64_t f, int64_t B,
   if (i < B) {
     const int64_t next =
         i + 1 < numOffsets ? loadIndex(offsets, offsets64, i + 1) : numIds;
-    storeIndex(outLengths, lengths64, i, next > o ? next - o : 0);
+    storeIndex(outLengths, lengths64, f * B + i, next > o ? next - o : 0);
   }
-  if (includeLast && i == numOffsets - 1)
-    *used = clampTo(o, 0, numIds);
+  if ((t.flags[f] & kBagIncludeLast) && i == numOffsets - 1)
+    used[f] = clampTo(o, 0, numIds);
 }
 
-/// Id i (thread i of numIds) of feature f: an id covered by the bags
-/// (i < the last offset) must lie in [0, numRows). The error names the
+/// The ids of feature f the bags cover: [0, usedEnd).
+EMBER_HD_INLINE int64_t bagIdsUsedEnd(const BagFeatures &t, int64_t f,
+                                      int64_t B) {
+  if (t.flags[f] & kBagIncludeLast)
+    return clampTo(loadIndex(bagPointer(t.offsets, f),
+                             (t.flags[f] & kBagOffsets64) != 0, B),
+                   0, t.numIds[f]);
+  return B > 0 ? t.numIds[f] : 0;
+}
+
+/// Id g of all the features' ids (thread g of their total): id i of feature
+/// f must lie in [0, numRows[f]) when the bags cover it. The error names the
 /// feature, the position and the sample (found by a search of the offsets,
 /// only on the error path).
-EMBER_HD_INLINE void fromBagsCheckId(int64_t i, int64_t f, int64_t B,
-                                     const void *ids, bool ids64,
-                                     const void *offsets, bool offsets64,
-                                     bool includeLast, int64_t numIds,
-                                     int64_t numRows, ErrorSink sink) {
-  const int64_t usedEnd =
-      includeLast ? clampTo(loadIndex(offsets, offsets64, B), 0, numIds)
-                  : (B > 0 ? numIds : 0);
-  if (i >= usedEnd)
+EMBER_HD_INLINE void fromBagsCheckId(int64_t g, const BagFeatures &t,
+                                     int64_t B, ErrorSink sink) {
+  const int64_t f = segmentOf(t.idBegin, t.count, g);
+  const int64_t i = g - t.idBegin[f], numRows = t.numRows[f];
+  if (numRows < 0 || i >= bagIdsUsedEnd(t, f, B))
     return;
-  const int64_t id = loadIndex(ids, ids64, i);
+  const int64_t id =
+      loadIndex(bagPointer(t.ids, f), (t.flags[f] & kBagIds64) != 0, i);
   if (id >= 0 && id < numRows)
     return;
   // The sample: the last bag b < B with offsets[b] <= i.
+  const void *offsets = bagPointer(t.offsets, f);
+  const bool offsets64 = (t.flags[f] & kBagOffsets64) != 0;
   int64_t lo = 0, hi = B;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
@@ -383,6 +469,21 @@ EMBER_HD_INLINE void fromBagsCheckId(int64_t i, int64_t f, int64_t B,
   }
   recordError(sink, DeviceErrorCode::kFeatureIdOutOfRange, id, i,
               packFeatureSample(f, lo), numRows);
+}
+
+/// Id g of all the features' ids: id i of feature f goes to output position
+/// outBegin[f] + i when the bags cover it (i < outBegin[f+1] - outBegin[f]),
+/// its weight likewise.
+EMBER_HD_INLINE void fromBagsCopy(int64_t g, const BagFeatures &t,
+                                  const int64_t *outBegin, void *outIds,
+                                  int idBytes, void *outWeights) {
+  const int64_t f = segmentOf(t.idBegin, t.count, g);
+  const int64_t i = g - t.idBegin[f];
+  if (i >= outBegin[f + 1] - outBegin[f])
+    return;
+  copyElement(outIds, outBegin[f] + i, bagPointer(t.ids, f), i, idBytes);
+  if (outWeights)
+    copyElement(outWeights, outBegin[f] + i, bagPointer(t.weights, f), i, 4);
 }
 
 } // namespace ember::cuda::jagged
