@@ -772,6 +772,31 @@ TEST(JaggedEmulation, KjtFromBagsMatchesCpu) {
         }
 }
 
+TEST(JaggedEmulation, KjtFromBagsChecksOnlyIdsInBags) {
+  // No bags (offsets [] without include_last_offset), and ids past the last
+  // offset with it: those ids are not part of the KJT and not checked.
+  Bags none{indexTensor({5, 99}, DType::kInt64), indexTensor({}, DType::kInt64),
+            Tensor(), false};
+  Bags past{indexTensor({3, 99}, DType::kInt64),
+            indexTensor({0, 1}, DType::kInt32), Tensor(), true};
+  for (const Bags &g : {none, past}) {
+    TestKernelContext ctx;
+    addBags(ctx, {g});
+    ctx.setNumOutputs(3);
+    ctx.attrs()
+        .set("include_last_offset", std::vector<int64_t>{g.includeLast})
+        .set("num_rows", std::vector<int64_t>{10});
+    Status s = runKernel("kjt_from_bags", ctx);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+    Emulator emu;
+    std::vector<Tensor> got = emuFromBags(emu, {g}, DType::kInt64, {10});
+    EXPECT_TRUE(emu.ok()) << describeDeviceError(emu.record);
+    ASSERT_EQ(got.size(), 3u);
+    for (int i = 0; i < 3; ++i)
+      expectSameTensor(got[i], ctx.output(i), "output " + std::to_string(i));
+  }
+}
+
 TEST(JaggedEmulation, KjtFromBagsRecordsBadIdsAndOffsets) {
   // An id outside the table: the record names the feature, position and
   // sample, like the CPU kernel's message.

@@ -474,6 +474,24 @@ TEST(CudaKjt, FromBagsMatchesCpu) {
         }
 }
 
+TEST(CudaKjt, FromBagsChecksOnlyIdsInBags) {
+  EMBER_SKIP_WITHOUT_GPU();
+  // No bags, and ids past the last offset: not part of the KJT, not checked.
+  for (bool includeLast : {false, true}) {
+    Call call;
+    call.add(indexTensor({3, 99}, DType::kInt64))
+        .add(indexTensor(includeLast ? std::vector<int64_t>{0, 1}
+                                     : std::vector<int64_t>{},
+                         DType::kInt32))
+        .add(Tensor());
+    call.numOutputs = 3;
+    call.attrs.set("include_last_offset", std::vector<int64_t>{includeLast})
+        .set("num_rows", std::vector<int64_t>{10});
+    expectGpuMatchesCpu("kjt_from_bags", call,
+                        includeLast ? "past the last offset" : "no bags");
+  }
+}
+
 TEST(CudaKjt, FromBagsErrors) {
   EMBER_SKIP_WITHOUT_GPU();
   Call badId;
