@@ -540,8 +540,9 @@ struct Shape2 {
   int64_t keys, batch, maxLength;
 };
 const std::vector<Shape2> &kjtShapes() {
-  static const std::vector<Shape2> shapes = {{1, 1, 4}, {3, 1, 5}, {4, 5, 6},
-                                             {2, 3, 0}, {3, 0, 3}, {64, 3, 4}};
+  static const std::vector<Shape2> shapes = {{1, 1, 4},  {3, 1, 5}, {4, 5, 6},
+                                             {2, 3, 0},  {3, 0, 3}, {64, 3, 4},
+                                             {8, 300, 5}};
   return shapes;
 }
 

@@ -409,10 +409,9 @@ fromBagsTable(const std::vector<BagFeatureInfo> &features) {
 /// at 0, not decrease and be at most numIds. Thread i < B writes the length
 /// of bag i (lengths[f * B + i]); with include_last_offset, the last thread
 /// writes the ids the bags cover (the last offset, clamped) to used[f].
-EMBER_HD_INLINE void fromBagsOffset(int64_t g, const BagFeatures &t,
-                                    int64_t B, void *outLengths,
-                                    bool lengths64, int64_t *used,
-                                    ErrorSink sink) {
+EMBER_HD_INLINE void fromBagsOffset(int64_t g, const BagFeatures &t, int64_t B,
+                                    void *outLengths, bool lengths64,
+                                    int64_t *used, ErrorSink sink) {
   const int64_t f = segmentOf(t.offBegin, t.count, g);
   const int64_t i = g - t.offBegin[f];
   const void *offsets = bagPointer(t.offsets, f);
@@ -446,8 +445,8 @@ EMBER_HD_INLINE int64_t bagIdsUsedEnd(const BagFeatures &t, int64_t f,
 /// f must lie in [0, numRows[f]) when the bags cover it. The error names the
 /// feature, the position and the sample (found by a search of the offsets,
 /// only on the error path).
-EMBER_HD_INLINE void fromBagsCheckId(int64_t g, const BagFeatures &t,
-                                     int64_t B, ErrorSink sink) {
+EMBER_HD_INLINE void fromBagsCheckId(int64_t g, const BagFeatures &t, int64_t B,
+                                     ErrorSink sink) {
   const int64_t f = segmentOf(t.idBegin, t.count, g);
   const int64_t i = g - t.idBegin[f], numRows = t.numRows[f];
   if (numRows < 0 || i >= bagIdsUsedEnd(t, f, B))

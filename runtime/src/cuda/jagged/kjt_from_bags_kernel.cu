@@ -22,8 +22,8 @@ namespace ember::cuda::jagged {
 
 namespace {
 
-__global__ void fromBagsOffsetKernel(int64_t n, const int64_t *table,
-                                     int64_t F, int64_t B, void *outLengths,
+__global__ void fromBagsOffsetKernel(int64_t n, const int64_t *table, int64_t F,
+                                     int64_t B, void *outLengths,
                                      bool lengths64, int64_t *used,
                                      ErrorSink sink) {
   const BagFeatures t = bagFeaturesAt(table, F);
@@ -54,8 +54,7 @@ __global__ void fromBagsCopyKernel(int64_t n, const int64_t *table, int64_t F,
 Status runKjtFromBags(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, "kjt_from_bags"));
-  auto attrsOr =
-      ember::jagged::readFromBagsAttrs(ctx.attrs(), ctx.numInputs());
+  auto attrsOr = ember::jagged::readFromBagsAttrs(ctx.attrs(), ctx.numInputs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const ember::jagged::FromBagsAttrs &a = *attrsOr;
@@ -99,8 +98,7 @@ Status runKjtFromBags(KernelContext &ctx) {
   }
   if (!a.numRows.empty() && totalIds > 0) {
     fromBagsCheckIdKernel<<<blocksFor(totalIds, *env), kThreads, 0,
-                            env->stream>>>(totalIds, table, F, B,
-                                           sinkOf(*env));
+                            env->stream>>>(totalIds, table, F, B, sinkOf(*env));
     EMBER_RETURN_IF_ERROR(launchStatus("kjt_from_bags (ids)"));
   }
   if (anyIncludeLast) {
