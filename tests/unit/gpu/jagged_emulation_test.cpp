@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/jagged/jagged_device.cuh"
+#include "cuda/jagged/jagged_launch.h"
 
 #include "../runtime/kjt_test_support.h"
 #include "../runtime/support/test_kernel_context.h"
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 
@@ -875,6 +877,61 @@ TEST(JaggedEmulation, KjtFromBagsRecordsBadIdsAndOffsets) {
                     std::vector<int64_t>{c.includeLast ? 1 : 0});
     EXPECT_FALSE(runKernel("kjt_from_bags", ctx).isOk());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Host-side launch helpers (jagged_launch.cu; no CUDA call is made)
+//===----------------------------------------------------------------------===//
+
+TEST(JaggedLaunch, GridsFitAnIntForAnySize) {
+  KernelEnv env;
+  env.multiprocessors = 132;
+  EXPECT_EQ(blocksFor(1, env), 1);
+  EXPECT_EQ(blocksFor(256, env), 1);
+  EXPECT_EQ(blocksFor(257, env), 2);
+  EXPECT_EQ(blocksFor(int64_t{1} << 40, env), 132 * 16);
+  EXPECT_EQ(blocksFor(std::numeric_limits<int64_t>::max(), env), 132 * 16);
+  env.multiprocessors = 0; // never a zero grid
+  EXPECT_EQ(blocksFor(1000000, env), 16);
+}
+
+TEST(JaggedLaunch, DeviceErrorStatusNamesTheInstruction) {
+  KernelEnv env;
+  env.instruction = 7;
+  DeviceErrorRecord record{};
+  EXPECT_TRUE(deviceErrorStatus(record, env, "instr 7").isOk());
+  record.code = static_cast<int32_t>(DeviceErrorCode::kFeatureIdOutOfRange);
+  record.instruction = 7;
+  record.a = 9;
+  record.b = 1;
+  record.c = packFeatureSample(3, 5);
+  record.d = 8;
+  Status s = deviceErrorStatus(record, env, "instr 7");
+  EXPECT_EQ(s.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(s.message(), "instr 7: feature 3: id 9 at position 1 (sample 5) "
+                         "is outside the table's 8 rows");
+  record.instruction = 4; // raised by an earlier kernel of the run
+  EXPECT_NE(deviceErrorStatus(record, env, "instr 7")
+                .message()
+                .find("(found by instruction 4)"),
+            std::string::npos);
+  EXPECT_EQ(
+      unpackFeature(packFeatureSample((1 << 23) - 1, (int64_t{1} << 40) - 1)),
+      (1 << 23) - 1);
+}
+
+TEST(JaggedLaunch, ReadBackNeedsEnoughStaging) {
+  TestKernelContext ctx;
+  KernelEnv env; // no staging memory
+  auto r = readBackInts(ctx, env, nullptr, 4);
+  ASSERT_FALSE(r.isOk());
+  EXPECT_EQ(r.status().code(), StatusCode::kInternal);
+  EXPECT_NE(r.status().message().find("host staging memory"),
+            std::string::npos);
+  // A CUDA kernel run without a device context says so.
+  auto e = envOf(ctx, "kjt_bucketize");
+  ASSERT_FALSE(e.isOk());
+  EXPECT_NE(e.status().message().find("kjt_bucketize"), std::string::npos);
 }
 
 } // namespace

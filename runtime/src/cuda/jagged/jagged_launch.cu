@@ -46,7 +46,7 @@ __global__ void gatherKernel(const int64_t *src, const int64_t *positions,
 } // namespace
 
 int blocksFor(int64_t n, const KernelEnv &env) {
-  const int64_t needed = (n + kThreads - 1) / kThreads;
+  const int64_t needed = n / kThreads + (n % kThreads != 0 ? 1 : 0);
   const int64_t full = int64_t{std::max(env.multiprocessors, 1)} * 16;
   return static_cast<int>(std::max<int64_t>(1, std::min(needed, full)));
 }
