@@ -33,6 +33,20 @@ std::string describeDeviceError(const DeviceErrorRecord &r) {
            ", more than the limit " + s(r.c);
   case DeviceErrorCode::kFirstOffsetNotZero:
     return "offsets[0] must be 0, got " + s(r.a);
+  case DeviceErrorCode::kFeatureIdOutOfRange:
+    return "feature " + s(unpackFeature(r.c)) + ": id " + s(r.a) +
+           " at position " + s(r.b) + " (sample " + s(unpackSample(r.c)) +
+           ") is outside the table's " + s(r.d) + " rows";
+  case DeviceErrorCode::kFeatureOffsetInvalid:
+    if (r.b == 0)
+      return "feature " + s(r.a) + ": offsets[0] must be 0, got " + s(r.c);
+    if (r.c > r.d)
+      return "feature " + s(r.a) + ": offsets[" + s(r.b) + "] = " + s(r.c) +
+             " (end of bag " + s(r.b - 1) + ") is past the " + s(r.d) +
+             " indices";
+    return "feature " + s(r.a) + ": offsets decrease at bag " + s(r.b - 1) +
+           " (offsets[" + s(r.b) + "] = " + s(r.c) +
+           " is below the offset before it)";
   }
   return "unknown device error code " + s(r.code) + " (values " + s(r.a) +
          ", " + s(r.b) + ", " + s(r.c) + ", " + s(r.d) + ")";
@@ -43,6 +57,7 @@ StatusCode statusCodeOf(DeviceErrorCode code) {
   case DeviceErrorCode::kIdOutOfRange:
   case DeviceErrorCode::kOffsetOutOfRange:
   case DeviceErrorCode::kIndexOutOfRange:
+  case DeviceErrorCode::kFeatureIdOutOfRange:
     return StatusCode::kOutOfRange;
   default:
     return StatusCode::kInvalidArgument;

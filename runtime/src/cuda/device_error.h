@@ -15,6 +15,7 @@
 #ifndef EMBER_CUDA_DEVICE_ERROR_H
 #define EMBER_CUDA_DEVICE_ERROR_H
 
+#include "cuda/host_device.h"
 #include "ember/status.h"
 
 #include <cstdint>
@@ -40,9 +41,25 @@ enum class DeviceErrorCode : int32_t {
   kIndexOutOfRange = 6,
   /// bag/segment a has length b, more than the limit c (e.g. padded max length).
   kLengthTooLarge = 7,
-  /// offsets[0] = a, but bag offsets must start at 0 (embedding lookups).
-  kFirstOffsetNotZero = 32,
+  /// offsets[0] = a, but offsets must start at 0.
+  kFirstOffsetNotZero = 8,
+  /// id a at position b of feature f, sample s (c = packFeatureSample(f, s))
+  /// is outside a table of d rows (kjt_from_bags' num_rows).
+  kFeatureIdOutOfRange = 9,
+  /// feature a: offsets[b] = c is not 0 (b = 0), below offsets[b - 1], or
+  /// past the feature's d ids (kjt_from_bags).
+  kFeatureOffsetInvalid = 10,
 };
+
+/// A feature index and a sample index in one record value (features below
+/// 2^23, samples below 2^40).
+EMBER_HD_INLINE int64_t packFeatureSample(int64_t feature, int64_t sample) {
+  return (feature << 40) | (sample & ((int64_t{1} << 40) - 1));
+}
+EMBER_HD_INLINE int64_t unpackFeature(int64_t packed) { return packed >> 40; }
+EMBER_HD_INLINE int64_t unpackSample(int64_t packed) {
+  return packed & ((int64_t{1} << 40) - 1);
+}
 
 /// Device memory; zero-filled at the start of every run.
 struct DeviceErrorRecord {

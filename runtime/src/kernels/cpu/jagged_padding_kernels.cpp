@@ -13,6 +13,7 @@
 #include "kernels/cpu/jagged_attrs.h"
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/kernel_context.h"
 
 #include <algorithm>
@@ -21,9 +22,6 @@
 
 namespace ember::jagged {
 
-namespace {
-
-/// The bytes of `value` as one element of `dtype`.
 std::vector<uint8_t> paddingBytes(double value, DType dtype) {
   std::vector<uint8_t> bytes(dtypeSize(dtype));
   auto put = [&](auto v) { std::memcpy(bytes.data(), &v, sizeof v); };
@@ -59,6 +57,16 @@ std::vector<uint8_t> paddingBytes(double value, DType dtype) {
   return bytes;
 }
 
+Result<int64_t> readMaxLength(const Attributes &attrs) {
+  EMBER_ASSIGN_OR_RETURN(int64_t maxLength, attrs.getInt("max_length"));
+  if (maxLength < 0)
+    return invalidArgument("attribute 'max_length' must be >= 0, got " +
+                           std::to_string(maxLength));
+  return maxLength;
+}
+
+namespace {
+
 /// Reads offsets [B+1] into int64, checking offsets[0] = 0 and
 /// non-decreasing; `limit` (>= 0) bounds the last one.
 Status readOffsets(const Tensor &offsets, int64_t limit,
@@ -85,14 +93,6 @@ Status readOffsets(const Tensor &offsets, int64_t limit,
                          std::to_string(limit) + " values");
   }
   return Status::ok();
-}
-
-Result<int64_t> readMaxLength(const Attributes &attrs) {
-  EMBER_ASSIGN_OR_RETURN(int64_t maxLength, attrs.getInt("max_length"));
-  if (maxLength < 0)
-    return invalidArgument("attribute 'max_length' must be >= 0, got " +
-                           std::to_string(maxLength));
-  return maxLength;
 }
 
 Status validateToPadded(const Attributes &attrs, int, int) {

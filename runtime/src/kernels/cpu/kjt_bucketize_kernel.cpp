@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
 
@@ -29,14 +30,7 @@
 
 namespace ember::jagged {
 
-namespace {
-
-struct BucketizeAttrs {
-  std::vector<int64_t> blockSizes;
-  int64_t numBuckets = 1;
-};
-
-Result<BucketizeAttrs> readAttrs(const Attributes &attrs) {
+Result<BucketizeAttrs> readBucketizeAttrs(const Attributes &attrs) {
   BucketizeAttrs a;
   EMBER_ASSIGN_OR_RETURN(a.blockSizes, attrs.getInts("block_sizes"));
   EMBER_ASSIGN_OR_RETURN(a.numBuckets, attrs.getInt("num_buckets"));
@@ -53,8 +47,10 @@ Result<BucketizeAttrs> readAttrs(const Attributes &attrs) {
   return a;
 }
 
+namespace {
+
 Status validate(const Attributes &attrs, int, int) {
-  return readAttrs(attrs).status();
+  return readBucketizeAttrs(attrs).status();
 }
 
 /// The bucket and local id of `id` (FBGEMM's uniform block bucketize).
@@ -121,7 +117,7 @@ void bucketize(const KjtView &kjt, const BucketizeAttrs &a, IndexT *outValues,
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs());
+  auto attrsOr = readBucketizeAttrs(ctx.attrs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const BucketizeAttrs &a = *attrsOr;

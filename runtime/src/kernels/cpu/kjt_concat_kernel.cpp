@@ -11,20 +11,13 @@
 #include "kernels/cpu/jagged_attrs.h"
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
 
 namespace ember::jagged {
 
-namespace {
-
-struct ConcatAttrs {
-  int64_t numInputs = 0;
-  int64_t batchSize = -1;         // -1: not given
-  std::vector<int64_t> keyCounts; // empty: not given
-};
-
-Result<ConcatAttrs> readAttrs(const Attributes &attrs, int numInputs) {
+Result<ConcatAttrs> readConcatAttrs(const Attributes &attrs, int numInputs) {
   ConcatAttrs a;
   EMBER_ASSIGN_OR_RETURN(a.numInputs, attrs.getInt("num_inputs"));
   if (a.numInputs < 1)
@@ -56,18 +49,12 @@ Result<ConcatAttrs> readAttrs(const Attributes &attrs, int numInputs) {
   return a;
 }
 
-Status validate(const Attributes &attrs, int numInputs, int) {
-  return readAttrs(attrs, numInputs).status();
-}
-
-Status run(KernelContext &ctx) {
+Result<std::vector<KjtView>> readConcatInputs(const KernelContext &ctx,
+                                              const ConcatAttrs &a,
+                                              const KjtReader &reader) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs(), ctx.numInputs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const ConcatAttrs &a = *attrsOr;
   std::vector<KjtView> kjts;
-  int64_t B = -1, totalValues = 0, totalLengths = 0;
+  int64_t B = -1;
   for (int64_t k = 0; k < a.numInputs; ++k) {
     std::string what = "KJT " + std::to_string(k);
     // A KJT with 0 keys (key_counts) has no lengths and takes any batch size.
@@ -77,8 +64,8 @@ Status run(KernelContext &ctx) {
         ctx.input(3 * k + 1).numel() != 0)
       return errorAt(StatusCode::kInvalidArgument, where,
                      what + " has 0 keys (key_counts) but has lengths");
-    EMBER_ASSIGN_OR_RETURN(KjtView kjt, readKjt(ctx, 3 * k, keys > 0 ? keys : 0,
-                                                keys > 0 ? 0 : batch, what));
+    EMBER_ASSIGN_OR_RETURN(KjtView kjt, reader(ctx, 3 * k, keys > 0 ? keys : 0,
+                                               keys > 0 ? 0 : batch, what));
     if (keys > 0 || a.keyCounts.empty()) {
       if (B < 0)
         B = kjt.batchSize;
@@ -105,9 +92,28 @@ Status run(KernelContext &ctx) {
                            first.values.describe() + ", " +
                            first.lengths.describe() + ")");
     }
+    kjts.push_back(std::move(kjt));
+  }
+  return kjts;
+}
+
+namespace {
+
+Status validate(const Attributes &attrs, int numInputs, int) {
+  return readConcatAttrs(attrs, numInputs).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto attrsOr = readConcatAttrs(ctx.attrs(), ctx.numInputs());
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  EMBER_ASSIGN_OR_RETURN(std::vector<KjtView> kjts,
+                         readConcatInputs(ctx, *attrsOr, readKjt));
+  int64_t totalValues = 0, totalLengths = 0;
+  for (const KjtView &kjt : kjts) {
     totalValues += kjt.values.numel();
     totalLengths += kjt.lengths.numel();
-    kjts.push_back(std::move(kjt));
   }
   const KjtView &first = kjts.front();
   EMBER_ASSIGN_OR_RETURN(

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
 
@@ -27,16 +28,8 @@
 
 namespace ember::jagged {
 
-namespace {
-
-struct FromBagsAttrs {
-  std::vector<int64_t> includeLastOffset;
-  std::vector<int64_t> numRows;          // empty: ids are not checked
-  std::vector<std::string> featureNames; // empty: "feature <f>" in messages
-  DType lengthsDType = DType::kInt64;
-};
-
-Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
+Result<FromBagsAttrs> readFromBagsAttrs(const Attributes &attrs,
+                                        int numInputs) {
   FromBagsAttrs a;
   if (numInputs % 3 != 0)
     return invalidArgument("kjt_from_bags has " + std::to_string(numInputs) +
@@ -83,28 +76,26 @@ Result<FromBagsAttrs> readAttrs(const Attributes &attrs, int numInputs) {
   return a;
 }
 
-Status validate(const Attributes &attrs, int numInputs, int) {
-  return readAttrs(attrs, numInputs).status();
+std::string fromBagsFeatureName(const FromBagsAttrs &a, int64_t f) {
+  return a.featureNames.empty() ? "feature " + std::to_string(f)
+                                : "feature " + std::to_string(f) + " ('" +
+                                      a.featureNames[f] + "')";
 }
 
-Status run(KernelContext &ctx) {
+Result<FromBagsInputs> readFromBagsInputs(const KernelContext &ctx,
+                                          const FromBagsAttrs &a,
+                                          bool readData) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs(), ctx.numInputs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const FromBagsAttrs &a = *attrsOr;
   const int64_t F = static_cast<int64_t>(a.includeLastOffset.size());
-
-  // Validate every feature first: nothing is written on an error.
-  std::vector<std::vector<int64_t>> offsets(F);
-  int64_t B = -1, totalValues = 0;
-  DType idsDType = DType::kInt64;
-  bool weighted = false;
+  FromBagsInputs in;
+  std::vector<std::vector<int64_t>> &offsets = in.offsets;
+  if (readData)
+    offsets.resize(F);
+  int64_t B = -1;
+  DType &idsDType = in.idsDType;
+  bool &weighted = in.weighted;
   for (int64_t f = 0; f < F; ++f) {
-    const std::string what =
-        a.featureNames.empty()
-            ? "feature " + std::to_string(f)
-            : "feature " + std::to_string(f) + " ('" + a.featureNames[f] + "')";
+    const std::string what = fromBagsFeatureName(a, f);
     const Tensor &ids = ctx.input(3 * f);
     const Tensor &offs = ctx.input(3 * f + 1);
     const Tensor &weights = ctx.input(3 * f + 2);
@@ -137,6 +128,8 @@ Status run(KernelContext &ctx) {
                      what + " has " + std::to_string(bags) +
                          " bags but feature 0 has " + std::to_string(B) +
                          " (every feature needs the same batch size)");
+    if (!readData)
+      continue;
     offsets[f].resize(bags + 1);
     EMBER_RETURN_IF_ERROR(normalizeBagOffsets(offs, ids.numel(), includeLast,
                                               offsets[f].data(),
@@ -155,10 +148,34 @@ Status run(KernelContext &ctx) {
                                std::to_string(rows) + " rows");
         }
     }
-    totalValues += offsets[f][bags]; // the ids the bags cover
   }
-  if (B < 0)
-    B = 0;
+  in.batchSize = B < 0 ? 0 : B;
+  return in;
+}
+
+namespace {
+
+Status validate(const Attributes &attrs, int numInputs, int) {
+  return readFromBagsAttrs(attrs, numInputs).status();
+}
+
+Status run(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  auto attrsOr = readFromBagsAttrs(ctx.attrs(), ctx.numInputs());
+  if (!attrsOr.isOk())
+    return attrsOr.status().withContext(where);
+  const FromBagsAttrs &a = *attrsOr;
+  const int64_t F = static_cast<int64_t>(a.includeLastOffset.size());
+
+  // Validate every feature first: nothing is written on an error.
+  EMBER_ASSIGN_OR_RETURN(FromBagsInputs in, readFromBagsInputs(ctx, a, true));
+  const std::vector<std::vector<int64_t>> &offsets = in.offsets;
+  const int64_t B = in.batchSize;
+  const DType idsDType = in.idsDType;
+  const bool weighted = in.weighted;
+  int64_t totalValues = 0;
+  for (int64_t f = 0; f < F; ++f)
+    totalValues += offsets[f][B]; // the ids the bags cover
 
   EMBER_ASSIGN_OR_RETURN(uint8_t * values,
                          allocateVector(ctx, 0, idsDType, totalValues));

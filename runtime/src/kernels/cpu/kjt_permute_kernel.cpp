@@ -12,6 +12,7 @@
 #include "kernels/cpu/jagged_attrs.h"
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
 
@@ -19,14 +20,7 @@
 
 namespace ember::jagged {
 
-namespace {
-
-struct PermuteAttrs {
-  std::vector<int64_t> permutation;
-  int64_t numKeys = 0, batchSize = 0;
-};
-
-Result<PermuteAttrs> readAttrs(const Attributes &attrs) {
+Result<PermuteAttrs> readPermuteAttrs(const Attributes &attrs) {
   PermuteAttrs a;
   EMBER_ASSIGN_OR_RETURN(a.permutation, attrs.getInts("permutation"));
   EMBER_ASSIGN_OR_RETURN(a.numKeys, optionalInt(attrs, "num_keys", 0));
@@ -48,13 +42,15 @@ Result<PermuteAttrs> readAttrs(const Attributes &attrs) {
   return a;
 }
 
+namespace {
+
 Status validate(const Attributes &attrs, int, int) {
-  return readAttrs(attrs).status();
+  return readPermuteAttrs(attrs).status();
 }
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readAttrs(ctx.attrs());
+  auto attrsOr = readPermuteAttrs(ctx.attrs());
   if (!attrsOr.isOk())
     return attrsOr.status().withContext(where);
   const PermuteAttrs &a = *attrsOr;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
 
@@ -15,10 +16,8 @@
 
 namespace ember::jagged {
 
-namespace {
-
-Result<std::vector<int64_t>> readKeyCounts(const Attributes &attrs,
-                                           int numOutputs) {
+Result<std::vector<int64_t>> readSplitKeyCounts(const Attributes &attrs,
+                                                int numOutputs) {
   EMBER_ASSIGN_OR_RETURN(auto counts, attrs.getInts("key_counts"));
   if (counts.empty())
     return invalidArgument("attribute 'key_counts' is empty");
@@ -39,13 +38,15 @@ Result<std::vector<int64_t>> readKeyCounts(const Attributes &attrs,
   return counts;
 }
 
+namespace {
+
 Status validate(const Attributes &attrs, int, int numOutputs) {
-  return readKeyCounts(attrs, numOutputs).status();
+  return readSplitKeyCounts(attrs, numOutputs).status();
 }
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto countsOr = readKeyCounts(ctx.attrs(), ctx.numOutputs());
+  auto countsOr = readSplitKeyCounts(ctx.attrs(), ctx.numOutputs());
   if (!countsOr.isOk())
     return countsOr.status().withContext(where);
   const std::vector<int64_t> &counts = *countsOr;

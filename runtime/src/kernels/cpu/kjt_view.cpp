@@ -6,8 +6,8 @@
 
 namespace ember::jagged {
 
-Result<KjtView> readKjt(const KernelContext &ctx, int first, int64_t numKeys,
-                        int64_t batchSize, const std::string &what) {
+Result<KjtView> checkKjt(const KernelContext &ctx, int first, int64_t numKeys,
+                         int64_t batchSize, const std::string &what) {
   const std::string where = ctx.location();
   KjtView kjt;
   kjt.values = ctx.input(first);
@@ -50,6 +50,15 @@ Result<KjtView> readKjt(const KernelContext &ctx, int first, int64_t numKeys,
                    what + ": the batch size is 0 but there are " +
                        std::to_string(numLengths) + " lengths");
   }
+  return kjt;
+}
+
+Result<KjtView> readKjt(const KernelContext &ctx, int first, int64_t numKeys,
+                        int64_t batchSize, const std::string &what) {
+  const std::string where = ctx.location();
+  EMBER_ASSIGN_OR_RETURN(KjtView kjt,
+                         checkKjt(ctx, first, numKeys, batchSize, what));
+  const int64_t n = kjt.values.numel(), numLengths = kjt.lengths.numel();
   kjt.offsets.resize(numLengths + 1);
   EMBER_RETURN_IF_ERROR(lengthsToOffsets(kjt.lengths, kjt.offsets.data(),
                                          what + " lengths", where));

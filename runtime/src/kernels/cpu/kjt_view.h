@@ -38,6 +38,12 @@ struct KjtView {
   }
 };
 
+/// Checks the KJT's inputs at first, first+1, first+2 (dims, dtypes, the
+/// number of keys and samples) without reading their data: `offsets` stays
+/// empty. The CUDA kernels use it for device tensors.
+Result<KjtView> checkKjt(const KernelContext &ctx, int first, int64_t numKeys,
+                         int64_t batchSize, const std::string &what);
+
 /// Reads the KJT at inputs first, first+1, first+2 (weights optional: absent
 /// when first+2 is past the inputs or undefined). Exactly one of numKeys and
 /// batchSize must be positive (or batchSize 0 with empty lengths); the other
