@@ -204,7 +204,7 @@ TEST(CudaJagged, PaddingErrors) {
     return call;
   };
   expectGpuError("jagged_to_padded", toPadded({1, 2, 6}),
-                 "offsets[0] = 1 but offsets must start at 0",
+                 "offsets[0] must be 0, got 1",
                  StatusCode::kInvalidArgument);
   expectGpuError("jagged_to_padded", toPadded({0, 4, 2, 6}),
                  "offsets[2] = 2 is below offsets[1] = 4",
