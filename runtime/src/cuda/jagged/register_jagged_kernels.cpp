@@ -14,20 +14,26 @@ Status registerJaggedKernels(KernelRegistry &r) {
   struct Entry {
     KernelDef (*cpuDef)();
     KernelFn run;
+    /// Reads output sizes back from the device (in some or all cases): never
+    /// captured into a CUDA graph (KernelDef::syncsHost).
+    bool syncsHost;
   };
   const Entry entries[] = {
-      {ember::jagged::lengthsToOffsetsKernelDef, jagged::runLengthsToOffsets},
-      {ember::jagged::jaggedToPaddedKernelDef, jagged::runJaggedToPadded},
-      {ember::jagged::paddedToJaggedKernelDef, jagged::runPaddedToJagged},
-      {ember::jagged::kjtPermuteKernelDef, jagged::runKjtPermute},
-      {ember::jagged::kjtSplitKernelDef, jagged::runKjtSplit},
-      {ember::jagged::kjtConcatKernelDef, jagged::runKjtConcat},
-      {ember::jagged::kjtBucketizeKernelDef, jagged::runKjtBucketize},
-      {ember::jagged::kjtFromBagsKernelDef, jagged::runKjtFromBags},
+      {ember::jagged::lengthsToOffsetsKernelDef, jagged::runLengthsToOffsets,
+       false},
+      {ember::jagged::jaggedToPaddedKernelDef, jagged::runJaggedToPadded,
+       false},
+      {ember::jagged::paddedToJaggedKernelDef, jagged::runPaddedToJagged, true},
+      {ember::jagged::kjtPermuteKernelDef, jagged::runKjtPermute, true},
+      {ember::jagged::kjtSplitKernelDef, jagged::runKjtSplit, true},
+      {ember::jagged::kjtConcatKernelDef, jagged::runKjtConcat, false},
+      {ember::jagged::kjtBucketizeKernelDef, jagged::runKjtBucketize, false},
+      {ember::jagged::kjtFromBagsKernelDef, jagged::runKjtFromBags, true},
   };
   for (const Entry &e : entries) {
     KernelDef def = e.cpuDef();
     def.run = e.run;
+    def.syncsHost = e.syncsHost;
     EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
   }
   return Status::ok();
