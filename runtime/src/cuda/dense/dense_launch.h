@@ -1,0 +1,73 @@
+//===- dense_launch.h - Launchers of the CUDA dense kernels -----*- C++ -*-===//
+//
+// The host side of the dense kernels (the *_kernels.cpp files: shapes,
+// dtypes, attributes) calls these to enqueue device work on env.stream. Each
+// launcher launches nothing for an empty range and returns launchStatus().
+// Pointers are device memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_CUDA_DENSE_DENSE_LAUNCH_H
+#define EMBER_CUDA_DENSE_DENSE_LAUNCH_H
+
+#include "cuda/dense/concat_device.cuh"
+#include "cuda/dense/elementwise_device.cuh"
+#include "cuda/kernel_env.h"
+#include "ember/status.h"
+
+#include <cstdint>
+
+namespace ember::cuda::dense {
+
+/// Blocks for a grid-stride loop over n items with `threads` per block:
+/// enough to fill the device, never more than the items need.
+int gridFor(const KernelEnv &env, int64_t n, int threads);
+
+// elementwise.cu
+Status launchUnary(const KernelEnv &env, int op, const float *x, float *out,
+                   int64_t n);
+Status launchBiasActivation(const KernelEnv &env, float *out,
+                            const float *bias, int64_t n, int act,
+                            int64_t total);
+Status launchCrossCombine(const KernelEnv &env, const float *x0,
+                          const float *xl, float *out, int64_t total);
+/// T: float, int32_t, int64_t.
+template <typename T>
+Status launchBinary(const KernelEnv &env, const BroadcastIndex &ix, int op,
+                    const T *a, const T *b, T *out, int64_t n);
+/// T: float, double, int8_t, uint8_t, int32_t, int64_t.
+template <typename T>
+Status launchCompare(const KernelEnv &env, const BroadcastIndex &ix, int op,
+                     const T *a, const T *b, uint8_t *out, int64_t n);
+/// Operands (condition, a, b); elementBytes 1, 2, 4 or 8.
+Status launchWhere(const KernelEnv &env, const BroadcastIndex &ix,
+                   const uint8_t *cond, const void *a, const void *b,
+                   void *out, int elementBytes, int64_t n);
+Status launchExpand(const KernelEnv &env, const BroadcastIndex &ix,
+                    const void *x, void *out, int elementBytes, int64_t n);
+
+// cast.cu
+Status launchCast(const KernelEnv &env, const void *in, int from, void *out,
+                  int to, int64_t n);
+
+// concat.cu: unitBytes 1, 2, 4, 8 or 16; rows output rows.
+Status launchConcat(const KernelEnv &env, const ConcatChunk &chunk, void *dst,
+                    int unitBytes, int64_t rows);
+
+// interaction.cu
+Status launchDotInteraction(const KernelEnv &env, const float *dense,
+                            const float *sparse, float *out, int64_t batch,
+                            int64_t n, int64_t d, bool self,
+                            bool torchrecOrder);
+
+// norm.cu
+Status launchSoftmaxRows(const KernelEnv &env, const float *x, float *y,
+                         int64_t rows, int64_t len);
+Status launchSoftmaxColumns(const KernelEnv &env, const float *x, float *y,
+                            int64_t outer, int64_t len, int64_t inner);
+Status launchLayerNorm(const KernelEnv &env, const float *x, float *y,
+                       int64_t rows, int64_t d, float eps, const float *gamma,
+                       const float *beta);
+
+} // namespace ember::cuda::dense
+
+#endif // EMBER_CUDA_DENSE_DENSE_LAUNCH_H
