@@ -23,18 +23,17 @@ Status castKernel(KernelContext &ctx) {
   if (to == x.dtype())
     return ctx.setOutput(0, x);
   EMBER_ASSIGN_OR_RETURN(Tensor * out, cpu::allocateOutput(ctx, to, x.shape()));
-  return cpu::atLocation(ctx, launchCast(*env, x.data(),
-                                         static_cast<int>(x.dtype()),
-                                         out->data(), static_cast<int>(to),
-                                         x.numel()));
+  return cpu::atLocation(
+      ctx, launchCast(*env, x.data(), static_cast<int>(x.dtype()), out->data(),
+                      static_cast<int>(to), x.numel()));
 }
 
 } // namespace
 
 Status registerCastKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(KernelDef def,
-                         cudaDefLike("cast", castKernel, "one kernel, dtypes "
-                                                         "switched at run time"));
+  EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike("cast", castKernel,
+                                                    "one kernel, dtypes "
+                                                    "switched at run time"));
   return r.add(std::move(def));
 }
 

@@ -20,8 +20,9 @@ __global__ void concatKernel(ConcatChunk chunk, Unit *dst, int64_t total) {
 template <typename Unit>
 Status concatTyped(const KernelEnv &env, const ConcatChunk &chunk, void *dst,
                    int64_t total) {
-  concatKernel<Unit><<<gridFor(env, total, kThreads), kThreads, 0,
-                       env.stream>>>(chunk, static_cast<Unit *>(dst), total);
+  concatKernel<Unit>
+      <<<gridFor(env, total, kThreads), kThreads, 0, env.stream>>>(
+          chunk, static_cast<Unit *>(dst), total);
   return launchStatus("concat");
 }
 

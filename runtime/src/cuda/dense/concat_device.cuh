@@ -52,6 +52,40 @@ EMBER_HD_INLINE void concatElement(const ConcatChunk &ch, Unit *dst,
   dst[o * ch.rowUnits + ch.colBase + c] = src[o * w + (c - ch.colStart[k])];
 }
 
+/// Host: the unit (1, 2, 4, 8 or 16 bytes) that divides the output address
+/// and every input's row bytes and (non-empty) address.
+inline int concatUnitBytes(const void *dst, const void *const *src,
+                           const int64_t *rowBytes, const bool *empty,
+                           int count) {
+  uint64_t bits = reinterpret_cast<uintptr_t>(dst) | 16u;
+  for (int i = 0; i < count; ++i) {
+    bits |= static_cast<uint64_t>(rowBytes[i]);
+    if (!empty[i])
+      bits |= reinterpret_cast<uintptr_t>(src[i]);
+  }
+  return static_cast<int>(bits & (~bits + 1));
+}
+
+/// Host: the chunk of inputs [begin, end) (end - begin <= kConcatChunk)
+/// whose first column in an output row is colBase (units).
+inline ConcatChunk makeConcatChunk(const void *const *src,
+                                   const int64_t *rowBytes, int begin, int end,
+                                   int unit, int64_t colBase,
+                                   int64_t rowUnits) {
+  ConcatChunk chunk;
+  chunk.rowUnits = rowUnits;
+  chunk.colBase = colBase;
+  chunk.count = end - begin;
+  int64_t col = 0;
+  for (int i = begin; i < end; ++i) {
+    chunk.src[i - begin] = src[i];
+    chunk.colStart[i - begin] = col;
+    col += rowBytes[i] / unit;
+  }
+  chunk.colStart[chunk.count] = col;
+  return chunk;
+}
+
 } // namespace ember::cuda::dense
 
 #endif // EMBER_CUDA_DENSE_CONCAT_DEVICE_CUH

@@ -10,6 +10,10 @@
 #include "cuda/dense/dense_registration.h"
 #include "kernels/cpu/dense_common.h"
 
+#include <algorithm>
+#include <memory>
+#include <vector>
+
 namespace ember::cuda::dense {
 namespace {
 
@@ -36,11 +40,10 @@ Status concatKernel(KernelContext &ctx) {
     for (int k = 0; ok && k < t.rank(); ++k)
       ok = k == axis || t.dim(k) == first.dim(k);
     if (!ok)
-      return cpu::kernelError(ctx, "concat: input " + std::to_string(i) + " " +
-                                       t.describe() +
-                                       " does not match input 0 " +
-                                       first.describe() + " outside axis " +
-                                       std::to_string(axis));
+      return cpu::kernelError(
+          ctx, "concat: input " + std::to_string(i) + " " + t.describe() +
+                   " does not match input 0 " + first.describe() +
+                   " outside axis " + std::to_string(axis));
     outShape[axis] += t.dim(axis);
   }
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
@@ -53,34 +56,26 @@ Status concatKernel(KernelContext &ctx) {
   for (int k = axis + 1; k < outShape.rank(); ++k)
     inner *= outShape[k];
   int64_t es = static_cast<int64_t>(dtypeSize(first.dtype()));
-  // The widest unit dividing every row's bytes and every address.
-  uint64_t bits = reinterpret_cast<uintptr_t>(out->data()) | 16u;
+  std::vector<const void *> src(count);
+  std::vector<int64_t> rowBytes(count);
+  std::unique_ptr<bool[]> empty(new bool[count]);
   for (int i = 0; i < count; ++i) {
     const Tensor &t = ctx.input(i);
-    bits |= static_cast<uint64_t>(t.dim(axis) * inner * es);
-    if (t.numel() > 0)
-      bits |= reinterpret_cast<uintptr_t>(t.data());
+    src[i] = t.data();
+    rowBytes[i] = t.dim(axis) * inner * es;
+    empty[i] = t.numel() == 0;
   }
-  int unit = static_cast<int>(bits & (~bits + 1));
+  int unit = concatUnitBytes(out->data(), src.data(), rowBytes.data(),
+                             empty.get(), count);
   int64_t rowUnits = outShape[axis] * inner * es / unit;
   int64_t colBase = 0;
   for (int begin = 0; begin < count; begin += kConcatChunk) {
-    ConcatChunk chunk;
-    chunk.rowUnits = rowUnits;
-    chunk.colBase = colBase;
     int end = std::min(count, begin + kConcatChunk);
-    chunk.count = end - begin;
-    int64_t col = 0;
-    for (int i = begin; i < end; ++i) {
-      const Tensor &t = ctx.input(i);
-      chunk.src[i - begin] = t.data();
-      chunk.colStart[i - begin] = col;
-      col += t.dim(axis) * inner * es / unit;
-    }
-    chunk.colStart[chunk.count] = col;
+    ConcatChunk chunk = makeConcatChunk(src.data(), rowBytes.data(), begin, end,
+                                        unit, colBase, rowUnits);
     EMBER_RETURN_IF_ERROR(cpu::atLocation(
         ctx, launchConcat(*env, chunk, out->data(), unit, outer)));
-    colBase += col;
+    colBase += chunk.colStart[chunk.count];
   }
   return Status::ok();
 }

@@ -71,8 +71,8 @@ Status crossKernel(KernelContext &ctx) {
   if (bias) {
     EMBER_ASSIGN_OR_RETURN(pb, deviceFloatInput(ctx, *bias, "dcn_cross: bias"));
   }
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32,
-                                                           x0.shape()));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         cpu::allocateOutput(ctx, DType::kFloat32, x0.shape()));
   float *o = out->data<float>();
   if (b == 0 || d == 0)
     return Status::ok();
@@ -89,7 +89,8 @@ Status crossKernel(KernelContext &ctx) {
                            deviceFloatInput(ctx, ctx.input(2), "dcn_cross: V"));
     EMBER_ASSIGN_OR_RETURN(const float *pw,
                            deviceFloatInput(ctx, ctx.input(3), "dcn_cross: W"));
-    size_t tBytes = static_cast<size_t>(b * (rank > 0 ? rank : 1)) * sizeof(float);
+    size_t tBytes =
+        static_cast<size_t>(b * (rank > 0 ? rank : 1)) * sizeof(float);
     EMBER_ASSIGN_OR_RETURN(void *mem, ctx.scratch(tBytes));
     float *t = static_cast<float *>(mem);
     LtGemm first; // t [B, r] = xl · Vᵀ
@@ -103,15 +104,17 @@ Status crossKernel(KernelContext &ctx) {
     first.transB = true;
     first.c = t;
     first.ldc = rank;
-    EMBER_RETURN_IF_ERROR(cpu::atLocation(ctx, runLtGemm(*env, first, "dcn_cross")));
+    EMBER_RETURN_IF_ERROR(
+        cpu::atLocation(ctx, runLtGemm(*env, first, "dcn_cross")));
     g.k = rank;
     g.a = t;
     g.lda = rank > 0 ? rank : 1;
     g.b = pw;
     g.ldb = rank > 0 ? rank : 1;
   } else {
-    EMBER_ASSIGN_OR_RETURN(const float *pw, deviceFloatInput(ctx, ctx.input(2),
-                                                             "dcn_cross: weight"));
+    EMBER_ASSIGN_OR_RETURN(
+        const float *pw,
+        deviceFloatInput(ctx, ctx.input(2), "dcn_cross: weight"));
     g.k = d;
     g.a = pl;
     g.lda = d;

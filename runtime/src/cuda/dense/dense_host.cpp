@@ -28,8 +28,8 @@ Result<const float *> deviceFloatInput(KernelContext &ctx, const Tensor &t,
   EMBER_ASSIGN_OR_RETURN(void *mem,
                          ctx.scratch(static_cast<size_t>(n > 0 ? n : 1) * 4));
   EMBER_RETURN_IF_ERROR(cpu::atLocation(
-      ctx, launchCast(*env, t.data(), static_cast<int>(t.dtype()), mem, kF32,
-                      n)));
+      ctx,
+      launchCast(*env, t.data(), static_cast<int>(t.dtype()), mem, kF32, n)));
   return static_cast<const float *>(mem);
 }
 
@@ -53,8 +53,7 @@ Result<const KernelDef *> cpuKernelDef(const char *name) {
   return def;
 }
 
-Result<KernelDef> cudaDefLike(const char *name, KernelFn run,
-                              const char *how) {
+Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how) {
   EMBER_ASSIGN_OR_RETURN(const KernelDef *cpu, cpuKernelDef(name));
   KernelDef def = *cpu;
   def.run = run;

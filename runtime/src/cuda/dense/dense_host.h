@@ -30,8 +30,7 @@ Result<const KernelDef *> cpuKernelDef(const char *name);
 
 /// A KernelDef with the CPU kernel's contract (name, validate, arity,
 /// aliasing, in-place flag) and `run`; summary "<CPU summary> [CUDA: how]".
-Result<KernelDef> cudaDefLike(const char *name, KernelFn run,
-                              const char *how);
+Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how);
 
 } // namespace ember::cuda::dense
 

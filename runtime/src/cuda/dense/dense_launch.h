@@ -25,9 +25,8 @@ int gridFor(const KernelEnv &env, int64_t n, int threads);
 // elementwise.cu
 Status launchUnary(const KernelEnv &env, int op, const float *x, float *out,
                    int64_t n);
-Status launchBiasActivation(const KernelEnv &env, float *out,
-                            const float *bias, int64_t n, int act,
-                            int64_t total);
+Status launchBiasActivation(const KernelEnv &env, float *out, const float *bias,
+                            int64_t n, int act, int64_t total);
 Status launchCrossCombine(const KernelEnv &env, const float *x0,
                           const float *xl, float *out, int64_t total);
 /// T: float, int32_t, int64_t.
@@ -40,8 +39,8 @@ Status launchCompare(const KernelEnv &env, const BroadcastIndex &ix, int op,
                      const T *a, const T *b, uint8_t *out, int64_t n);
 /// Operands (condition, a, b); elementBytes 1, 2, 4 or 8.
 Status launchWhere(const KernelEnv &env, const BroadcastIndex &ix,
-                   const uint8_t *cond, const void *a, const void *b,
-                   void *out, int elementBytes, int64_t n);
+                   const uint8_t *cond, const void *a, const void *b, void *out,
+                   int elementBytes, int64_t n);
 Status launchExpand(const KernelEnv &env, const BroadcastIndex &ix,
                     const void *x, void *out, int elementBytes, int64_t n);
 

@@ -8,15 +8,16 @@ namespace ember {
 class KernelRegistry;
 namespace cuda::dense {
 
-Status registerGemmKernels(KernelRegistry &r);        // linear matmul batch_matmul
-Status registerCrossKernels(KernelRegistry &r);       // dcn_cross
+Status registerGemmKernels(KernelRegistry &r);  // linear matmul batch_matmul
+Status registerCrossKernels(KernelRegistry &r); // dcn_cross
 Status registerInteractionKernels(KernelRegistry &r); // dot_interaction
-Status registerElementwiseKernels(KernelRegistry &r); // unary binary compare where
-Status registerCastKernels(KernelRegistry &r);        // cast
-Status registerConcatKernels(KernelRegistry &r);      // concat
-Status registerNormKernels(KernelRegistry &r);        // softmax layer_norm
-Status registerViewKernels(KernelRegistry &r); // identity reshape flatten
-                                               // squeeze unsqueeze expand
+Status
+registerElementwiseKernels(KernelRegistry &r);   // unary binary compare where
+Status registerCastKernels(KernelRegistry &r);   // cast
+Status registerConcatKernels(KernelRegistry &r); // concat
+Status registerNormKernels(KernelRegistry &r);   // softmax layer_norm
+Status registerViewKernels(KernelRegistry &r);   // identity reshape flatten
+                                                 // squeeze unsqueeze expand
 
 } // namespace cuda::dense
 } // namespace ember

@@ -33,8 +33,8 @@ __global__ void biasActivationKernel(float *out, const float *bias, int64_t n,
     biasActivationElement(out, bias, n, act, i);
 }
 
-__global__ void crossCombineKernel(const float *x0, const float *xl,
-                                   float *out, int64_t total) {
+__global__ void crossCombineKernel(const float *x0, const float *xl, float *out,
+                                   int64_t total) {
   for (int64_t i = firstIndex(); i < total; i += gridStride())
     crossCombineElement(x0, xl, out, i);
 }
@@ -47,8 +47,8 @@ __global__ void binaryKernel(BroadcastIndex ix, int op, const T *a, const T *b,
 }
 
 template <typename T>
-__global__ void compareKernel(BroadcastIndex ix, int op, const T *a,
-                              const T *b, uint8_t *out, int64_t n) {
+__global__ void compareKernel(BroadcastIndex ix, int op, const T *a, const T *b,
+                              uint8_t *out, int64_t n) {
   for (int64_t i = firstIndex(); i < n; i += gridStride())
     compareElement<T>(ix, op, a, b, out, i);
 }
@@ -61,8 +61,7 @@ __global__ void whereKernel(BroadcastIndex ix, const uint8_t *cond, const T *a,
 }
 
 template <typename T>
-__global__ void expandKernel(BroadcastIndex ix, const T *x, T *out,
-                             int64_t n) {
+__global__ void expandKernel(BroadcastIndex ix, const T *x, T *out, int64_t n) {
   for (int64_t i = firstIndex(); i < n; i += gridStride())
     expandElement<T>(ix, x, out, i);
 }
@@ -102,9 +101,8 @@ Status launchUnary(const KernelEnv &env, int op, const float *x, float *out,
   return launchStatus("unary elementwise");
 }
 
-Status launchBiasActivation(const KernelEnv &env, float *out,
-                            const float *bias, int64_t n, int act,
-                            int64_t total) {
+Status launchBiasActivation(const KernelEnv &env, float *out, const float *bias,
+                            int64_t n, int act, int64_t total) {
   if (total <= 0 || n <= 0)
     return Status::ok();
   biasActivationKernel<<<gridFor(env, total, kThreads), kThreads, 0,
@@ -144,13 +142,11 @@ Status launchCompare(const KernelEnv &env, const BroadcastIndex &ix, int op,
 template Status launchBinary<float>(const KernelEnv &, const BroadcastIndex &,
                                     int, const float *, const float *, float *,
                                     int64_t);
-template Status launchBinary<int32_t>(const KernelEnv &,
-                                      const BroadcastIndex &, int,
-                                      const int32_t *, const int32_t *,
+template Status launchBinary<int32_t>(const KernelEnv &, const BroadcastIndex &,
+                                      int, const int32_t *, const int32_t *,
                                       int32_t *, int64_t);
-template Status launchBinary<int64_t>(const KernelEnv &,
-                                      const BroadcastIndex &, int,
-                                      const int64_t *, const int64_t *,
+template Status launchBinary<int64_t>(const KernelEnv &, const BroadcastIndex &,
+                                      int, const int64_t *, const int64_t *,
                                       int64_t *, int64_t);
 #define EMBER_INSTANTIATE_COMPARE(T)                                           \
   template Status launchCompare<T>(const KernelEnv &, const BroadcastIndex &,  \
@@ -165,8 +161,8 @@ EMBER_INSTANTIATE_COMPARE(int64_t)
 #undef EMBER_INSTANTIATE_COMPARE
 
 Status launchWhere(const KernelEnv &env, const BroadcastIndex &ix,
-                   const uint8_t *cond, const void *a, const void *b,
-                   void *out, int elementBytes, int64_t n) {
+                   const uint8_t *cond, const void *a, const void *b, void *out,
+                   int elementBytes, int64_t n) {
   if (n <= 0)
     return Status::ok();
   switch (elementBytes) {

@@ -1,4 +1,5 @@
-//===- elementwise_device.cuh - Per-element bodies of the dense kernels -*- C++ -*-===//
+//===- elementwise_device.cuh - Per-element bodies of the dense kernels -*- C++
+//-*-===//
 //
 // The per-thread code of the CUDA elementwise kernels (unary, binary,
 // comparison, where, cast, expand, activation epilogues, dcn_cross's
@@ -61,9 +62,16 @@ struct BroadcastIndex {
 //===----------------------------------------------------------------------===//
 
 /// The values of cpu::Activation.
-enum ActivationCode : int { kActNone = 0, kActRelu = 1, kActSigmoid = 2, kActTanh = 3 };
+enum ActivationCode : int {
+  kActNone = 0,
+  kActRelu = 1,
+  kActSigmoid = 2,
+  kActTanh = 3
+};
 
-EMBER_HD_INLINE float reluOf(float x) { return x > 0.f ? x : (x != x ? x : 0.f); }
+EMBER_HD_INLINE float reluOf(float x) {
+  return x > 0.f ? x : (x != x ? x : 0.f);
+}
 EMBER_HD_INLINE float sigmoidOf(float x) { return 1.f / (1.f + expf(-x)); }
 
 EMBER_HD_INLINE float activationValue(int act, float x) {
@@ -278,7 +286,8 @@ EMBER_HD_INLINE float bf16BitsToFloat(uint16_t bits) {
   return __bfloat162float(__nv_bfloat16(raw));
 }
 EMBER_HD_INLINE uint16_t floatToBf16Bits(float f) {
-  __nv_bfloat16_raw raw = static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(f));
+  __nv_bfloat16_raw raw =
+      static_cast<__nv_bfloat16_raw>(__float2bfloat16_rn(f));
   return raw.x;
 }
 
@@ -373,7 +382,8 @@ EMBER_HD_INLINE void castElement(const void *in, int from, void *out, int to,
     static_cast<uint8_t *>(out)[i] = v != 0;
     return;
   case kI8: // two's-complement wrap
-    static_cast<int8_t *>(out)[i] = static_cast<int8_t>(static_cast<uint8_t>(v));
+    static_cast<int8_t *>(out)[i] =
+        static_cast<int8_t>(static_cast<uint8_t>(v));
     return;
   case kU8:
     static_cast<uint8_t *>(out)[i] = static_cast<uint8_t>(v);

@@ -28,7 +28,8 @@ template <int Op> Status unaryKernel(KernelContext &ctx) {
 }
 
 const char *binaryName(int op) {
-  static const char *names[] = {"add", "sub", "mul", "div", "max", "min", "pow"};
+  static const char *names[] = {"add", "sub", "mul", "div",
+                                "max", "min", "pow"};
   return names[op];
 }
 
@@ -47,10 +48,10 @@ template <int Op> Status binaryKernel(KernelContext &ctx) {
   if (cpu::isFloatLike(a.dtype()) && cpu::isFloatLike(b.dtype())) {
     EMBER_ASSIGN_OR_RETURN(const float *pa, deviceFloatInput(ctx, a, "a"));
     EMBER_ASSIGN_OR_RETURN(const float *pb, deviceFloatInput(ctx, b, "b"));
-    EMBER_ASSIGN_OR_RETURN(Tensor * out, cpu::allocateOutput(
-                                             ctx, DType::kFloat32, *outShape));
-    return cpu::atLocation(ctx, launchBinary<float>(*env, ix, Op, pa, pb,
-                                                    out->data<float>(), n));
+    EMBER_ASSIGN_OR_RETURN(
+        Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, *outShape));
+    return cpu::atLocation(
+        ctx, launchBinary<float>(*env, ix, Op, pa, pb, out->data<float>(), n));
   }
   constexpr bool allowsIntegers = Op != kBinaryDiv && Op != kBinaryPow;
   if (allowsIntegers && a.dtype() == b.dtype() &&
@@ -59,8 +60,9 @@ template <int Op> Status binaryKernel(KernelContext &ctx) {
                            cpu::allocateOutput(ctx, a.dtype(), *outShape));
     if (a.dtype() == DType::kInt64)
       return cpu::atLocation(
-          ctx, launchBinary<int64_t>(*env, ix, Op, a.data<int64_t>(),
-                                     b.data<int64_t>(), out->data<int64_t>(), n));
+          ctx,
+          launchBinary<int64_t>(*env, ix, Op, a.data<int64_t>(),
+                                b.data<int64_t>(), out->data<int64_t>(), n));
     return cpu::atLocation(
         ctx, launchBinary<int32_t>(*env, ix, Op, a.data<int32_t>(),
                                    b.data<int32_t>(), out->data<int32_t>(), n));
@@ -90,10 +92,10 @@ template <int Op> Status compareKernel(KernelContext &ctx) {
     using T = decltype(tag);
     EMBER_ASSIGN_OR_RETURN(Tensor * out,
                            cpu::allocateOutput(ctx, DType::kBool, *outShape));
-    return cpu::atLocation(
-        ctx, launchCompare<T>(*env, ix, Op, static_cast<const T *>(pa),
-                              static_cast<const T *>(pb),
-                              out->data<uint8_t>(), n));
+    return cpu::atLocation(ctx, launchCompare<T>(*env, ix, Op,
+                                                 static_cast<const T *>(pa),
+                                                 static_cast<const T *>(pb),
+                                                 out->data<uint8_t>(), n));
   };
   if (cpu::isFloatLike(a.dtype()) && cpu::isFloatLike(b.dtype())) {
     EMBER_ASSIGN_OR_RETURN(const float *pa, deviceFloatInput(ctx, a, "a"));
@@ -146,9 +148,9 @@ Status whereKernel(KernelContext &ctx) {
   BroadcastIndex ix =
       toBroadcastIndex(cpu::makeBroadcastLayout(*outShape, shapes, 3));
   return cpu::atLocation(
-      ctx, launchWhere(*env, ix, c.data<uint8_t>(), a.data(), b.data(),
-                       out->data(), static_cast<int>(dtypeSize(a.dtype())),
-                       out->numel()));
+      ctx,
+      launchWhere(*env, ix, c.data<uint8_t>(), a.data(), b.data(), out->data(),
+                  static_cast<int>(dtypeSize(a.dtype())), out->numel()));
 }
 
 } // namespace

@@ -22,7 +22,8 @@ using cpu::kernelError;
 Status linearKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
   EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("linear"));
-  EMBER_RETURN_IF_ERROR(cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(
+      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "weight"));
   const Tensor &x = ctx.input(0), &w = ctx.input(1);
@@ -30,7 +31,8 @@ Status linearKernel(KernelContext &ctx) {
   cpu::Activation act =
       *cpu::parseActivation(ctx.attrs().getString("activation", "none"));
   if (x.rank() < 1)
-    return kernelError(ctx, "linear: x must have rank >= 1, got " + x.describe());
+    return kernelError(ctx,
+                       "linear: x must have rank >= 1, got " + x.describe());
   if (w.rank() != 2)
     return kernelError(ctx,
                        "linear: weight must have rank 2, got " + w.describe());
@@ -48,7 +50,8 @@ Status linearKernel(KernelContext &ctx) {
   if (bias && (bias->rank() != 1 || bias->dim(0) != n))
     return kernelError(ctx, "linear: bias must be [" + std::to_string(n) +
                                 "], got " + bias->describe());
-  EMBER_ASSIGN_OR_RETURN(const float *px, deviceFloatInput(ctx, x, "linear: x"));
+  EMBER_ASSIGN_OR_RETURN(const float *px,
+                         deviceFloatInput(ctx, x, "linear: x"));
   EMBER_ASSIGN_OR_RETURN(const float *pw,
                          deviceFloatInput(ctx, w, "linear: weight"));
   const float *pb = nullptr;
@@ -167,20 +170,24 @@ Status matmulKernel(KernelContext &ctx) {
     return kernelError(ctx, "matmul: result rank exceeds " +
                                 std::to_string(Shape::kMaxRank));
   EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
-  EMBER_ASSIGN_OR_RETURN(const float *pa, deviceFloatInput(ctx, a, "matmul: a"));
-  EMBER_ASSIGN_OR_RETURN(const float *pb, deviceFloatInput(ctx, b, "matmul: b"));
+  EMBER_ASSIGN_OR_RETURN(const float *pa,
+                         deviceFloatInput(ctx, a, "matmul: a"));
+  EMBER_ASSIGN_OR_RETURN(const float *pb,
+                         deviceFloatInput(ctx, b, "matmul: b"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, DType::kFloat32, outShape));
-  cpu::BroadcastLayout layout = cpu::makeBroadcastLayout(*batch, batchShapes, 2);
-  return cpu::atLocation(ctx, broadcastGemm(*env, layout, batch->numel(), pa, pb,
-                                            out->data<float>(), m, n, k,
+  cpu::BroadcastLayout layout =
+      cpu::makeBroadcastLayout(*batch, batchShapes, 2);
+  return cpu::atLocation(ctx, broadcastGemm(*env, layout, batch->numel(), pa,
+                                            pb, out->data<float>(), m, n, k,
                                             /*transB=*/false, "matmul"));
 }
 
 Status batchMatmulKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
   EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("batch_matmul"));
-  EMBER_RETURN_IF_ERROR(cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(
+      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "a"));
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "b"));
   const Tensor &a = ctx.input(0), &b = ctx.input(1);
@@ -198,8 +205,8 @@ Status batchMatmulKernel(KernelContext &ctx) {
                          deviceFloatInput(ctx, a, "batch_matmul: a"));
   EMBER_ASSIGN_OR_RETURN(const float *pb,
                          deviceFloatInput(ctx, b, "batch_matmul: b"));
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32,
-                                                           {batches, m, n}));
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, {batches, m, n}));
   LtGemm g;
   g.m = m;
   g.n = n;

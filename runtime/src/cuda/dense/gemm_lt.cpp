@@ -60,20 +60,19 @@ uint32_t alignmentOf(const void *p, int64_t strideElements) {
 
 Status layout(cublasLtMatrixLayout_t *out, uint64_t rows, uint64_t cols,
               int64_t ld, int32_t batch, int64_t stride) {
-  EMBER_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatrixLayoutCreate(out, CUDA_R_32F, rows, cols, ld),
-      "cublasLtMatrixLayoutCreate"));
+  EMBER_RETURN_IF_ERROR(
+      cublasStatus(cublasLtMatrixLayoutCreate(out, CUDA_R_32F, rows, cols, ld),
+                   "cublasLtMatrixLayoutCreate"));
   if (batch > 1) {
     EMBER_RETURN_IF_ERROR(cublasStatus(
-        cublasLtMatrixLayoutSetAttribute(*out,
-                                         CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
-                                         &batch, sizeof(batch)),
-        "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)"));
-    EMBER_RETURN_IF_ERROR(cublasStatus(
         cublasLtMatrixLayoutSetAttribute(
-            *out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
-            sizeof(stride)),
-        "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)"));
+            *out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)),
+        "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)"));
+    EMBER_RETURN_IF_ERROR(
+        cublasStatus(cublasLtMatrixLayoutSetAttribute(
+                         *out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                         &stride, sizeof(stride)),
+                     "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)"));
   }
   return Status::ok();
 }
@@ -86,23 +85,22 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
   bool tf32 = tf32Enabled();
   LtDescriptors d;
   EMBER_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulDescCreate(&d.op,
-                               tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                    : CUBLAS_COMPUTE_32F,
-                               CUDA_R_32F),
+      cublasLtMatmulDescCreate(
+          &d.op, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+          CUDA_R_32F),
       what + ": cublasLtMatmulDescCreate"));
   // Column-major view: D'[n, m] = op(B')[n, k] · A'[k, m], where B' is the
   // row-major B buffer and A' the row-major A buffer.
   cublasOperation_t opB = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opA = CUBLAS_OP_N;
-  EMBER_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSA, &opB,
-                                     sizeof(opB)),
-      what + ": cublasLtMatmulDescSetAttribute(TRANSA)"));
-  EMBER_RETURN_IF_ERROR(cublasStatus(
-      cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_TRANSB, &opA,
-                                     sizeof(opA)),
-      what + ": cublasLtMatmulDescSetAttribute(TRANSB)"));
+  EMBER_RETURN_IF_ERROR(
+      cublasStatus(cublasLtMatmulDescSetAttribute(
+                       d.op, CUBLASLT_MATMUL_DESC_TRANSA, &opB, sizeof(opB)),
+                   what + ": cublasLtMatmulDescSetAttribute(TRANSA)"));
+  EMBER_RETURN_IF_ERROR(
+      cublasStatus(cublasLtMatmulDescSetAttribute(
+                       d.op, CUBLASLT_MATMUL_DESC_TRANSB, &opA, sizeof(opA)),
+                   what + ": cublasLtMatmulDescSetAttribute(TRANSB)"));
   EMBER_RETURN_IF_ERROR(cublasStatus(
       cublasLtMatmulDescSetAttribute(d.op, CUBLASLT_MATMUL_DESC_EPILOGUE,
                                      &epilogue, sizeof(epilogue)),
@@ -123,13 +121,29 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
   EMBER_RETURN_IF_ERROR(layout(&d.b, k, m, g.lda, batch, g.strideA));
   EMBER_RETURN_IF_ERROR(layout(&d.c, n, m, g.ldc, batch, g.strideC));
 
-  uint32_t alignB = alignmentOf(b, g.strideB), alignA = alignmentOf(a, g.strideA),
+  uint32_t alignB = alignmentOf(b, g.strideB),
+           alignA = alignmentOf(a, g.strideA),
            alignC = alignmentOf(c, g.strideC);
-  AlgoKey key = {env.device,  g.m,      g.n,      g.k,        g.lda,
-                 g.ldb,       g.ldc,    g.transB, batch,      g.strideA,
-                 g.strideB,   g.strideC, epilogue, tf32,      alignA,
-                 alignB,      alignC,   g.bias ? int64_t(alignmentOf(g.bias, 0)) : 0,
-                 static_cast<int64_t>(blas.workspaceBytes()), 0};
+  AlgoKey key = {env.device,
+                 g.m,
+                 g.n,
+                 g.k,
+                 g.lda,
+                 g.ldb,
+                 g.ldc,
+                 g.transB,
+                 batch,
+                 g.strideA,
+                 g.strideB,
+                 g.strideC,
+                 epilogue,
+                 tf32,
+                 alignA,
+                 alignB,
+                 alignC,
+                 g.bias ? int64_t(alignmentOf(g.bias, 0)) : 0,
+                 static_cast<int64_t>(blas.workspaceBytes()),
+                 0};
   cublasLtMatmulAlgo_t algo;
   bool cached = false;
   {
@@ -170,11 +184,10 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
                                        d.pref, 1, &result, &returned),
         what + ": cublasLtMatmulAlgoGetHeuristic"));
     if (returned == 0)
-      return unimplemented(what + ": cuBLASLt has no algorithm for [" +
-                           std::to_string(g.m) + ", " + std::to_string(g.k) +
-                           "] x [" + std::to_string(g.k) + ", " +
-                           std::to_string(g.n) + "] (batch " +
-                           std::to_string(batch) + ")");
+      return unimplemented(
+          what + ": cuBLASLt has no algorithm for [" + std::to_string(g.m) +
+          ", " + std::to_string(g.k) + "] x [" + std::to_string(g.k) + ", " +
+          std::to_string(g.n) + "] (batch " + std::to_string(batch) + ")");
     algo = result.algo;
     AlgoCache &cache = algoCache();
     std::lock_guard<std::mutex> lock(cache.mu);
@@ -220,11 +233,11 @@ Status runLtGemm(const KernelEnv &env, const LtGemm &g, const char *what) {
   else if (relu)
     epilogue = CUBLASLT_EPILOGUE_RELU;
   for (int64_t done = 0; done < g.batch;) {
-    int32_t count = static_cast<int32_t>(
-        std::min<int64_t>(g.batch - done, INT32_MAX));
+    int32_t count =
+        static_cast<int32_t>(std::min<int64_t>(g.batch - done, INT32_MAX));
     EMBER_RETURN_IF_ERROR(ltCall(env, g, count, g.a + done * g.strideA,
-                                 g.b + done * g.strideB,
-                                 g.c + done * g.strideC, epilogue, name));
+                                 g.b + done * g.strideB, g.c + done * g.strideC,
+                                 epilogue, name));
     done += count;
   }
   if (g.activation == kActSigmoid || g.activation == kActTanh)

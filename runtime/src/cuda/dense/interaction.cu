@@ -36,10 +36,9 @@ __global__ void interactionTiledKernel(const float *dense, const float *sparse,
   }
 }
 
-__global__ void interactionGlobalKernel(const float *dense,
-                                        const float *sparse, float *out,
-                                        int64_t batch, int64_t n, int64_t d,
-                                        bool self, bool torchrec) {
+__global__ void interactionGlobalKernel(const float *dense, const float *sparse,
+                                        float *out, int64_t batch, int64_t n,
+                                        int64_t d, bool self, bool torchrec) {
   int64_t width = d + interactionPairs(n, self);
   for (int64_t s = blockIdx.x; s < batch; s += gridDim.x) {
     float *y = out + s * width;
@@ -58,9 +57,9 @@ Status launchDotInteraction(const KernelEnv &env, const float *dense,
   if (batch <= 0)
     return Status::ok();
   int64_t blocks64 = std::min<int64_t>(
-      batch, static_cast<int64_t>(env.multiprocessors > 0 ? env.multiprocessors
-                                                          : 1) *
-                 64);
+      batch,
+      static_cast<int64_t>(env.multiprocessors > 0 ? env.multiprocessors : 1) *
+          64);
   int blocks = static_cast<int>(blocks64);
   int64_t tileBytes = n * (d + 1) * static_cast<int64_t>(sizeof(float));
   if (d > 0 && tileBytes <= kMaxTileBytes) {

@@ -38,15 +38,16 @@ Status dotInteractionKernel(KernelContext &ctx) {
                  sparse.describe() + " with dense " + dense.describe());
   int64_t n = f + 1;
   int64_t pairs = self ? n * (n + 1) / 2 : n * (n - 1) / 2;
-  EMBER_ASSIGN_OR_RETURN(const float *pd, deviceFloatInput(
-                                              ctx, dense, "dot_interaction: dense"));
   EMBER_ASSIGN_OR_RETURN(
-      const float *ps, deviceFloatInput(ctx, sparse, "dot_interaction: sparse"));
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32,
-                                                           {b, d + pairs}));
-  return cpu::atLocation(ctx, launchDotInteraction(*env, pd, ps,
-                                                   out->data<float>(), b, n, d,
-                                                   self, torchrecOrder));
+      const float *pd, deviceFloatInput(ctx, dense, "dot_interaction: dense"));
+  EMBER_ASSIGN_OR_RETURN(
+      const float *ps,
+      deviceFloatInput(ctx, sparse, "dot_interaction: sparse"));
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, {b, d + pairs}));
+  return cpu::atLocation(ctx,
+                         launchDotInteraction(*env, pd, ps, out->data<float>(),
+                                              b, n, d, self, torchrecOrder));
 }
 
 } // namespace

@@ -80,9 +80,9 @@ __global__ void layerNormKernel(const float *x, float *y, int64_t rows,
 
 int warpGrid(const KernelEnv &env, int64_t rows) {
   int64_t blocks = (rows + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  int64_t cap = static_cast<int64_t>(env.multiprocessors > 0 ? env.multiprocessors
-                                                             : 1) *
-                32;
+  int64_t cap =
+      static_cast<int64_t>(env.multiprocessors > 0 ? env.multiprocessors : 1) *
+      32;
   return static_cast<int>(blocks < cap ? (blocks > 0 ? blocks : 1) : cap);
 }
 

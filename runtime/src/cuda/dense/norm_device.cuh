@@ -89,8 +89,8 @@ EMBER_HD_INLINE double layerNormLaneSum(const float *x, int64_t d, int lane) {
   return s;
 }
 
-EMBER_HD_INLINE double layerNormLaneSquares(const float *x, int64_t d,
-                                            int lane, float mean) {
+EMBER_HD_INLINE double layerNormLaneSquares(const float *x, int64_t d, int lane,
+                                            float mean) {
   double s = 0;
   for (int64_t i = lane; i < d; i += kWarp) {
     double c = double(x[i]) - double(mean);
@@ -109,8 +109,7 @@ EMBER_HD_INLINE float layerNormRstd(double squares, int64_t d, float eps) {
 
 EMBER_HD_INLINE void layerNormLaneWrite(const float *x, float *y, int64_t d,
                                         int lane, float mean, float rstd,
-                                        const float *gamma,
-                                        const float *beta) {
+                                        const float *gamma, const float *beta) {
   for (int64_t i = lane; i < d; i += kWarp) {
     float v = (x[i] - mean) * rstd;
     if (gamma)

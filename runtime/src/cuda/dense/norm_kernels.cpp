@@ -20,8 +20,8 @@ Status softmaxKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
   if (x.rank() < 1)
-    return cpu::kernelError(
-        ctx, "softmax: x must have rank >= 1, got " + x.describe());
+    return cpu::kernelError(ctx, "softmax: x must have rank >= 1, got " +
+                                     x.describe());
   EMBER_ASSIGN_OR_RETURN(int axis,
                          cpu::normalizeAxis(ctx, ctx.attrs().getInt("axis", -1),
                                             x.rank(), "axis"));
@@ -69,8 +69,8 @@ Status layerNormKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
   if (x.rank() < 1)
-    return cpu::kernelError(
-        ctx, "layer_norm: x must have rank >= 1, got " + x.describe());
+    return cpu::kernelError(ctx, "layer_norm: x must have rank >= 1, got " +
+                                     x.describe());
   EMBER_ASSIGN_OR_RETURN(int axis,
                          cpu::normalizeAxis(ctx, ctx.attrs().getInt("axis", -1),
                                             x.rank(), "axis"));

@@ -1,4 +1,5 @@
-//===- register_dense_kernels.cpp - CUDA dense kernels ----------------------===//
+//===- register_dense_kernels.cpp - CUDA dense kernels
+//----------------------===//
 #include "cuda/cuda_kernels.h"
 #include "cuda/dense/dense_registration.h"
 

@@ -37,7 +37,9 @@ public:
   Status setOutput(int i, const Tensor &tensor) override {
     return inner_.setOutput(i, tensor);
   }
-  Result<void *> scratch(size_t bytes) override { return inner_.scratch(bytes); }
+  Result<void *> scratch(size_t bytes) override {
+    return inner_.scratch(bytes);
+  }
   const Attributes &attrs() const override { return inner_.attrs(); }
   ThreadPool &threadPool() override { return inner_.threadPool(); }
   BoundsCheckMode boundsCheck() const override { return inner_.boundsCheck(); }
@@ -64,8 +66,7 @@ Result<Tensor> stagedShapeInput(KernelContext &ctx, int index) {
   if (ctx.numInputs() <= index || !ctx.input(index).defined())
     return Tensor();
   const Tensor &s = ctx.input(index);
-  if (s.dtype() != DType::kInt64 || s.rank() != 1 ||
-      s.dim(0) > Shape::kMaxRank)
+  if (s.dtype() != DType::kInt64 || s.rank() != 1 || s.dim(0) > Shape::kMaxRank)
     return Tensor();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
   size_t bytes = s.nbytes();
@@ -95,8 +96,8 @@ Status reshapeKernel(KernelContext &ctx) {
 Status expandKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
   EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("expand"));
-  EMBER_RETURN_IF_ERROR(cpu::atLocation(
-      ctx, cpuDef->validate(ctx.attrs(), ctx.numInputs(), 1)));
+  EMBER_RETURN_IF_ERROR(
+      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), ctx.numInputs(), 1)));
   EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *attr,
@@ -111,13 +112,12 @@ Status expandKernel(KernelContext &ctx) {
     const Tensor &s = ctx.input(1);
     if (s.dtype() != DType::kInt64 || s.rank() != 1)
       return cpu::kernelError(
-          ctx, "expand: the shape input must be int64 [n], got " +
-                   s.describe());
+          ctx,
+          "expand: the shape input must be int64 [n], got " + s.describe());
     if (s.dim(0) > Shape::kMaxRank)
-      return cpu::kernelError(ctx, "expand: the shape input " + s.describe() +
-                                       " has more than " +
-                                       std::to_string(Shape::kMaxRank) +
-                                       " dims");
+      return cpu::kernelError(
+          ctx, "expand: the shape input " + s.describe() + " has more than " +
+                   std::to_string(Shape::kMaxRank) + " dims");
     EMBER_ASSIGN_OR_RETURN(Tensor staged, stagedShapeInput(ctx, 1));
     target = staged.data<int64_t>();
     n = s.dim(0);
@@ -155,9 +155,9 @@ Status registerViewKernels(KernelRegistry &r) {
       cudaDefLike("reshape", reshapeKernel,
                   "view, no copy; a shape input is read via host staging"));
   EMBER_RETURN_IF_ERROR(r.add(std::move(reshape)));
-  EMBER_ASSIGN_OR_RETURN(KernelDef expand,
-                         cudaDefLike("expand", expandKernel,
-                                     "broadcast copy kernel"));
+  EMBER_ASSIGN_OR_RETURN(
+      KernelDef expand,
+      cudaDefLike("expand", expandKernel, "broadcast copy kernel"));
   return r.add(std::move(expand));
 }
 
