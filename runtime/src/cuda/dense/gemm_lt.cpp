@@ -201,6 +201,31 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
                       what + ": cublasLtMatmul");
 }
 
+/// The batches in calls of at most INT32_MAX; a batch with a shared operand
+/// (stride 0) that cuBLASLt has no algorithm for runs matrix by matrix.
+Status runBatches(const KernelEnv &env, const LtGemm &g,
+                  cublasLtEpilogue_t epilogue, const std::string &what) {
+  for (int64_t done = 0; done < g.batch;) {
+    int32_t count =
+        static_cast<int32_t>(std::min<int64_t>(g.batch - done, INT32_MAX));
+    Status s =
+        ltCall(env, g, count, g.a + done * g.strideA, g.b + done * g.strideB,
+               g.c + done * g.strideC, epilogue, what);
+    bool refused = s.code() == StatusCode::kUnimplemented ||
+                   s.code() == StatusCode::kInvalidArgument;
+    if (refused && count > 1 && (g.strideA == 0 || g.strideB == 0)) {
+      for (int64_t i = done; i < done + count; ++i)
+        EMBER_RETURN_IF_ERROR(ltCall(env, g, 1, g.a + i * g.strideA,
+                                     g.b + i * g.strideB, g.c + i * g.strideC,
+                                     epilogue, what));
+    } else {
+      EMBER_RETURN_IF_ERROR(s);
+    }
+    done += count;
+  }
+  return Status::ok();
+}
+
 } // namespace
 
 bool tf32Enabled() {
@@ -232,14 +257,14 @@ Status runLtGemm(const KernelEnv &env, const LtGemm &g, const char *what) {
     epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
   else if (relu)
     epilogue = CUBLASLT_EPILOGUE_RELU;
-  for (int64_t done = 0; done < g.batch;) {
-    int32_t count =
-        static_cast<int32_t>(std::min<int64_t>(g.batch - done, INT32_MAX));
-    EMBER_RETURN_IF_ERROR(ltCall(env, g, count, g.a + done * g.strideA,
-                                 g.b + done * g.strideB, g.c + done * g.strideC,
-                                 epilogue, name));
-    done += count;
+  Status s = runBatches(env, g, epilogue, name);
+  if (s.code() == StatusCode::kUnimplemented &&
+      epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    // No algorithm with this epilogue: plain GEMM, then bias + activation.
+    EMBER_RETURN_IF_ERROR(runBatches(env, g, CUBLASLT_EPILOGUE_DEFAULT, name));
+    return launchBiasActivation(env, g.c, g.bias, g.n, g.activation, total);
   }
+  EMBER_RETURN_IF_ERROR(s);
   if (g.activation == kActSigmoid || g.activation == kActTanh)
     return launchBiasActivation(env, g.c, nullptr, g.n, g.activation, total);
   return Status::ok();
