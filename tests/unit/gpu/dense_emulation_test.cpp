@@ -10,11 +10,13 @@
 //===----------------------------------------------------------------------===//
 #include "../runtime/dense_test_support.h"
 
+#include "cuda/cuda_kernels.h"
 #include "cuda/dense/concat_device.cuh"
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/elementwise_device.cuh"
 #include "cuda/dense/interaction_device.cuh"
 #include "cuda/dense/norm_device.cuh"
+#include "cuda/dense/reduce_device.cuh"
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/elementwise_activation.h"
 
@@ -795,6 +797,116 @@ TEST(DenseEmulation, ConcatMatchesCpuWithUnitsAndChunks) {
     }
     ASSERT_EQ(std::memcmp(out.data(), ref.data(), ref.nbytes()), 0)
         << "iter " << iter << " unit " << unit;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// reduce_sum / reduce_mean / reduce_max (warp per output)
+//===----------------------------------------------------------------------===//
+
+TEST(DenseEmulation, ReductionsMatchCpu) {
+  std::mt19937 rng(21);
+  const struct {
+    const char *name;
+    int op;
+  } ops[] = {{"reduce_sum", dev::kReduceSum},
+             {"reduce_mean", dev::kReduceMean},
+             {"reduce_max", dev::kReduceMax}};
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape shape = randomShape(rng, 4, 6);
+    if (shape.rank() == 0)
+      continue;
+    std::vector<int64_t> axes;
+    bool reduced[Shape::kMaxRank] = {};
+    for (int i = 0; i < shape.rank(); ++i)
+      if (std::uniform_int_distribution<int>(0, 1)(rng)) {
+        axes.push_back(i - (iter % 2) * shape.rank()); // negative half the time
+        reduced[i] = true;
+      }
+    if (axes.empty())
+      for (int i = 0; i < shape.rank(); ++i)
+        reduced[i] = true;
+    Tensor x = randomFloats(shape, iter, -4.f, 4.f);
+    if (iter % 7 == 0)
+      x.data<float>()[0] = std::numeric_limits<float>::quiet_NaN();
+    int64_t dims[Shape::kMaxRank];
+    for (int i = 0; i < shape.rank(); ++i)
+      dims[i] = shape[i];
+    dev::ReduceIndex ix = dev::makeReduceIndex(dims, shape.rank(), reduced);
+    for (const auto &o : ops) {
+      Attributes attrs;
+      attrs.set("axes", axes);
+      attrs.set("keepdims", int64_t(iter % 3 != 0));
+      Tensor ref = runCpu(o.name, {x}, attrs);
+      ASSERT_EQ(ref.numel(), ix.keptCount);
+      std::vector<float> got(static_cast<size_t>(ix.keptCount));
+      for (int64_t i = 0; i < ix.keptCount; ++i) { // a warp per output
+        std::array<double, dev::kWarp> lanes;
+        for (int l = 0; l < dev::kWarp; ++l)
+          lanes[l] = dev::reduceLanePartial(x.data<float>(), ix, o.op, i, l,
+                                            dev::kWarp);
+        butterfly(lanes, [&](double a, double b) {
+          return dev::reduceCombine(o.op, a, b);
+        });
+        got[i] = dev::reduceFinish(o.op, lanes[0], ix.reducedCount);
+      }
+      expectFloatsClose(got.data(), ref, 1e-6,
+                        std::string(o.name) + " " + shape.toString());
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Registration
+//===----------------------------------------------------------------------===//
+
+const char *const kCudaDenseKernels[] = {
+    "linear",   "matmul",  "batch_matmul", "dcn_cross",  "dot_interaction",
+    "relu",     "sigmoid", "tanh",         "neg",        "exp",
+    "log",      "sqrt",    "abs",          "add",        "sub",
+    "mul",      "div",     "max",          "min",        "pow",
+    "equal",    "less",    "greater",      "less_equal", "greater_equal",
+    "where",    "cast",    "concat",       "softmax",    "layer_norm",
+    "identity", "reshape", "flatten",      "squeeze",    "unsqueeze",
+    "expand"};
+
+TEST(DenseEmulation, CudaKernelsShareTheCpuContracts) {
+  for (const char *name : kCudaDenseKernels) {
+    const KernelDef *gpu = cuda::cudaKernels().find(name);
+    const KernelDef *cpu = cpuKernels().find(name);
+    ASSERT_NE(gpu, nullptr) << name;
+    ASSERT_NE(cpu, nullptr) << name;
+    EXPECT_EQ(gpu->minInputs, cpu->minInputs) << name;
+    EXPECT_EQ(gpu->maxInputs, cpu->maxInputs) << name;
+    EXPECT_EQ(gpu->minOutputs, cpu->minOutputs) << name;
+    EXPECT_EQ(gpu->maxOutputs, cpu->maxOutputs) << name;
+    EXPECT_EQ(gpu->validate, cpu->validate) << name;
+    EXPECT_EQ(gpu->outputsAliasInputs, cpu->outputsAliasInputs) << name;
+    EXPECT_EQ(gpu->elementwiseInPlace, cpu->elementwiseInPlace) << name;
+    EXPECT_NE(gpu->summary.find("[CUDA: "), std::string::npos) << name;
+  }
+}
+
+TEST(DenseEmulation, CudaKernelsWithoutADeviceContextFailCleanly) {
+  // A CUDA kernel handed a host context (a bug in the caller) must return
+  // an error, not touch the memory as device memory.
+  for (const char *name : {"linear", "add", "dot_interaction", "concat",
+                           "softmax", "layer_norm", "cast", "expand"}) {
+    TestKernelContext ctx;
+    ctx.addInput(randomFloats({2, 2}, 1)).addInput(randomFloats({2, 2}, 2));
+    if (std::string(name) == "concat" || std::string(name) == "softmax" ||
+        std::string(name) == "layer_norm" || std::string(name) == "cast" ||
+        std::string(name) == "expand") {
+      ctx = TestKernelContext();
+      ctx.addInput(randomFloats({2, 2}, 1));
+    }
+    ctx.setNumOutputs(1);
+    ctx.attrs().set("axis", int64_t(0));
+    ctx.attrs().set("to", std::string("float16"));
+    ctx.attrs().set("num_features", int64_t(0));
+    ctx.attrs().set("shape", std::vector<int64_t>{2, 2});
+    Status s = cuda::cudaKernels().find(name)->run(ctx);
+    EXPECT_EQ(s.code(), StatusCode::kInternal) << name << ": " << s.toString();
   }
 }
 

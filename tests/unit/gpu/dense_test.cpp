@@ -503,13 +503,42 @@ TEST(CudaDense, LayerNormMatchesCpu) {
       {"layer_norm", {randomFloats({2, 4}, 1), randomFloats({3}, 2)}, {}});
 }
 
+TEST(CudaDense, ReductionsMatchCpu) {
+  EMBER_SKIP_WITHOUT_GPU();
+  uint32_t seed = 100;
+  const struct {
+    Shape shape;
+    std::vector<int64_t> axes;
+  } cases[] = {{{4, 5}, {1}},   {{4, 5}, {0}},    {{2, 3, 4}, {0, 2}},
+               {{2, 3, 4}, {}}, {{1000, 3}, {0}}, {{3, 1, 7}, {-1, 1}},
+               {{0, 3}, {1}},   {{3, 0}, {1}},    {{100000}, {}}};
+  for (const auto &c : cases)
+    for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max"})
+      for (int64_t keep : {int64_t(0), int64_t(1)}) {
+        Case k{op, {randomFloats(c.shape, seed++)}, {}};
+        k.attrs.set("axes", c.axes);
+        k.attrs.set("keepdims", keep);
+        bool emptyExtent = false;
+        for (int64_t a : c.axes)
+          emptyExtent =
+              emptyExtent || c.shape[int(a < 0 ? a + c.shape.rank() : a)] == 0;
+        if (std::string(op) == "reduce_max" && emptyExtent)
+          expectSameError(k);
+        else
+          expectMatchesCpu(k);
+      }
+}
+
 TEST(CudaDense, EveryCpuDenseKernelThatTheGpuHasSharesItsContract) {
   EMBER_SKIP_WITHOUT_GPU();
   // Names that must run on the GPU (no fallback to the CPU backend).
   for (const char *name :
-       {"linear", "matmul", "batch_matmul", "dcn_cross", "dot_interaction",
-        "concat", "cast", "softmax", "layer_norm", "relu", "add", "where",
-        "reshape", "flatten", "squeeze", "unsqueeze", "identity", "expand"}) {
+       {"linear",          "matmul",  "batch_matmul", "dcn_cross",
+        "dot_interaction", "concat",  "cast",         "softmax",
+        "layer_norm",      "relu",    "add",          "where",
+        "reshape",         "flatten", "squeeze",      "unsqueeze",
+        "identity",        "expand",  "reduce_sum",   "reduce_mean",
+        "reduce_max"}) {
     CudaKernelRunner gpu;
     Status s = gpu.run(name); // arity fails before anything runs
     EXPECT_NE(s.code(), StatusCode::kNotFound) << name;

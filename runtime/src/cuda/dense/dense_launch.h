@@ -11,6 +11,7 @@
 
 #include "cuda/dense/concat_device.cuh"
 #include "cuda/dense/elementwise_device.cuh"
+#include "cuda/dense/reduce_device.cuh"
 #include "cuda/kernel_env.h"
 #include "ember/status.h"
 
@@ -44,6 +45,9 @@ Status launchWhere(const KernelEnv &env, const BroadcastIndex &ix,
 Status launchExpand(const KernelEnv &env, const BroadcastIndex &ix,
                     const void *x, void *out, int elementBytes, int64_t n);
 
+/// out[i] = value for i < n (float32).
+Status launchFill(const KernelEnv &env, float *out, float value, int64_t n);
+
 // cast.cu
 Status launchCast(const KernelEnv &env, const void *in, int from, void *out,
                   int to, int64_t n);
@@ -66,6 +70,10 @@ Status launchSoftmaxColumns(const KernelEnv &env, const float *x, float *y,
 Status launchLayerNorm(const KernelEnv &env, const float *x, float *y,
                        int64_t rows, int64_t d, float eps, const float *gamma,
                        const float *beta);
+
+// reduce.cu: out[i] for i < ix.keptCount (ix.reducedCount >= 1).
+Status launchReduce(const KernelEnv &env, const float *x, float *out,
+                    const ReduceIndex &ix, int op);
 
 } // namespace ember::cuda::dense
 

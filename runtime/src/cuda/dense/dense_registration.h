@@ -16,6 +16,7 @@ registerElementwiseKernels(KernelRegistry &r);   // unary binary compare where
 Status registerCastKernels(KernelRegistry &r);   // cast
 Status registerConcatKernels(KernelRegistry &r); // concat
 Status registerNormKernels(KernelRegistry &r);   // softmax layer_norm
+Status registerReduceKernels(KernelRegistry &r); // reduce_sum/mean/max
 Status registerViewKernels(KernelRegistry &r);   // identity reshape flatten
                                                  // squeeze unsqueeze expand
 

@@ -39,6 +39,11 @@ __global__ void crossCombineKernel(const float *x0, const float *xl, float *out,
     crossCombineElement(x0, xl, out, i);
 }
 
+__global__ void fillKernel(float *out, float value, int64_t n) {
+  for (int64_t i = firstIndex(); i < n; i += gridStride())
+    out[i] = value;
+}
+
 template <typename T>
 __global__ void binaryKernel(BroadcastIndex ix, int op, const T *a, const T *b,
                              T *out, int64_t n) {
@@ -99,6 +104,14 @@ Status launchUnary(const KernelEnv &env, int op, const float *x, float *out,
   unaryKernel<<<gridFor(env, n, kThreads), kThreads, 0, env.stream>>>(op, x,
                                                                       out, n);
   return launchStatus("unary elementwise");
+}
+
+Status launchFill(const KernelEnv &env, float *out, float value, int64_t n) {
+  if (n <= 0)
+    return Status::ok();
+  fillKernel<<<gridFor(env, n, kThreads), kThreads, 0, env.stream>>>(out, value,
+                                                                     n);
+  return launchStatus("fill");
 }
 
 Status launchBiasActivation(const KernelEnv &env, float *out, const float *bias,

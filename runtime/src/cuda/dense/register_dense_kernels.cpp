@@ -10,7 +10,8 @@ Status registerDenseKernels(KernelRegistry &r) {
        {dense::registerGemmKernels, dense::registerCrossKernels,
         dense::registerInteractionKernels, dense::registerElementwiseKernels,
         dense::registerCastKernels, dense::registerConcatKernels,
-        dense::registerNormKernels, dense::registerViewKernels})
+        dense::registerNormKernels, dense::registerReduceKernels,
+        dense::registerViewKernels})
     EMBER_RETURN_IF_ERROR(registerFn(r));
   return Status::ok();
 }
