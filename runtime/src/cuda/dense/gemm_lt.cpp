@@ -39,6 +39,7 @@ struct LtDescriptors {
 };
 
 using AlgoKey = std::array<int64_t, 20>;
+constexpr size_t kMaxCachedAlgos = 4096;
 
 struct AlgoCache {
   std::mutex mu;
@@ -191,6 +192,8 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
     algo = result.algo;
     AlgoCache &cache = algoCache();
     std::lock_guard<std::mutex> lock(cache.mu);
+    if (cache.algos.size() >= kMaxCachedAlgos) // e.g. many batch sizes
+      cache.algos.clear();
     cache.algos.emplace(key, algo);
   }
   const float alpha = 1.f, beta = 0.f;
