@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -853,6 +854,77 @@ TEST(DenseEmulation, ReductionsMatchCpu) {
       expectFloatsClose(got.data(), ref, 1e-6,
                         std::string(o.name) + " " + shape.toString());
     }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// slice / transpose: the CPU's plan, copied by the device's expandElement
+//===----------------------------------------------------------------------===//
+
+template <typename Plan>
+void checkStridedCopy(const char *kernel, const Tensor &x,
+                      const Attributes &attrs, const Plan &plan) {
+  Tensor ref = runCpu(kernel, {x}, attrs);
+  TestKernelContext ctx;
+  ctx.addInput(x).setNumOutputs(1);
+  ctx.attrs() = attrs;
+  Result<cpu::StridedView> view = plan(ctx, x);
+  ASSERT_TRUE(view.isOk()) << view.status().toString();
+  ASSERT_EQ(view->shape, ref.shape());
+  dev::BroadcastIndex ix = cuda::dense::stridedIndex(*view);
+  std::vector<float> got(static_cast<size_t>(ref.numel()));
+  const float *base = x.data<float>() + view->base;
+  emulateGrid(ref.numel(), 2, 32, [&](int64_t i) {
+    dev::expandElement<uint32_t>(ix, reinterpret_cast<const uint32_t *>(base),
+                                 reinterpret_cast<uint32_t *>(got.data()), i);
+  });
+  ASSERT_EQ(std::memcmp(got.data(), ref.data(), ref.nbytes()), 0) << kernel;
+}
+
+TEST(DenseEmulation, SliceAndTransposeMatchCpu) {
+  std::mt19937 rng(31);
+  for (int iter = 0; iter < 80; ++iter) {
+    Shape shape = randomShape(rng, 4, 6);
+    Tensor x = randomFloats(shape, iter);
+    // transpose by a random permutation (or the default reversal)
+    std::vector<int64_t> perm(static_cast<size_t>(shape.rank()));
+    for (int i = 0; i < shape.rank(); ++i)
+      perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    Attributes tattrs;
+    if (iter % 3)
+      tattrs.set("perm", perm);
+    checkStridedCopy("transpose", x, tattrs,
+                     [](KernelContext &c, const Tensor &t) {
+                       return cpu::planTranspose(c, t);
+                     });
+    if (shape.rank() == 0)
+      continue;
+    // slice a random subset of axes with random starts/ends/steps
+    std::vector<int64_t> starts, ends, axes, steps;
+    for (int i = 0; i < shape.rank(); ++i) {
+      if (std::uniform_int_distribution<int>(0, 2)(rng) == 0)
+        continue;
+      int64_t d = shape[i];
+      axes.push_back(iter % 2 ? i : i - shape.rank());
+      starts.push_back(
+          std::uniform_int_distribution<int64_t>(-d - 1, d + 1)(rng));
+      ends.push_back(
+          std::uniform_int_distribution<int64_t>(-d - 1, d + 1)(rng));
+      int64_t step = std::uniform_int_distribution<int64_t>(1, 3)(rng);
+      steps.push_back(std::uniform_int_distribution<int>(0, 1)(rng) ? step
+                                                                    : -step);
+    }
+    if (axes.empty())
+      continue;
+    Attributes sattrs;
+    sattrs.set("starts", starts);
+    sattrs.set("ends", ends);
+    sattrs.set("axes", axes);
+    sattrs.set("steps", steps);
+    checkStridedCopy("slice", x, sattrs, [](KernelContext &c, const Tensor &t) {
+      return cpu::planSlice(c, t);
+    });
   }
 }
 

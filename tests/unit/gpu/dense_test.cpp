@@ -454,6 +454,36 @@ TEST(CudaDense, ViewsAndExpandMatchCpu) {
   expectSameError({"expand", {randomFloats({3, 2}, 6), int64s({1}, {4})}, {}});
 }
 
+TEST(CudaDense, SliceTransposeAndShapeMatchCpu) {
+  EMBER_SKIP_WITHOUT_GPU();
+  Tensor x = randomFloats({4, 5, 6}, 1);
+  Case slice{"slice", {x}, {}};
+  slice.attrs.set("starts", std::vector<int64_t>{1, -1, 0});
+  slice.attrs.set("ends", std::vector<int64_t>{3, -6, 100});
+  slice.attrs.set("axes", std::vector<int64_t>{0, 1, 2});
+  slice.attrs.set("steps", std::vector<int64_t>{1, -2, 2});
+  expectMatchesCpu(slice);
+  Case empty{"slice", {randomInts({3, 4}, 2, 0, 9)}, {}};
+  empty.attrs.set("starts", std::vector<int64_t>{2});
+  empty.attrs.set("ends", std::vector<int64_t>{1});
+  expectMatchesCpu(empty);
+  Case bad{"slice", {x}, {}};
+  bad.attrs.set("starts", std::vector<int64_t>{0});
+  bad.attrs.set("ends", std::vector<int64_t>{1});
+  bad.attrs.set("axes", std::vector<int64_t>{5});
+  expectSameError(bad);
+  Case transpose{"transpose", {x}, {}};
+  transpose.attrs.set("perm", std::vector<int64_t>{2, 0, 1});
+  expectMatchesCpu(transpose);
+  expectMatchesCpu({"transpose", {randomInts({3, 1, 2}, 3, 0, 9)}, {}});
+  expectMatchesCpu({"transpose", {toDType(x, DType::kFloat16)}, {}});
+  Case shape{"shape", {x}, {}};
+  expectMatchesCpu(shape);
+  shape.attrs.set("start", int64_t(-2));
+  expectMatchesCpu(shape);
+  expectMatchesCpu({"shape", {floats({}, {1.f})}, {}});
+}
+
 //===----------------------------------------------------------------------===//
 // softmax, layer_norm
 //===----------------------------------------------------------------------===//

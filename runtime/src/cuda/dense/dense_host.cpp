@@ -45,6 +45,24 @@ BroadcastIndex toBroadcastIndex(const cpu::BroadcastLayout &layout) {
   return ix;
 }
 
+BroadcastIndex stridedIndex(const cpu::StridedView &view) {
+  BroadcastIndex ix;
+  ix.count = 1;
+  int rank = view.shape.rank();
+  if (rank == 0) {
+    ix.rank = 1;
+    ix.dims[0] = 1;
+    ix.strides[0][0] = 0;
+    return ix;
+  }
+  ix.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    ix.dims[i] = view.shape[i];
+    ix.strides[0][i] = view.strides[i];
+  }
+  return ix;
+}
+
 Result<const KernelDef *> cpuKernelDef(const char *name) {
   const KernelDef *def = cpuKernels().find(name);
   if (!def)

@@ -7,6 +7,7 @@
 #include "ember/status.h"
 #include "ember/tensor.h"
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/shape_strided_copy.h"
 #include "kernels/kernel_context.h"
 #include "kernels/kernel_registry.h"
 
@@ -23,6 +24,11 @@ Result<const float *> deviceFloatInput(KernelContext &ctx, const Tensor &t,
 
 /// The device form of a CPU broadcast layout.
 BroadcastIndex toBroadcastIndex(const cpu::BroadcastLayout &layout);
+
+/// The copy of a strided view (slice, transpose) as a one-operand broadcast
+/// index: output element i reads operand offset offsets(i)[0] (from the
+/// view's base).
+BroadcastIndex stridedIndex(const cpu::StridedView &view);
 
 /// The CPU kernel `name` (the CUDA kernels share its contract: validate
 /// hook, arity, summary). Registration fails if it does not exist.

@@ -48,6 +48,11 @@ Status launchExpand(const KernelEnv &env, const BroadcastIndex &ix,
 /// out[i] = value for i < n (float32).
 Status launchFill(const KernelEnv &env, float *out, float value, int64_t n);
 
+/// out[i] = values[i] for i < n <= 8 (the values travel as kernel
+/// parameters: no host memory is read after the launch).
+Status launchWriteInt64s(const KernelEnv &env, const int64_t *values, int n,
+                         int64_t *out);
+
 // cast.cu
 Status launchCast(const KernelEnv &env, const void *in, int from, void *out,
                   int to, int64_t n);

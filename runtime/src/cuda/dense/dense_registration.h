@@ -17,6 +17,7 @@ Status registerCastKernels(KernelRegistry &r);   // cast
 Status registerConcatKernels(KernelRegistry &r); // concat
 Status registerNormKernels(KernelRegistry &r);   // softmax layer_norm
 Status registerReduceKernels(KernelRegistry &r); // reduce_sum/mean/max
+Status registerShapeKernels(KernelRegistry &r);  // slice transpose shape
 Status registerViewKernels(KernelRegistry &r);   // identity reshape flatten
                                                  // squeeze unsqueeze expand
 

@@ -44,6 +44,15 @@ __global__ void fillKernel(float *out, float value, int64_t n) {
     out[i] = value;
 }
 
+struct Int64s {
+  int64_t v[8];
+};
+
+__global__ void writeInt64sKernel(Int64s values, int n, int64_t *out) {
+  if (threadIdx.x < n)
+    out[threadIdx.x] = values.v[threadIdx.x];
+}
+
 template <typename T>
 __global__ void binaryKernel(BroadcastIndex ix, int op, const T *a, const T *b,
                              T *out, int64_t n) {
@@ -112,6 +121,19 @@ Status launchFill(const KernelEnv &env, float *out, float value, int64_t n) {
   fillKernel<<<gridFor(env, n, kThreads), kThreads, 0, env.stream>>>(out, value,
                                                                      n);
   return launchStatus("fill");
+}
+
+Status launchWriteInt64s(const KernelEnv &env, const int64_t *values, int n,
+                         int64_t *out) {
+  if (n <= 0)
+    return Status::ok();
+  if (n > 8)
+    return internalError("launchWriteInt64s: more than 8 values");
+  Int64s v = {};
+  for (int i = 0; i < n; ++i)
+    v.v[i] = values[i];
+  writeInt64sKernel<<<1, 32, 0, env.stream>>>(v, n, out);
+  return launchStatus("shape");
 }
 
 Status launchBiasActivation(const KernelEnv &env, float *out, const float *bias,

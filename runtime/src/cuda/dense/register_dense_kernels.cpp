@@ -11,7 +11,7 @@ Status registerDenseKernels(KernelRegistry &r) {
         dense::registerInteractionKernels, dense::registerElementwiseKernels,
         dense::registerCastKernels, dense::registerConcatKernels,
         dense::registerNormKernels, dense::registerReduceKernels,
-        dense::registerViewKernels})
+        dense::registerShapeKernels, dense::registerViewKernels})
     EMBER_RETURN_IF_ERROR(registerFn(r));
   return Status::ok();
 }
