@@ -14,10 +14,12 @@
 #include "cuda/dense/concat_device.cuh"
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/elementwise_device.cuh"
+#include "cuda/dense/gather_device.cuh"
 #include "cuda/dense/interaction_device.cuh"
 #include "cuda/dense/norm_device.cuh"
 #include "cuda/dense/reduce_device.cuh"
 #include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/elementwise_activation.h"
 
 #include <gtest/gtest.h>
@@ -926,6 +928,81 @@ TEST(DenseEmulation, SliceAndTransposeMatchCpu) {
       return cpu::planSlice(c, t);
     });
   }
+}
+
+//===----------------------------------------------------------------------===//
+// gather / gather_elements
+//===----------------------------------------------------------------------===//
+
+TEST(DenseEmulation, GatherMatchesCpuAndFlagsBadIndices) {
+  std::mt19937 rng(41);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape shape = randomShape(rng, 3, 5);
+    if (shape.rank() == 0)
+      continue;
+    int axis = std::uniform_int_distribution<int>(0, shape.rank() - 1)(rng);
+    int64_t dim = shape[axis];
+    Tensor data = randomFloats(shape, iter);
+    DType idt = iter % 2 ? DType::kInt32 : DType::kInt64;
+    Shape ishape = randomShape(rng, 2, 4);
+    Tensor idx = randomInts(ishape, iter + 500, -dim, dim - 1, idt);
+    Attributes attrs;
+    attrs.set("axis", int64_t(axis - (iter % 3 == 0 ? shape.rank() : 0)));
+    Tensor ref = runCpu("gather", {data, idx}, attrs);
+    int64_t inner = 1;
+    for (int i = axis + 1; i < shape.rank(); ++i)
+      inner *= shape[i];
+    std::vector<float> got(static_cast<size_t>(ref.numel()));
+    emulateGrid(ref.numel(), 2, 32, [&](int64_t u) {
+      int64_t bad, pos;
+      ASSERT_TRUE(dev::gatherElement<uint32_t>(
+          data.data<uint32_t>(), idx.data(), idt == DType::kInt64, idx.numel(),
+          inner, dim, reinterpret_cast<uint32_t *>(got.data()), u, bad, pos));
+    });
+    ASSERT_EQ(std::memcmp(got.data(), ref.data(), ref.nbytes()), 0) << iter;
+
+    // gather_elements with indices no larger than data.
+    int64_t idims[Shape::kMaxRank];
+    for (int k = 0; k < shape.rank(); ++k)
+      idims[k] = k == axis
+                     ? std::uniform_int_distribution<int64_t>(0, 4)(rng)
+                     : std::uniform_int_distribution<int64_t>(1, shape[k])(rng);
+    Shape eshape = *Shape::fromDims(idims, shape.rank());
+    Tensor eidx = randomInts(eshape, iter + 900, -dim, dim - 1, idt);
+    Tensor eref = runCpu("gather_elements", {data, eidx}, attrs);
+    int64_t strides[Shape::kMaxRank];
+    cpu::contiguousStrides(shape, strides);
+    std::vector<float> egot(static_cast<size_t>(eref.numel()));
+    emulateGrid(eref.numel(), 2, 32, [&](int64_t u) {
+      int64_t bad;
+      ASSERT_TRUE(dev::gatherElementsElement<uint32_t>(
+          data.data<uint32_t>(), eidx.data(), idt == DType::kInt64, idims,
+          strides, shape.rank(), axis, dim,
+          reinterpret_cast<uint32_t *>(egot.data()), u, bad));
+    });
+    ASSERT_EQ(std::memcmp(egot.data(), eref.data(), eref.nbytes()), 0) << iter;
+  }
+  // Out of range: a zero element, the index and its position reported.
+  float data[4] = {1, 2, 3, 4};
+  int64_t indices[3] = {1, 4, -5};
+  float out[3] = {9, 9, 9};
+  int64_t bad = 0, pos = 0;
+  EXPECT_TRUE(dev::gatherElement<float>(data, indices, true, 3, 1, 4, out, 0,
+                                        bad, pos));
+  EXPECT_EQ(out[0], 2.f);
+  EXPECT_FALSE(dev::gatherElement<float>(data, indices, true, 3, 1, 4, out, 1,
+                                         bad, pos));
+  EXPECT_EQ(out[1], 0.f);
+  EXPECT_EQ(bad, 4);
+  EXPECT_EQ(pos, 1);
+  EXPECT_FALSE(dev::gatherElement<float>(data, indices, true, 3, 1, 4, out, 2,
+                                         bad, pos));
+  EXPECT_EQ(bad, -5);
+  int64_t dims[1] = {3}, strides[1] = {1};
+  EXPECT_FALSE(dev::gatherElementsElement<float>(
+      data, indices, true, dims, strides, 1, 0, 4, out, 2, bad));
+  EXPECT_EQ(out[2], 0.f);
+  EXPECT_EQ(bad, -5);
 }
 
 //===----------------------------------------------------------------------===//

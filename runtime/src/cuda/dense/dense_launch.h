@@ -53,6 +53,17 @@ Status launchFill(const KernelEnv &env, float *out, float value, int64_t n);
 Status launchWriteInt64s(const KernelEnv &env, const int64_t *values, int n,
                          int64_t *out);
 
+// gather.cu: out-of-range indices raise kIndexOutOfRange (a = index,
+// b = position, c = dim) and give zero elements.
+Status launchGather(const KernelEnv &env, const void *data, const void *indices,
+                    bool wideIndices, int64_t n, int64_t inner, int64_t axisDim,
+                    void *out, int elementBytes, int64_t total);
+Status launchGatherElements(const KernelEnv &env, const void *data,
+                            const void *indices, bool wideIndices,
+                            const int64_t *dims, const int64_t *dataStrides,
+                            int rank, int axis, int64_t axisDim, void *out,
+                            int elementBytes, int64_t total);
+
 // cast.cu
 Status launchCast(const KernelEnv &env, const void *in, int from, void *out,
                   int to, int64_t n);

@@ -18,6 +18,7 @@ Status registerConcatKernels(KernelRegistry &r); // concat
 Status registerNormKernels(KernelRegistry &r);   // softmax layer_norm
 Status registerReduceKernels(KernelRegistry &r); // reduce_sum/mean/max
 Status registerShapeKernels(KernelRegistry &r);  // slice transpose shape
+Status registerGatherKernels(KernelRegistry &r); // gather gather_elements
 Status registerViewKernels(KernelRegistry &r);   // identity reshape flatten
                                                  // squeeze unsqueeze expand
 

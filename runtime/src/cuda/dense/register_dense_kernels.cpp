@@ -11,7 +11,8 @@ Status registerDenseKernels(KernelRegistry &r) {
         dense::registerInteractionKernels, dense::registerElementwiseKernels,
         dense::registerCastKernels, dense::registerConcatKernels,
         dense::registerNormKernels, dense::registerReduceKernels,
-        dense::registerShapeKernels, dense::registerViewKernels})
+        dense::registerShapeKernels, dense::registerGatherKernels,
+        dense::registerViewKernels})
     EMBER_RETURN_IF_ERROR(registerFn(r));
   return Status::ok();
 }
