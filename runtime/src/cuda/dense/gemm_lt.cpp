@@ -254,6 +254,27 @@ Status runLtGemm(const KernelEnv &env, const LtGemm &g, const char *what) {
   }
   if (!env.blas)
     return failedPrecondition(name + ": the session has no cuBLASLt handle");
+  constexpr int64_t kMaxDim = INT32_MAX;
+  if (g.n > kMaxDim || g.k > kMaxDim)
+    return unimplemented(name + ": a GEMM with N = " + std::to_string(g.n) +
+                         " and K = " + std::to_string(g.k) +
+                         " exceeds cuBLASLt's int32 dims");
+  if (g.m > kMaxDim) {
+    if (g.batch != 1)
+      return unimplemented(name +
+                           ": a batched GEMM with M = " + std::to_string(g.m) +
+                           " exceeds cuBLASLt's int32 dims");
+    // Rows are independent: run them in blocks.
+    constexpr int64_t kRows = int64_t(1) << 30;
+    for (int64_t row = 0; row < g.m; row += kRows) {
+      LtGemm part = g;
+      part.m = std::min(kRows, g.m - row);
+      part.a = g.a + row * g.lda;
+      part.c = g.c + row * g.ldc;
+      EMBER_RETURN_IF_ERROR(runLtGemm(env, part, what));
+    }
+    return Status::ok();
+  }
   cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
   bool relu = g.activation == kActRelu;
   if (g.bias)
