@@ -15,6 +15,7 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/elementwise_device.cuh"
 #include "cuda/dense/gather_device.cuh"
+#include "cuda/dense/gemm_lt.h"
 #include "cuda/dense/interaction_device.cuh"
 #include "cuda/dense/norm_device.cuh"
 #include "cuda/dense/reduce_device.cuh"
@@ -497,6 +498,142 @@ TEST(DenseEmulation, CrossCombineMatchesCpuFullAndLowRank) {
     });
     expectFloatsClose(c.data(), ref, 1e-5, lowRank ? "low rank" : "full rank");
   }
+}
+
+//===----------------------------------------------------------------------===//
+// cuBLASLt calls: how runLtGemm describes each GEMM (describeLtCall) and how
+// matmul/batch_matmul/linear/dcn_cross split into GEMMs (planBroadcastGemm,
+// linearGemm), executed here with cuBLASLt's documented column-major
+// semantics, D = op(A) · B (+ bias per row of D, epilogue activation).
+//===----------------------------------------------------------------------===//
+
+void emulateLt(const dev::LtGemm &g) {
+  if (g.m <= 0 || g.n <= 0 || g.batch <= 0)
+    return;
+  dev::LtCallShape s = dev::describeLtCall(g);
+  uint64_t opRows = s.transA ? s.a.cols : s.a.rows;
+  uint64_t opCols = s.transA ? s.a.rows : s.a.cols;
+  ASSERT_EQ(opRows, s.d.rows);
+  ASSERT_EQ(opCols, s.b.rows);
+  ASSERT_EQ(s.b.cols, s.d.cols);
+  ASSERT_GE(s.a.ld, int64_t(s.a.rows));
+  ASSERT_GE(s.b.ld, int64_t(s.b.rows));
+  ASSERT_GE(s.d.ld, int64_t(s.d.rows));
+  for (int64_t bi = 0; bi < g.batch; ++bi) {
+    const float *A = g.b + bi * s.a.stride, *B = g.a + bi * s.b.stride;
+    float *D = g.c + bi * s.d.stride;
+    for (uint64_t r = 0; r < s.d.rows; ++r)
+      for (uint64_t c = 0; c < s.d.cols; ++c) {
+        double sum = 0;
+        for (uint64_t p = 0; p < opCols; ++p) {
+          float av = s.transA ? A[r * s.a.ld + p] : A[p * s.a.ld + r];
+          sum += double(av) * B[c * s.b.ld + p];
+        }
+        float v = static_cast<float>(sum);
+        if (g.bias)
+          v += g.bias[r];
+        D[c * s.d.ld + r] = dev::activationValue(g.activation, v);
+      }
+  }
+}
+
+Shape dropLast(const Tensor &t, int n) {
+  int64_t dims[Shape::kMaxRank];
+  int r = std::max(0, t.rank() - n);
+  for (int i = 0; i < r; ++i)
+    dims[i] = t.dim(i);
+  return *Shape::fromDims(dims, r);
+}
+
+TEST(DenseEmulation, MatmulBatchesAndCublasLtLayoutsMatchCpu) {
+  const struct {
+    Shape a, b;
+  } cases[] = {{{4, 5}, {5, 6}},
+               {{3, 4, 5}, {5, 6}},
+               {{5}, {5, 6}},
+               {{3, 4, 5}, {5}},
+               {{5}, {5}},
+               {{2, 1, 4, 5}, {3, 5, 6}},
+               {{1, 4, 5}, {3, 5, 6}},
+               {{3, 4, 5}, {3, 5, 6}},
+               {{2, 3, 4, 5}, {1, 3, 5, 2}},
+               {{3, 1, 2, 3}, {2, 3, 4}},
+               {{2, 3, 5}, {4, 1, 5, 2}}};
+  uint32_t seed = 3;
+  for (const auto &c : cases) {
+    Tensor a = randomFloats(c.a, seed++), b = randomFloats(c.b, seed++);
+    Tensor ref = runCpu("matmul", {a, b});
+    bool aVector = a.rank() == 1, bVector = b.rank() == 1;
+    int64_t m = aVector ? 1 : a.dim(a.rank() - 2), k = a.dim(a.rank() - 1);
+    int64_t n = bVector ? 1 : b.dim(b.rank() - 1);
+    Shape shapes[2] = {aVector ? Shape{} : dropLast(a, 2),
+                       bVector ? Shape{} : dropLast(b, 2)};
+    Shape batch = *cpu::broadcastShapes(shapes, 2);
+    cpu::BroadcastLayout layout = cpu::makeBroadcastLayout(batch, shapes, 2);
+    std::vector<float> got(static_cast<size_t>(ref.numel()), -99.f);
+    std::vector<dev::LtGemm> calls =
+        dev::planBroadcastGemm(layout, batch.numel(), a.data<float>(),
+                               b.data<float>(), got.data(), m, n, k, false);
+    for (const dev::LtGemm &g : calls)
+      emulateLt(g);
+    expectFloatsClose(got.data(), ref, 1e-5,
+                      c.a.toString() + " x " + c.b.toString());
+  }
+}
+
+TEST(DenseEmulation, BatchMatmulLinearAndCrossGemmsMatchCpu) {
+  uint32_t seed = 50;
+  for (bool trans : {false, true}) {
+    int64_t bt = 3, m = 4, k = 5, n = 6;
+    Tensor a = randomFloats({bt, m, k}, seed++);
+    Tensor b = trans ? randomFloats({bt, n, k}, seed++)
+                     : randomFloats({bt, k, n}, seed++);
+    Attributes attrs;
+    attrs.set("transpose_b", int64_t(trans));
+    Tensor ref = runCpu("batch_matmul", {a, b}, attrs);
+    Shape shapes[2] = {Shape{bt}, Shape{bt}};
+    cpu::BroadcastLayout layout =
+        cpu::makeBroadcastLayout(Shape{bt}, shapes, 2);
+    std::vector<float> got(static_cast<size_t>(ref.numel()));
+    for (const dev::LtGemm &g :
+         dev::planBroadcastGemm(layout, bt, a.data<float>(), b.data<float>(),
+                                got.data(), m, n, k, trans))
+      emulateLt(g);
+    expectFloatsClose(got.data(), ref, 1e-5, "batch_matmul");
+  }
+  for (bool transposeWeight : {false, true})
+    for (const char *act : {"none", "relu", "sigmoid", "tanh"}) {
+      int64_t m = 7, k = 9, n = 4;
+      Tensor x = randomFloats({m, k}, seed++), bias = randomFloats({n}, seed++);
+      Tensor w = transposeWeight ? randomFloats({n, k}, seed++)
+                                 : randomFloats({k, n}, seed++);
+      Attributes attrs;
+      attrs.set("transpose_weight", int64_t(transposeWeight));
+      attrs.set("activation", std::string(act));
+      Tensor ref = runCpu("linear", {x, w, bias}, attrs);
+      std::vector<float> got(static_cast<size_t>(m * n));
+      emulateLt(dev::linearGemm(m, n, k, transposeWeight, x.data<float>(),
+                                w.data<float>(), bias.data<float>(), got.data(),
+                                static_cast<int>(*cpu::parseActivation(act))));
+      expectFloatsClose(got.data(), ref, 1e-5, act);
+    }
+  // dcn_cross, low rank: t = xl · Vᵀ, o = t · Wᵀ + bias, x0 * o + xl.
+  int64_t b = 5, d = 8, r = 3;
+  Tensor x0 = randomFloats({b, d}, 1), xl = randomFloats({b, d}, 2);
+  Tensor v = randomFloats({r, d}, 3), w = randomFloats({d, r}, 4);
+  Tensor bias = randomFloats({d}, 5);
+  Attributes attrs;
+  attrs.set("low_rank", int64_t(1));
+  Tensor ref = runCpu("dcn_cross", {x0, xl, v, w, bias}, attrs);
+  std::vector<float> t(static_cast<size_t>(b * r)),
+      o(static_cast<size_t>(b * d));
+  emulateLt(dev::linearGemm(b, r, d, true, xl.data<float>(), v.data<float>(),
+                            nullptr, t.data(), 0));
+  emulateLt(dev::linearGemm(b, d, r, true, t.data(), w.data<float>(),
+                            bias.data<float>(), o.data(), 0));
+  for (int64_t i = 0; i < b * d; ++i)
+    dev::crossCombineElement(x0.data<float>(), xl.data<float>(), o.data(), i);
+  expectFloatsClose(o.data(), ref, 1e-5, "dcn_cross low rank");
 }
 
 //===----------------------------------------------------------------------===//

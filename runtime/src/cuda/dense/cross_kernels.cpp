@@ -77,13 +77,8 @@ Status crossKernel(KernelContext &ctx) {
   if (b == 0 || d == 0)
     return Status::ok();
 
-  LtGemm g; // o = lhs · rhsᵀ + bias with rhs [D, K]
-  g.m = b;
-  g.n = d;
-  g.transB = true;
-  g.c = o;
-  g.ldc = d;
-  g.bias = pb;
+  // Linear layers with torch's [out, in] weights: o = lhs · rhsᵀ + bias.
+  LtGemm g;
   if (lowRank) {
     EMBER_ASSIGN_OR_RETURN(const float *pv,
                            deviceFloatInput(ctx, ctx.input(2), "dcn_cross: V"));
@@ -93,33 +88,17 @@ Status crossKernel(KernelContext &ctx) {
         static_cast<size_t>(b * (rank > 0 ? rank : 1)) * sizeof(float);
     EMBER_ASSIGN_OR_RETURN(void *mem, ctx.scratch(tBytes));
     float *t = static_cast<float *>(mem);
-    LtGemm first; // t [B, r] = xl · Vᵀ
-    first.m = b;
-    first.n = rank;
-    first.k = d;
-    first.a = pl;
-    first.lda = d;
-    first.b = pv;
-    first.ldb = d;
-    first.transB = true;
-    first.c = t;
-    first.ldc = rank;
-    EMBER_RETURN_IF_ERROR(
-        cpu::atLocation(ctx, runLtGemm(*env, first, "dcn_cross")));
-    g.k = rank;
-    g.a = t;
-    g.lda = rank > 0 ? rank : 1;
-    g.b = pw;
-    g.ldb = rank > 0 ? rank : 1;
+    // t [B, r] = xl · Vᵀ, then o = t · Wᵀ + bias
+    EMBER_RETURN_IF_ERROR(cpu::atLocation(
+        ctx,
+        runLtGemm(*env, linearGemm(b, rank, d, true, pl, pv, nullptr, t, 0),
+                  "dcn_cross")));
+    g = linearGemm(b, d, rank, true, t, pw, pb, o, 0);
   } else {
     EMBER_ASSIGN_OR_RETURN(
         const float *pw,
         deviceFloatInput(ctx, ctx.input(2), "dcn_cross: weight"));
-    g.k = d;
-    g.a = pl;
-    g.lda = d;
-    g.b = pw;
-    g.ldb = d;
+    g = linearGemm(b, d, d, true, pl, pw, pb, o, 0);
   }
   EMBER_RETURN_IF_ERROR(cpu::atLocation(ctx, runLtGemm(*env, g, "dcn_cross")));
   return cpu::atLocation(ctx, launchCrossCombine(*env, p0, pl, o, b * d));

@@ -62,21 +62,11 @@ Status linearKernel(KernelContext &ctx) {
   outShape[x.rank() - 1] = n;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, DType::kFloat32, outShape));
-  LtGemm g;
-  g.m = 1;
+  int64_t m = 1; // every dim of x but the last
   for (int i = 0; i + 1 < x.rank(); ++i)
-    g.m *= x.dim(i);
-  g.n = n;
-  g.k = k;
-  g.a = px;
-  g.lda = k;
-  g.b = pw;
-  g.ldb = transposeWeight ? k : n;
-  g.transB = transposeWeight;
-  g.c = out->data<float>();
-  g.ldc = n;
-  g.bias = pb;
-  g.activation = static_cast<int>(act);
+    m *= x.dim(i);
+  LtGemm g = linearGemm(m, n, k, transposeWeight, px, pw, pb,
+                        out->data<float>(), static_cast<int>(act));
   return cpu::atLocation(ctx, runLtGemm(*env, g, "linear"));
 }
 
@@ -85,43 +75,9 @@ Status broadcastGemm(const KernelEnv &env, const cpu::BroadcastLayout &batches,
                      int64_t numBatches, const float *a, const float *b,
                      float *c, int64_t m, int64_t n, int64_t k, bool transB,
                      const char *what) {
-  if (numBatches == 0 || m == 0 || n == 0)
-    return Status::ok();
-  LtGemm g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.lda = k;
-  g.ldb = transB ? k : n;
-  g.transB = transB;
-  g.ldc = n;
-  int last = batches.rank - 1;
-  bool bShared = true, aFull = true;
-  for (int i = 0; i < batches.rank; ++i) {
-    bShared = bShared && (batches.strides[1][i] == 0 || batches.dims[i] == 1);
-    aFull = aFull && (batches.strides[0][i] != 0 || batches.dims[i] == 1);
-  }
-  if (bShared && aFull && batches.rank == 1) {
-    // a's batches are contiguous [numBatches * m, k]: one GEMM.
-    g.m = numBatches * m;
-    g.a = a;
-    g.b = b;
-    g.c = c;
-    return runLtGemm(env, g, what);
-  }
-  int64_t inner = batches.inner(), rows = batches.rows();
-  g.batch = inner;
-  g.strideA = batches.strides[0][last] * m * k;
-  g.strideB = batches.strides[1][last] * k * n;
-  g.strideC = m * n;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t off[cpu::kMaxBroadcastOperands];
-    batches.rowOffsets(r, off);
-    g.a = a + off[0] * m * k;
-    g.b = b + off[1] * k * n;
-    g.c = c + r * inner * m * n;
+  for (const LtGemm &g :
+       planBroadcastGemm(batches, numBatches, a, b, c, m, n, k, transB))
     EMBER_RETURN_IF_ERROR(runLtGemm(env, g, what));
-  }
   return Status::ok();
 }
 
@@ -207,22 +163,12 @@ Status batchMatmulKernel(KernelContext &ctx) {
                          deviceFloatInput(ctx, b, "batch_matmul: b"));
   EMBER_ASSIGN_OR_RETURN(
       Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, {batches, m, n}));
-  LtGemm g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.a = pa;
-  g.lda = k;
-  g.b = pb;
-  g.ldb = transB ? k : n;
-  g.transB = transB;
-  g.c = out->data<float>();
-  g.ldc = n;
-  g.batch = batches;
-  g.strideA = m * k;
-  g.strideB = k * n;
-  g.strideC = m * n;
-  return cpu::atLocation(ctx, runLtGemm(*env, g, "batch_matmul"));
+  Shape batchShapes[2] = {Shape{batches}, Shape{batches}};
+  cpu::BroadcastLayout layout =
+      cpu::makeBroadcastLayout(Shape{batches}, batchShapes, 2);
+  return cpu::atLocation(ctx, broadcastGemm(*env, layout, batches, pa, pb,
+                                            out->data<float>(), m, n, k, transB,
+                                            "batch_matmul"));
 }
 
 } // namespace

@@ -92,7 +92,7 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
       what + ": cublasLtMatmulDescCreate"));
   // Column-major view: D'[n, m] = op(B')[n, k] · A'[k, m], where B' is the
   // row-major B buffer and A' the row-major A buffer.
-  cublasOperation_t opB = g.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t opB = describeLtCall(g).transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasOperation_t opA = CUBLAS_OP_N;
   EMBER_RETURN_IF_ERROR(
       cublasStatus(cublasLtMatmulDescSetAttribute(
@@ -113,14 +113,13 @@ Status ltCall(const KernelEnv &env, const LtGemm &g, int32_t batch,
                                        &bias, sizeof(bias)),
         what + ": cublasLtMatmulDescSetAttribute(BIAS_POINTER)"));
   }
-  uint64_t m = static_cast<uint64_t>(g.m), n = static_cast<uint64_t>(g.n),
-           k = static_cast<uint64_t>(g.k);
-  if (g.transB)
-    EMBER_RETURN_IF_ERROR(layout(&d.a, k, n, g.ldb, batch, g.strideB));
-  else
-    EMBER_RETURN_IF_ERROR(layout(&d.a, n, k, g.ldb, batch, g.strideB));
-  EMBER_RETURN_IF_ERROR(layout(&d.b, k, m, g.lda, batch, g.strideA));
-  EMBER_RETURN_IF_ERROR(layout(&d.c, n, m, g.ldc, batch, g.strideC));
+  LtCallShape shape = describeLtCall(g);
+  EMBER_RETURN_IF_ERROR(layout(&d.a, shape.a.rows, shape.a.cols, shape.a.ld,
+                               batch, shape.a.stride));
+  EMBER_RETURN_IF_ERROR(layout(&d.b, shape.b.rows, shape.b.cols, shape.b.ld,
+                               batch, shape.b.stride));
+  EMBER_RETURN_IF_ERROR(layout(&d.c, shape.d.rows, shape.d.cols, shape.d.ld,
+                               batch, shape.d.stride));
 
   uint32_t alignB = alignmentOf(b, g.strideB),
            alignA = alignmentOf(a, g.strideA),
@@ -230,6 +229,85 @@ Status runBatches(const KernelEnv &env, const LtGemm &g,
 }
 
 } // namespace
+
+LtCallShape describeLtCall(const LtGemm &g) {
+  uint64_t m = static_cast<uint64_t>(g.m), n = static_cast<uint64_t>(g.n),
+           k = static_cast<uint64_t>(g.k);
+  LtCallShape s;
+  s.transA = g.transB;
+  // g.b row-major [k, n] is column-major [n, k]; with transB it is [n, k]
+  // row-major = column-major [k, n], transposed by cuBLASLt.
+  s.a = g.transB ? LtMatrix{k, n, g.ldb, g.strideB}
+                 : LtMatrix{n, k, g.ldb, g.strideB};
+  s.b = LtMatrix{k, m, g.lda, g.strideA}; // g.a row-major [m, k]
+  s.d = LtMatrix{n, m, g.ldc, g.strideC}; // g.c row-major [m, n]
+  return s;
+}
+
+std::vector<LtGemm> planBroadcastGemm(const cpu::BroadcastLayout &batches,
+                                      int64_t numBatches, const float *a,
+                                      const float *b, float *c, int64_t m,
+                                      int64_t n, int64_t k, bool transB) {
+  std::vector<LtGemm> calls;
+  if (numBatches == 0 || m == 0 || n == 0)
+    return calls;
+  LtGemm g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = k;
+  g.ldb = transB ? k : n;
+  g.transB = transB;
+  g.ldc = n;
+  int last = batches.rank - 1;
+  bool bShared = true, aFull = true;
+  for (int i = 0; i < batches.rank; ++i) {
+    bShared = bShared && (batches.strides[1][i] == 0 || batches.dims[i] == 1);
+    aFull = aFull && (batches.strides[0][i] != 0 || batches.dims[i] == 1);
+  }
+  if (bShared && aFull && batches.rank == 1) {
+    // a's batches are contiguous [numBatches * m, k]: one GEMM.
+    g.m = numBatches * m;
+    g.a = a;
+    g.b = b;
+    g.c = c;
+    calls.push_back(g);
+    return calls;
+  }
+  int64_t inner = batches.inner(), rows = batches.rows();
+  g.batch = inner;
+  g.strideA = batches.strides[0][last] * m * k;
+  g.strideB = batches.strides[1][last] * k * n;
+  g.strideC = m * n;
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t off[cpu::kMaxBroadcastOperands];
+    batches.rowOffsets(r, off);
+    g.a = a + off[0] * m * k;
+    g.b = b + off[1] * k * n;
+    g.c = c + r * inner * m * n;
+    calls.push_back(g);
+  }
+  return calls;
+}
+
+LtGemm linearGemm(int64_t m, int64_t n, int64_t k, bool transposeWeight,
+                  const float *x, const float *w, const float *bias, float *y,
+                  int activation) {
+  LtGemm g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = x;
+  g.lda = k > 0 ? k : 1;
+  g.b = w;
+  g.ldb = transposeWeight ? (k > 0 ? k : 1) : (n > 0 ? n : 1);
+  g.transB = transposeWeight;
+  g.c = y;
+  g.ldc = n;
+  g.bias = bias;
+  g.activation = activation;
+  return g;
+}
 
 bool tf32Enabled() {
   static const bool enabled = [] {

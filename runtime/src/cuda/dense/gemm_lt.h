@@ -22,8 +22,10 @@
 
 #include "cuda/kernel_env.h"
 #include "ember/status.h"
+#include "kernels/cpu/broadcast.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ember::cuda::dense {
 
@@ -41,6 +43,35 @@ struct LtGemm {
   const float *bias = nullptr;                   // [n] or nullptr
   int activation = 0;                            // cpu::Activation
 };
+
+/// One column-major matrix as runLtGemm describes it to cuBLASLt.
+struct LtMatrix {
+  uint64_t rows = 0, cols = 0;
+  int64_t ld = 0, stride = 0; // stride between batches (elements)
+};
+
+/// cuBLASLt's view of a row-major LtGemm: D[n, m] = op(A)[n, k] · B[k, m]
+/// (column-major) where A is the memory of g.b (transposed when transA),
+/// B the memory of g.a and D the memory of g.c.
+struct LtCallShape {
+  bool transA = false;
+  LtMatrix a, b, d;
+};
+LtCallShape describeLtCall(const LtGemm &g);
+
+/// The GEMMs of C[batch] = A[batch] · op(B[batch]) for broadcast batch dims
+/// (matmul, batch_matmul): batches folded into M when b is shared and a is
+/// not broadcast, else one strided-batched GEMM per outer row of the layout.
+std::vector<LtGemm> planBroadcastGemm(const cpu::BroadcastLayout &batches,
+                                      int64_t numBatches, const float *a,
+                                      const float *b, float *c, int64_t m,
+                                      int64_t n, int64_t k, bool transB);
+
+/// linear's GEMM: y[m, n] = x[m, k] · W (+ bias) then act, W [n, k] when
+/// transposeWeight (torch's layout) else [k, n].
+LtGemm linearGemm(int64_t m, int64_t n, int64_t k, bool transposeWeight,
+                  const float *x, const float *w, const float *bias, float *y,
+                  int activation);
 
 /// Enqueues the GEMM(s) on env.stream. `what` names the kernel in errors.
 Status runLtGemm(const KernelEnv &env, const LtGemm &g, const char *what);
