@@ -41,10 +41,10 @@ Status validateSlice(const Attributes &attrs, int, int) {
   return Status::ok();
 }
 
-Status sliceKernel(KernelContext &ctx) {
+} // namespace
+
+Result<StridedView> planSlice(KernelContext &ctx, const Tensor &x) {
   EMBER_RETURN_IF_ERROR(atLocation(ctx, validateSlice(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
-  const Tensor &x = ctx.input(0);
   const Attributes &attrs = ctx.attrs();
   const std::vector<int64_t> &starts = **findInts(attrs, "starts");
   const std::vector<int64_t> &ends = **findInts(attrs, "ends");
@@ -102,10 +102,23 @@ Status sliceKernel(KernelContext &ctx) {
     if (len > 0)
       base += start * inStrides[axis];
   }
-  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, rank));
+  StridedView view;
+  EMBER_ASSIGN_OR_RETURN(view.shape, Shape::fromDims(dims, rank));
+  view.base = base;
+  for (int k = 0; k < rank; ++k)
+    view.strides[k] = strides[k];
+  return view;
+}
+
+namespace {
+
+Status sliceKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(StridedView view, planSlice(ctx, x));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         allocateOutput(ctx, x.dtype(), outShape));
-  stridedCopy(ctx, x.data(), base, strides, out->data(), outShape,
+                         allocateOutput(ctx, x.dtype(), view.shape));
+  stridedCopy(ctx, x.data(), view.base, view.strides, out->data(), view.shape,
               dtypeSize(x.dtype()));
   return Status::ok();
 }

@@ -32,10 +32,10 @@ Status validateTranspose(const Attributes &attrs, int, int) {
   return Status::ok();
 }
 
-Status transposeKernel(KernelContext &ctx) {
+} // namespace
+
+Result<StridedView> planTranspose(KernelContext &ctx, const Tensor &x) {
   EMBER_RETURN_IF_ERROR(atLocation(ctx, validateTranspose(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
-  const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *perm,
                          findInts(ctx.attrs(), "perm"));
   int rank = x.rank();
@@ -64,10 +64,22 @@ Status transposeKernel(KernelContext &ctx) {
     dims[k] = x.dim(static_cast<int>(p[k]));
     strides[k] = inStrides[p[k]];
   }
-  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, rank));
+  StridedView view;
+  EMBER_ASSIGN_OR_RETURN(view.shape, Shape::fromDims(dims, rank));
+  for (int k = 0; k < rank; ++k)
+    view.strides[k] = strides[k];
+  return view;
+}
+
+namespace {
+
+Status transposeKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(StridedView view, planTranspose(ctx, x));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         allocateOutput(ctx, x.dtype(), outShape));
-  stridedCopy(ctx, x.data(), 0, strides, out->data(), outShape,
+                         allocateOutput(ctx, x.dtype(), view.shape));
+  stridedCopy(ctx, x.data(), 0, view.strides, out->data(), view.shape,
               dtypeSize(x.dtype()));
   return Status::ok();
 }

@@ -1,0 +1,98 @@
+//===- reduce_kernels.cpp - reduce_sum, reduce_mean, reduce_max on CUDA ---===//
+//
+// kernels/cpu/dense_reduce.cpp's contract (attr axes, keepdims; float32
+// out; reduce_max over an empty extent is an error, sum of nothing 0, mean
+// NaN). A warp per output element (reduce.cu, reduce_device.cuh).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/cuda_status.h"
+#include "cuda/dense/dense_host.h"
+#include "cuda/dense/dense_launch.h"
+#include "cuda/dense/dense_registration.h"
+#include "kernels/cpu/dense_common.h"
+
+#include <limits>
+
+namespace ember::cuda::dense {
+namespace {
+
+const char *reduceName(int op) {
+  return op == kReduceSum ? "reduce_sum"
+                          : (op == kReduceMean ? "reduce_mean" : "reduce_max");
+}
+
+template <int Op> Status reduceKernel(KernelContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
+  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef(reduceName(Op)));
+  EMBER_RETURN_IF_ERROR(
+      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
+                         cpu::findInts(ctx.attrs(), "axes"));
+  bool keepdims = ctx.attrs().getInt("keepdims", 1) != 0;
+  bool reduced[Shape::kMaxRank] = {};
+  bool all = !axes || axes->empty();
+  for (int i = 0; i < x.rank(); ++i)
+    reduced[i] = all;
+  if (!all) {
+    for (int64_t a : *axes) {
+      EMBER_ASSIGN_OR_RETURN(int axis,
+                             cpu::normalizeAxis(ctx, a, x.rank(), "axes"));
+      if (reduced[axis])
+        return cpu::kernelError(ctx, "attribute 'axes' names axis " +
+                                         std::to_string(a) + " twice");
+      reduced[axis] = true;
+    }
+  }
+  int64_t outDims[Shape::kMaxRank];
+  int r = 0;
+  for (int i = 0; i < x.rank(); ++i) {
+    if (!reduced[i])
+      outDims[r++] = x.dim(i);
+    else if (keepdims)
+      outDims[r++] = 1;
+    if (reduced[i] && x.dim(i) == 0 && Op == kReduceMax)
+      return cpu::kernelError(ctx, "reduce_max over the empty axis " +
+                                       std::to_string(i) + " of " +
+                                       x.describe());
+  }
+  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
+  EMBER_ASSIGN_OR_RETURN(const float *in, deviceFloatInput(ctx, x, "x"));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         cpu::allocateOutput(ctx, DType::kFloat32, outShape));
+  int64_t outCount = outShape.numel();
+  if (outCount == 0)
+    return Status::ok();
+  if (x.numel() == 0) {
+    // Every reduced extent is empty: sum 0, mean NaN (max was refused).
+    float v = Op == kReduceSum ? 0.f : std::numeric_limits<float>::quiet_NaN();
+    return cpu::atLocation(ctx,
+                           launchFill(*env, out->data<float>(), v, outCount));
+  }
+  int64_t dims[Shape::kMaxRank];
+  for (int i = 0; i < x.rank(); ++i)
+    dims[i] = x.dim(i);
+  ReduceIndex ix = makeReduceIndex(dims, x.rank(), reduced);
+  return cpu::atLocation(ctx,
+                         launchReduce(*env, in, out->data<float>(), ix, Op));
+}
+
+} // namespace
+
+Status registerReduceKernels(KernelRegistry &r) {
+  const struct {
+    const char *name;
+    KernelFn run;
+  } entries[] = {{"reduce_sum", reduceKernel<kReduceSum>},
+                 {"reduce_mean", reduceKernel<kReduceMean>},
+                 {"reduce_max", reduceKernel<kReduceMax>}};
+  for (const auto &e : entries) {
+    EMBER_ASSIGN_OR_RETURN(KernelDef def,
+                           cudaDefLike(e.name, e.run, "warp per output"));
+    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
+} // namespace ember::cuda::dense

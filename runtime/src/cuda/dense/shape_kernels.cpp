@@ -1,0 +1,97 @@
+//===- shape_kernels.cpp - slice, transpose, shape on CUDA ----------------===//
+//
+// slice and transpose plan their strided view with the CPU kernels' own
+// planSlice / planTranspose (kernels/cpu/shape_strided_copy.h: same
+// attribute handling and errors) and copy it with the broadcast-copy kernel
+// (a BroadcastIndex with the view's strides, which may be negative). `shape`
+// writes the input's dims through kernel parameters (the input's data is
+// never read, so it does not fall back to the host).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda/dense/dense_host.h"
+#include "cuda/dense/dense_launch.h"
+#include "cuda/dense/dense_registration.h"
+#include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/shape_strided_copy.h"
+
+#include <algorithm>
+
+namespace ember::cuda::dense {
+namespace {
+
+Status copyView(KernelContext &ctx, const Tensor &x,
+                const cpu::StridedView &view) {
+  EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         cpu::allocateOutput(ctx, x.dtype(), view.shape));
+  if (out->numel() == 0)
+    return Status::ok();
+  BroadcastIndex ix = stridedIndex(view);
+  size_t es = dtypeSize(x.dtype());
+  const char *base = x.data<char>() + view.base * static_cast<int64_t>(es);
+  return cpu::atLocation(ctx, launchExpand(*env, ix, base, out->data(),
+                                           static_cast<int>(es), out->numel()));
+}
+
+Status sliceKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(envOf(ctx).status());
+  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(cpu::StridedView view, cpu::planSlice(ctx, x));
+  return copyView(ctx, x, view);
+}
+
+Status transposeKernel(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(envOf(ctx).status());
+  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  EMBER_ASSIGN_OR_RETURN(cpu::StridedView view, cpu::planTranspose(ctx, x));
+  return copyView(ctx, x, view);
+}
+
+Status shapeKernel(KernelContext &ctx) {
+  EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
+  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("shape"));
+  EMBER_RETURN_IF_ERROR(
+      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  const Tensor &x = ctx.input(0);
+  int64_t r = x.rank();
+  // ONNX Shape-15 start/end, as the CPU kernel.
+  auto clampIndex = [r](int64_t v) {
+    if (v < 0)
+      v += r;
+    return std::clamp<int64_t>(v, 0, r);
+  };
+  int64_t start = clampIndex(ctx.attrs().getInt("start", 0));
+  int64_t end = clampIndex(ctx.attrs().getInt("end", r));
+  int64_t n = std::max<int64_t>(0, end - start);
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         cpu::allocateOutput(ctx, DType::kInt64, {n}));
+  int64_t dims[Shape::kMaxRank];
+  for (int64_t i = 0; i < n; ++i)
+    dims[i] = x.dim(static_cast<int>(start + i));
+  return cpu::atLocation(ctx, launchWriteInt64s(*env, dims, static_cast<int>(n),
+                                                out->data<int64_t>()));
+}
+
+} // namespace
+
+Status registerShapeKernels(KernelRegistry &r) {
+  const struct {
+    const char *name;
+    KernelFn run;
+    const char *how;
+  } entries[] = {
+      {"slice", sliceKernel, "strided copy kernel"},
+      {"transpose", transposeKernel, "strided copy kernel"},
+      {"shape", shapeKernel, "dims as kernel parameters"},
+  };
+  for (const auto &e : entries) {
+    EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike(e.name, e.run, e.how));
+    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
+} // namespace ember::cuda::dense
