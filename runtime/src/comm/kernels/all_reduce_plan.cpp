@@ -1,20 +1,18 @@
 //===- all_reduce_plan.cpp - all_reduce's checks and chunks ---------------===//
 #include "comm/kernels/all_reduce_plan.h"
 
+#include "comm/kernels/reduction_attrs.h"
+
 namespace ember::collective {
 
 Result<AllReducePlan> planAllReduce(KernelContext &ctx, const Group &group) {
   const std::string &where = group.what;
   const int g = group.size();
   AllReducePlan plan;
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  plan.isMax = *isMax;
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = plan.codec = *codecOr;
+  EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
+                         readReductionAttrs(ctx.attrs(), where));
+  plan.isMax = r.isMax;
+  const CommCodec codec = plan.codec = r.codec;
   const Tensor &x = ctx.input(0);
   if (!x.defined() || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32");

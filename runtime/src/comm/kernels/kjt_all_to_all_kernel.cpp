@@ -70,26 +70,14 @@ Status run(KernelContext &ctx) {
                          exchangeKjtSizes(group, in, valueOff));
   const std::vector<int64_t> &batches = plan.batches, &batchOff = plan.batchOff,
                              &countOff = plan.countOff;
-  const int64_t kMe = plan.localKeys, bTotal = plan.totalBatch,
-                nOut = plan.numValuesOut;
+  const int64_t kMe = plan.localKeys, bTotal = plan.totalBatch;
   const size_t les = dtypeSize(lt), ves = dtypeSize(vt);
 
-  EMBER_ASSIGN_OR_RETURN(Tensor * outLengths,
-                         ctx.allocateOutput(0, lt, {kMe * bTotal}));
-  EMBER_ASSIGN_OR_RETURN(Tensor * outValues, ctx.allocateOutput(1, vt, {nOut}));
-  Tensor *outWeights = nullptr;
-  if (in.hasWeights) {
-    EMBER_ASSIGN_OR_RETURN(outWeights,
-                           ctx.allocateOutput(2, DType::kFloat32, {nOut}));
-  }
   // Received blocks, in source order: lengths [K_me * B_q] key-major, values
   // and weights key-major within each source.
-  EMBER_ASSIGN_OR_RETURN(char *rl, scratchBytes(ctx, kMe * bTotal * les));
-  EMBER_ASSIGN_OR_RETURN(char *rv, scratchBytes(ctx, nOut * ves));
-  char *rw = nullptr;
-  if (in.hasWeights) {
-    EMBER_ASSIGN_OR_RETURN(rw, scratchBytes(ctx, nOut * sizeof(float)));
-  }
+  EMBER_ASSIGN_OR_RETURN(KjtAllToAllBuffers buf,
+                         allocateKjtAllToAllBuffers(ctx, in, plan));
+  char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
       [&](const std::vector<SendBuffer> &sends,
           const std::vector<RecvBuffer> &recvs, const std::string &step) {
@@ -98,9 +86,10 @@ Status run(KernelContext &ctx) {
       g, in, plan, valueOff, lengths, values, weights, rl, rv, rw));
 
   // Reorder source-major blocks into key-major output.
-  char *ol = static_cast<char *>(outLengths->data());
-  char *ov = static_cast<char *>(outValues->data());
-  char *ow = outWeights ? static_cast<char *>(outWeights->data()) : nullptr;
+  char *ol = static_cast<char *>(buf.outLengths->data());
+  char *ov = static_cast<char *>(buf.outValues->data());
+  char *ow =
+      buf.outWeights ? static_cast<char *>(buf.outWeights->data()) : nullptr;
   int64_t outValue = 0;
   std::vector<int64_t> cursor(countOff.begin(), countOff.end() - 1);
   for (int64_t f = 0; f < kMe; ++f) {

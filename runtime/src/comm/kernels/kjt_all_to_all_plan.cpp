@@ -106,6 +106,28 @@ Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
   return plan;
 }
 
+Result<KjtAllToAllBuffers>
+allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
+                           const KjtAllToAllPlan &plan) {
+  const DType lt = in.lengthsType, vt = in.valuesType;
+  const int64_t bags = plan.localKeys * plan.totalBatch,
+                nOut = plan.numValuesOut;
+  const size_t les = dtypeSize(lt), ves = dtypeSize(vt);
+  KjtAllToAllBuffers buf;
+  EMBER_ASSIGN_OR_RETURN(buf.outLengths, ctx.allocateOutput(0, lt, {bags}));
+  EMBER_ASSIGN_OR_RETURN(buf.outValues, ctx.allocateOutput(1, vt, {nOut}));
+  if (in.hasWeights) {
+    EMBER_ASSIGN_OR_RETURN(buf.outWeights,
+                           ctx.allocateOutput(2, DType::kFloat32, {nOut}));
+  }
+  EMBER_ASSIGN_OR_RETURN(buf.rl, scratchBytes(ctx, bags * les));
+  EMBER_ASSIGN_OR_RETURN(buf.rv, scratchBytes(ctx, nOut * ves));
+  if (in.hasWeights) {
+    EMBER_ASSIGN_OR_RETURN(buf.rw, scratchBytes(ctx, nOut * sizeof(float)));
+  }
+  return buf;
+}
+
 Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
                          const KjtAllToAllInput &in,
                          const KjtAllToAllPlan &plan,

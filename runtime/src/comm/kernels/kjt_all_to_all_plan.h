@@ -60,6 +60,16 @@ Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
                                          const KjtAllToAllInput &in,
                                          const std::vector<int64_t> &valueOff);
 
+/// The outputs (lengths [K_me * B_total], values, weights when
+/// in.hasWeights) and the source-major receive buffers of the same sizes.
+struct KjtAllToAllBuffers {
+  Tensor *outLengths = nullptr, *outValues = nullptr, *outWeights = nullptr;
+  char *rl = nullptr, *rv = nullptr, *rw = nullptr;
+};
+Result<KjtAllToAllBuffers>
+allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
+                           const KjtAllToAllPlan &plan);
+
 /// One exchange step of the group (host or device buffers).
 using BlockExchange = std::function<Status(const std::vector<SendBuffer> &,
                                            const std::vector<RecvBuffer> &,

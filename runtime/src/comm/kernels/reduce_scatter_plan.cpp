@@ -1,6 +1,8 @@
 //===- reduce_scatter_plan.cpp - reduce_scatter's checks and sizes --------===//
 #include "comm/kernels/reduce_scatter_plan.h"
 
+#include "comm/kernels/reduction_attrs.h"
+
 namespace ember::collective {
 
 Result<ReduceScatterPlan> planReduceScatter(KernelContext &ctx,
@@ -8,14 +10,10 @@ Result<ReduceScatterPlan> planReduceScatter(KernelContext &ctx,
   const std::string &where = group.what;
   const int g = group.size();
   ReduceScatterPlan plan;
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  plan.isMax = *isMax;
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = plan.codec = *codecOr;
+  EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
+                         readReductionAttrs(ctx.attrs(), where));
+  plan.isMax = r.isMax;
+  const CommCodec codec = plan.codec = r.codec;
   const Tensor &x = ctx.input(0), &ref = ctx.input(1);
   if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32 of rank >= 1, not " +

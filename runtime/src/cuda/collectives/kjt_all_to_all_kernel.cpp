@@ -100,22 +100,11 @@ Status run(KernelContext &ctx) {
   const int64_t kMe = plan.localKeys, bTotal = plan.totalBatch,
                 nOut = plan.numValuesOut;
   const int64_t bags = kMe * bTotal;
-  const size_t les = dtypeSize(lt), ves = dtypeSize(vt);
+  const size_t ves = dtypeSize(vt);
 
-  EMBER_ASSIGN_OR_RETURN(Tensor * outLengths,
-                         ctx.allocateOutput(0, lt, {bags}));
-  EMBER_ASSIGN_OR_RETURN(Tensor * outValues, ctx.allocateOutput(1, vt, {nOut}));
-  Tensor *outWeights = nullptr;
-  if (in.hasWeights) {
-    EMBER_ASSIGN_OR_RETURN(outWeights,
-                           ctx.allocateOutput(2, DType::kFloat32, {nOut}));
-  }
-  EMBER_ASSIGN_OR_RETURN(char *rl, scratchBytes(ctx, bags * les));
-  EMBER_ASSIGN_OR_RETURN(char *rv, scratchBytes(ctx, nOut * ves));
-  char *rw = nullptr;
-  if (in.hasWeights) {
-    EMBER_ASSIGN_OR_RETURN(rw, scratchBytes(ctx, nOut * sizeof(float)));
-  }
+  EMBER_ASSIGN_OR_RETURN(KjtAllToAllBuffers buf,
+                         allocateKjtAllToAllBuffers(ctx, in, plan));
+  char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
       [&](const std::vector<SendBuffer> &sends,
           const std::vector<RecvBuffer> &recvs, const std::string &step) {
@@ -134,8 +123,8 @@ Status run(KernelContext &ctx) {
   int64_t *outOff = inLen64 + bags;
   int64_t *inOff = outOff + bags;
   EMBER_RETURN_IF_ERROR(launchKjtPermuteLengths(
-      *env, rl, outLengths->data(), lt == DType::kInt64, outLen64, inLen64, kMe,
-      bTotal, batchOffDevice, g));
+      *env, rl, buf.outLengths->data(), lt == DType::kInt64, outLen64, inLen64,
+      kMe, bTotal, batchOffDevice, g));
   if (nOut == 0)
     return Status::ok();
   EMBER_ASSIGN_OR_RETURN(size_t scanBytes, exclusiveScanScratchBytes(bags));
@@ -146,9 +135,9 @@ Status run(KernelContext &ctx) {
       launchExclusiveScan(*env, scanTemp, scanBytes, inLen64, inOff, bags));
   return launchKjtCopyValues(
       *env, outLen64, outOff, inOff, kMe, bTotal, batchOffDevice, g, rv,
-      outValues->data(), static_cast<int>(ves),
+      buf.outValues->data(), static_cast<int>(ves),
       reinterpret_cast<const float *>(rw),
-      outWeights ? outWeights->data<float>() : nullptr, nOut);
+      buf.outWeights ? buf.outWeights->data<float>() : nullptr, nOut);
 }
 
 } // namespace
