@@ -4,7 +4,7 @@
 // output:  [sum B, ...]: every position's rows, in position order
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/collective_common.h"
+#include "comm/kernels/all_gather_plan.h"
 #include "comm/kernels/collective_kernel_defs.h"
 
 namespace ember::collective {
@@ -13,30 +13,13 @@ namespace {
 
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
-  const std::string &where = group.what;
   const int g = group.size();
+  EMBER_ASSIGN_OR_RETURN(AllGatherPlan plan, planAllGather(ctx, group));
+  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
   const Tensor &x = ctx.input(0);
-  if (!x.defined() || x.rank() < 1)
-    return invalidArgument(where + ": x must have rank >= 1");
-  const int64_t e = rowElements(x);
-  EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({x.dim(0), e, static_cast<int64_t>(x.dtype())},
-                          " (batch sizes)"));
-  std::vector<int64_t> batches(g);
-  for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[3 * q];
-    if (hdr[3 * q + 1] != e ||
-        hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
-      return invalidArgument(
-          where + ": group position " + std::to_string(q) + " has rows of " +
-          std::to_string(hdr[3 * q + 1]) + " elements of dtype code " +
-          std::to_string(hdr[3 * q + 2]) + ", this rank " + x.describe());
-  }
-  std::vector<int64_t> rowOff = prefixSums(batches);
-  Shape shape = x.shape();
-  shape[0] = rowOff[g];
-  EMBER_ASSIGN_OR_RETURN(Tensor * out, ctx.allocateOutput(0, x.dtype(), shape));
+  const int64_t e = plan.rowElements;
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, x.dtype(), plan.outputShape));
   const size_t rowBytes = static_cast<size_t>(e) * dtypeSize(x.dtype());
   char *o = static_cast<char *>(out->data());
   std::vector<SendBuffer> sends(g, SendBuffer{x.data(), x.nbytes()});

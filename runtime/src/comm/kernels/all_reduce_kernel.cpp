@@ -11,6 +11,7 @@
 // rank gets bit-identical results.
 //
 //===----------------------------------------------------------------------===//
+#include "comm/kernels/all_reduce_plan.h"
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
@@ -77,37 +78,17 @@ Status runWithCodec(KernelContext &ctx, const Group &group, CommCodec codec,
 
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
-  const std::string &where = group.what;
   const int g = group.size(), me = group.position;
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = *codecOr;
+  EMBER_ASSIGN_OR_RETURN(AllReducePlan plan, planAllReduce(ctx, group));
+  const std::vector<int64_t> &chunk = plan.chunk;
+  const CommCodec codec = plan.codec;
+  const bool isMax = plan.isMax;
   const Tensor &x = ctx.input(0);
-  if (!x.defined() || x.dtype() != DType::kFloat32)
-    return invalidArgument(where + ": x must be float32");
-  const int64_t n = x.numel();
-  EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({n, static_cast<int64_t>(codec)}, " (sizes)"));
-  for (int q = 0; q < g; ++q)
-    if (hdr[2 * q] != n || hdr[2 * q + 1] != static_cast<int64_t>(codec))
-      return invalidArgument(
-          where + ": group position " + std::to_string(q) + " has " +
-          std::to_string(hdr[2 * q]) + " elements (comm_dtype code " +
-          std::to_string(hdr[2 * q + 1]) + "), this rank " + std::to_string(n) +
-          " (comm_dtype " + commCodecName(codec) + ")");
-  std::vector<int64_t> chunk(g + 1);
-  for (int q = 0; q <= g; ++q)
-    chunk[q] = n * q / g;
   const int64_t mine = chunk[me + 1] - chunk[me];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, x.shape()));
   if (codec != CommCodec::kNone)
-    return runWithCodec(ctx, group, codec, *isMax, chunk, *out);
+    return runWithCodec(ctx, group, codec, isMax, chunk, *out);
   EMBER_ASSIGN_OR_RETURN(
       char *stagingBytes,
       scratchBytes(ctx, static_cast<size_t>(mine * g) * sizeof(float)));
@@ -126,7 +107,7 @@ Status run(KernelContext &ctx) {
   std::copy(staging, staging + mine, reduced);
   for (int q = 1; q < g; ++q) {
     const float *s = staging + q * mine;
-    if (*isMax)
+    if (isMax)
       for (int64_t i = 0; i < mine; ++i)
         reduced[i] = std::max(reduced[i], s[i]);
     else

@@ -13,6 +13,7 @@
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
+#include "comm/kernels/reduce_scatter_plan.h"
 
 #include <algorithm>
 
@@ -28,50 +29,17 @@ Status validate(const Attributes &attrs, int, int) {
 
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
-  const std::string &where = group.what;
-  const int g = group.size(), me = group.position;
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = *codecOr;
-  const Tensor &x = ctx.input(0), &ref = ctx.input(1);
-  if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
-    return invalidArgument(where + ": x must be float32 of rank >= 1, not " +
-                           (x.defined() ? x.describe() : "absent"));
-  EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
-  const int64_t e = rowElements(x);
+  const int g = group.size();
+  EMBER_ASSIGN_OR_RETURN(ReduceScatterPlan plan, planReduceScatter(ctx, group));
+  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  const Tensor &x = ctx.input(0);
+  const int64_t bMe = plan.localBatch, e = plan.rowElements;
+  const CommCodec codec = plan.codec;
+  const bool isMax = plan.isMax;
   EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({bMe, e, static_cast<int64_t>(codec)},
-                          " (batch sizes)"));
-  std::vector<int64_t> batches(g);
-  for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[3 * q];
-    if (hdr[3 * q + 1] != e)
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " has rows of " + std::to_string(hdr[3 * q + 1]) +
-                             " elements, this rank " + std::to_string(e));
-    if (hdr[3 * q + 2] != static_cast<int64_t>(codec))
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " sends comm_dtype code " +
-                             std::to_string(hdr[3 * q + 2]) + ", this rank " +
-                             commCodecName(codec));
-  }
-  std::vector<int64_t> rowOff = prefixSums(batches);
-  if (x.dim(0) != rowOff[g])
-    return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
-                           " rows but the group's batch sizes sum to " +
-                           std::to_string(rowOff[g]));
-  Shape shape = x.shape();
-  shape[0] = bMe;
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, shape));
+      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, plan.outputShape));
   const size_t block = static_cast<size_t>(bMe * e);
-  // es: bytes of one element on the wire (2 with a 16-bit codec).
-  const size_t es = codec != CommCodec::kNone ? 2 : sizeof(float);
+  const size_t es = plan.wireElementSize;
   EMBER_ASSIGN_OR_RETURN(char *stagingBytes, scratchBytes(ctx, block * g * es));
   const char *xs = static_cast<const char *>(x.data());
   if (codec != CommCodec::kNone) {
@@ -88,7 +56,6 @@ Status run(KernelContext &ctx) {
                 static_cast<size_t>(batches[q] * e) * es};
     recvs[q] = {stagingBytes + q * block * es, block * es};
   }
-  (void)me;
   EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, ""));
   float *o = out->data<float>();
   if (codec != CommCodec::kNone) {
@@ -99,7 +66,7 @@ Status run(KernelContext &ctx) {
       const uint16_t *s = w + q * block;
       for (size_t i = 0; i < block; ++i) {
         float v = decodeWire(codec, s[i]);
-        o[i] = *isMax ? std::max(o[i], v) : o[i] + v;
+        o[i] = isMax ? std::max(o[i], v) : o[i] + v;
       }
     }
     return Status::ok();
@@ -108,7 +75,7 @@ Status run(KernelContext &ctx) {
   std::copy(staging, staging + block, o);
   for (int q = 1; q < g; ++q) {
     const float *s = staging + q * block;
-    if (*isMax)
+    if (isMax)
       for (size_t i = 0; i < block; ++i)
         o[i] = std::max(o[i], s[i]);
     else

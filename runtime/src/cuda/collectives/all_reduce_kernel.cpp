@@ -9,6 +9,7 @@
 // rounds the result to 16 bits), and an all-gather returns every chunk.
 //
 //===----------------------------------------------------------------------===//
+#include "comm/kernels/all_reduce_plan.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
 #include "cuda/collectives/collective_launch.h"
@@ -75,42 +76,22 @@ Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
-  const int g = group.size();
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = *codecOr;
+  EMBER_ASSIGN_OR_RETURN(AllReducePlan plan, planAllReduce(ctx, group));
+  const CommCodec codec = plan.codec;
+  const bool isMax = plan.isMax;
   const Tensor &x = ctx.input(0);
-  if (!x.defined() || x.dtype() != DType::kFloat32)
-    return invalidArgument(where + ": x must be float32");
-  const int64_t n = x.numel();
-  EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({n, static_cast<int64_t>(codec)}, " (sizes)"));
-  for (int q = 0; q < g; ++q)
-    if (hdr[2 * q] != n || hdr[2 * q + 1] != static_cast<int64_t>(codec))
-      return invalidArgument(
-          where + ": group position " + std::to_string(q) + " has " +
-          std::to_string(hdr[2 * q]) + " elements (comm_dtype code " +
-          std::to_string(hdr[2 * q + 1]) + "), this rank " + std::to_string(n) +
-          " (comm_dtype " + commCodecName(codec) + ")");
-  std::vector<int64_t> chunk(g + 1);
-  for (int q = 0; q <= g; ++q)
-    chunk[q] = n * q / g;
+  const int64_t n = plan.numElements;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, x.shape()));
   NcclCommunicator *nccl = ncclFor(ctx, group);
   if (nccl && codec == CommCodec::kNone)
     return nccl->allReduce(group.ranks, x.data(), out->data(),
                            static_cast<size_t>(n), DType::kFloat32,
-                           *isMax ? NcclCommunicator::ReduceOp::kMax
-                                  : NcclCommunicator::ReduceOp::kSum,
+                           isMax ? NcclCommunicator::ReduceOp::kMax
+                                 : NcclCommunicator::ReduceOp::kSum,
                            env->stream, where);
-  return runChunked(ctx, *env, group, static_cast<int>(codec), *isMax, chunk,
-                    *out);
+  return runChunked(ctx, *env, group, static_cast<int>(codec), isMax,
+                    plan.chunk, *out);
 }
 
 } // namespace

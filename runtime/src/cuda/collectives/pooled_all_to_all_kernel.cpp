@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
+#include "comm/kernels/pooled_all_to_all_plan.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -25,53 +26,15 @@ Status run(KernelContext &ctx) {
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
   const int g = group.size(), me = group.position;
-  auto dimsOr = perMemberInts(ctx.attrs(), "dim_per_rank", g);
-  if (!dimsOr)
-    return dimsOr.status().withContext(where);
-  const std::vector<int64_t> &dims = *dimsOr;
-  const Tensor &x = ctx.input(0), &ref = ctx.input(1);
-  if (!x.defined() || x.rank() != 2)
-    return invalidArgument(where + ": x must have rank 2 [B_total, D], not " +
-                           (x.defined() ? x.describe() : "absent"));
-  if (x.dim(1) != dims[me])
-    return invalidArgument(where + ": x has " + std::to_string(x.dim(1)) +
-                           " columns but dim_per_rank[" + std::to_string(me) +
-                           "] is " + std::to_string(dims[me]));
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = *codecOr;
-  if (codec != CommCodec::kNone && x.dtype() != DType::kFloat32)
-    return invalidArgument(where + ": comm_dtype \"" + commCodecName(codec) +
-                           "\" needs float32 x, not " + x.describe());
-  EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
-  EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({bMe, x.dim(1), static_cast<int64_t>(x.dtype()),
-                           static_cast<int64_t>(codec)},
-                          " (batch sizes)"));
-  std::vector<int64_t> batches(g);
-  for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[4 * q];
-    if (hdr[4 * q + 1] != dims[q] ||
-        hdr[4 * q + 2] != static_cast<int64_t>(x.dtype()) ||
-        hdr[4 * q + 3] != static_cast<int64_t>(codec))
-      return invalidArgument(
-          where + ": group position " + std::to_string(q) + " sends " +
-          std::to_string(hdr[4 * q + 1]) + " columns of dtype code " +
-          std::to_string(hdr[4 * q + 2]) + " (comm_dtype code " +
-          std::to_string(hdr[4 * q + 3]) + "), but dim_per_rank says " +
-          std::to_string(dims[q]) + " and this rank has " +
-          std::string(dtypeName(x.dtype())) + " (comm_dtype " +
-          commCodecName(codec) + ")");
-  }
-  std::vector<int64_t> rowOff = prefixSums(batches), colOff = prefixSums(dims);
-  if (dims[me] != 0 && x.dim(0) != rowOff[g])
-    return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
-                           " rows but the group's batch sizes sum to " +
-                           std::to_string(rowOff[g]));
+  EMBER_ASSIGN_OR_RETURN(PooledAllToAllPlan plan,
+                         planPooledAllToAll(ctx, group));
+  const std::vector<int64_t> &dims = plan.dims, &batches = plan.batches,
+                             &rowOff = plan.rowOff, &colOff = plan.colOff;
+  const Tensor &x = ctx.input(0);
+  const int64_t bMe = plan.localBatch;
+  const CommCodec codec = plan.codec;
   const int wire = static_cast<int>(codec);
-  const size_t es = codec != CommCodec::kNone ? 2 : dtypeSize(x.dtype());
+  const size_t es = plan.wireElementSize;
   const int64_t dSum = colOff[g];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, x.dtype(), {bMe, dSum}));

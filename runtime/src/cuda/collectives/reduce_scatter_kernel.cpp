@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
+#include "comm/kernels/reduce_scatter_plan.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -26,57 +27,24 @@ Status run(KernelContext &ctx) {
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
   const int g = group.size();
-  auto isMax = reduceIsMax(ctx.attrs());
-  if (!isMax)
-    return isMax.status().withContext(where);
-  auto codecOr = commCodec(ctx.attrs());
-  if (!codecOr)
-    return codecOr.status().withContext(where);
-  const CommCodec codec = *codecOr;
-  const Tensor &x = ctx.input(0), &ref = ctx.input(1);
-  if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
-    return invalidArgument(where + ": x must be float32 of rank >= 1, not " +
-                           (x.defined() ? x.describe() : "absent"));
-  EMBER_ASSIGN_OR_RETURN(const int64_t bMe, localBatch(ctx, ref, where));
-  const int64_t e = rowElements(x);
+  EMBER_ASSIGN_OR_RETURN(ReduceScatterPlan plan, planReduceScatter(ctx, group));
+  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  const Tensor &x = ctx.input(0);
+  const int64_t bMe = plan.localBatch, e = plan.rowElements;
+  const CommCodec codec = plan.codec;
+  const bool isMax = plan.isMax, equal = plan.equalBatches;
   EMBER_ASSIGN_OR_RETURN(
-      std::vector<int64_t> hdr,
-      group.allGatherInts({bMe, e, static_cast<int64_t>(codec)},
-                          " (batch sizes)"));
-  std::vector<int64_t> batches(g);
-  bool equal = true;
-  for (int q = 0; q < g; ++q) {
-    batches[q] = hdr[3 * q];
-    equal = equal && batches[q] == bMe;
-    if (hdr[3 * q + 1] != e)
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " has rows of " + std::to_string(hdr[3 * q + 1]) +
-                             " elements, this rank " + std::to_string(e));
-    if (hdr[3 * q + 2] != static_cast<int64_t>(codec))
-      return invalidArgument(where + ": group position " + std::to_string(q) +
-                             " sends comm_dtype code " +
-                             std::to_string(hdr[3 * q + 2]) + ", this rank " +
-                             commCodecName(codec));
-  }
-  std::vector<int64_t> rowOff = prefixSums(batches);
-  if (x.dim(0) != rowOff[g])
-    return invalidArgument(where + ": x has " + std::to_string(x.dim(0)) +
-                           " rows but the group's batch sizes sum to " +
-                           std::to_string(rowOff[g]));
-  Shape shape = x.shape();
-  shape[0] = bMe;
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, DType::kFloat32, shape));
+      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, plan.outputShape));
   const int64_t block = bMe * e;
   NcclCommunicator *nccl = ncclFor(ctx, group);
   if (nccl && equal && codec == CommCodec::kNone)
     return nccl->reduceScatter(group.ranks, x.data(), out->data(),
                                static_cast<size_t>(block), DType::kFloat32,
-                               *isMax ? NcclCommunicator::ReduceOp::kMax
-                                      : NcclCommunicator::ReduceOp::kSum,
+                               isMax ? NcclCommunicator::ReduceOp::kMax
+                                     : NcclCommunicator::ReduceOp::kSum,
                                env->stream, where);
   const int wire = static_cast<int>(codec);
-  const size_t es = codec != CommCodec::kNone ? 2 : sizeof(float);
+  const size_t es = plan.wireElementSize;
   EMBER_ASSIGN_OR_RETURN(
       char *staging, scratchBytes(ctx, static_cast<size_t>(block * g) * es));
   const char *xs = static_cast<const char *>(x.data());
@@ -97,7 +65,7 @@ Status run(KernelContext &ctx) {
                 static_cast<size_t>(block) * es};
   }
   EMBER_RETURN_IF_ERROR(deviceExchange(ctx, group, sends, recvs, ""));
-  return launchReduceBlocks(*env, staging, wire, g, block, *isMax,
+  return launchReduceBlocks(*env, staging, wire, g, block, isMax,
                             out->data<float>(), nullptr, 0);
 }
 

@@ -8,6 +8,7 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
+#include "kernels/cpu/concat_shape.h"
 #include "kernels/cpu/dense_common.h"
 
 #include <algorithm>
@@ -19,42 +20,16 @@ namespace {
 
 Status concatKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("concat"));
-  EMBER_RETURN_IF_ERROR(
-      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
-  int count = ctx.numInputs();
-  for (int i = 0; i < count; ++i)
-    EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, i, "concat operand"));
+  EMBER_ASSIGN_OR_RETURN(cpu::ConcatShape s, cpu::concatShape(ctx));
+  const int count = ctx.numInputs();
   const Tensor &first = ctx.input(0);
-  if (first.rank() < 1)
-    return cpu::kernelError(ctx, "concat: inputs must have rank >= 1, got " +
-                                     first.describe());
-  EMBER_ASSIGN_OR_RETURN(int axis,
-                         cpu::normalizeAxis(ctx, *ctx.attrs().getInt("axis"),
-                                            first.rank(), "axis"));
-  Shape outShape = first.shape();
-  outShape[axis] = 0;
-  for (int i = 0; i < count; ++i) {
-    const Tensor &t = ctx.input(i);
-    bool ok = t.dtype() == first.dtype() && t.rank() == first.rank();
-    for (int k = 0; ok && k < t.rank(); ++k)
-      ok = k == axis || t.dim(k) == first.dim(k);
-    if (!ok)
-      return cpu::kernelError(
-          ctx, "concat: input " + std::to_string(i) + " " + t.describe() +
-                   " does not match input 0 " + first.describe() +
-                   " outside axis " + std::to_string(axis));
-    outShape[axis] += t.dim(axis);
-  }
+  const int axis = s.axis;
+  const Shape &outShape = s.outShape;
+  const int64_t outer = s.outer, inner = s.inner;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, first.dtype(), outShape));
   if (out->numel() == 0)
     return Status::ok();
-  int64_t outer = 1, inner = 1;
-  for (int k = 0; k < axis; ++k)
-    outer *= outShape[k];
-  for (int k = axis + 1; k < outShape.rank(); ++k)
-    inner *= outShape[k];
   int64_t es = static_cast<int64_t>(dtypeSize(first.dtype()));
   std::vector<const void *> src(count);
   std::vector<int64_t> rowBytes(count);

@@ -10,59 +10,19 @@
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
 #include "cuda/dense/gemm_lt.h"
+#include "kernels/cpu/cross_shape.h"
 #include "kernels/cpu/dense_common.h"
 
 namespace ember::cuda::dense {
 namespace {
 
-using cpu::kernelError;
-
 Status crossKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("dcn_cross"));
-  EMBER_RETURN_IF_ERROR(
-      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), ctx.numInputs(), 1)));
-  bool lowRank = ctx.attrs().getInt("low_rank", 0) != 0;
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x0"));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "xl"));
+  EMBER_ASSIGN_OR_RETURN(cpu::CrossShape s, cpu::crossShape(ctx));
+  const bool lowRank = s.lowRank;
   const Tensor &x0 = ctx.input(0), &xl = ctx.input(1);
-  EMBER_RETURN_IF_ERROR(cpu::requireRank(ctx, x0, "dcn_cross: x0", 2));
-  if (xl.shape() != x0.shape())
-    return kernelError(ctx, "dcn_cross: xl " + xl.describe() +
-                                " must have the shape of x0 " + x0.describe());
-  int64_t b = x0.dim(0), d = x0.dim(1);
-  int biasIndex = lowRank ? 4 : 3;
-  const Tensor *bias =
-      ctx.numInputs() > biasIndex && ctx.input(biasIndex).defined()
-          ? &ctx.input(biasIndex)
-          : nullptr;
-  if (bias &&
-      !(bias->numel() == d &&
-        (bias->rank() == 1 || (bias->rank() == 2 && bias->dim(1) == 1))))
-    return kernelError(ctx, "dcn_cross: bias must be [" + std::to_string(d) +
-                                "] or [" + std::to_string(d) + ", 1], got " +
-                                bias->describe());
-  int64_t rank = 0;
-  if (lowRank) {
-    EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 2, "V"));
-    EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 3, "W"));
-    const Tensor &v = ctx.input(2), &w = ctx.input(3);
-    rank = v.rank() == 2 ? v.dim(0) : -1;
-    if (v.rank() != 2 || v.dim(1) != d)
-      return kernelError(ctx, "dcn_cross: V must be [r, " + std::to_string(d) +
-                                  "], got " + v.describe());
-    if (w.rank() != 2 || w.dim(0) != d || w.dim(1) != rank)
-      return kernelError(ctx, "dcn_cross: W must be [" + std::to_string(d) +
-                                  ", " + std::to_string(rank) +
-                                  "] (D, r of V), got " + w.describe());
-  } else {
-    EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 2, "weight"));
-    const Tensor &w = ctx.input(2);
-    if (w.rank() != 2 || w.dim(0) != d || w.dim(1) != d)
-      return kernelError(ctx, "dcn_cross: weight must be [" +
-                                  std::to_string(d) + ", " + std::to_string(d) +
-                                  "], got " + w.describe());
-  }
+  const Tensor *bias = s.bias;
+  const int64_t b = s.batch, d = s.dim, rank = s.rank;
   EMBER_ASSIGN_OR_RETURN(const float *p0,
                          deviceFloatInput(ctx, x0, "dcn_cross: x0"));
   EMBER_ASSIGN_OR_RETURN(const float *pl,

@@ -10,54 +10,20 @@
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
 #include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/reduce_shape.h"
 
 #include <limits>
 
 namespace ember::cuda::dense {
 namespace {
 
-const char *reduceName(int op) {
-  return op == kReduceSum ? "reduce_sum"
-                          : (op == kReduceMean ? "reduce_mean" : "reduce_max");
-}
-
 template <int Op> Status reduceKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef(reduceName(Op)));
-  EMBER_RETURN_IF_ERROR(
-      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(cpu::ReduceShape s,
+                         cpu::reduceShape(ctx, Op == kReduceMax));
   const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
-                         cpu::findInts(ctx.attrs(), "axes"));
-  bool keepdims = ctx.attrs().getInt("keepdims", 1) != 0;
-  bool reduced[Shape::kMaxRank] = {};
-  bool all = !axes || axes->empty();
-  for (int i = 0; i < x.rank(); ++i)
-    reduced[i] = all;
-  if (!all) {
-    for (int64_t a : *axes) {
-      EMBER_ASSIGN_OR_RETURN(int axis,
-                             cpu::normalizeAxis(ctx, a, x.rank(), "axes"));
-      if (reduced[axis])
-        return cpu::kernelError(ctx, "attribute 'axes' names axis " +
-                                         std::to_string(a) + " twice");
-      reduced[axis] = true;
-    }
-  }
-  int64_t outDims[Shape::kMaxRank];
-  int r = 0;
-  for (int i = 0; i < x.rank(); ++i) {
-    if (!reduced[i])
-      outDims[r++] = x.dim(i);
-    else if (keepdims)
-      outDims[r++] = 1;
-    if (reduced[i] && x.dim(i) == 0 && Op == kReduceMax)
-      return cpu::kernelError(ctx, "reduce_max over the empty axis " +
-                                       std::to_string(i) + " of " +
-                                       x.describe());
-  }
-  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
+  const bool *reduced = s.reduced;
+  const Shape &outShape = s.outShape;
   EMBER_ASSIGN_OR_RETURN(const float *in, deviceFloatInput(ctx, x, "x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, DType::kFloat32, outShape));

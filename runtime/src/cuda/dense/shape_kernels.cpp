@@ -12,6 +12,7 @@
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
 #include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/shape_op_range.h"
 #include "kernels/cpu/shape_strided_copy.h"
 
 #include <algorithm>
@@ -51,21 +52,9 @@ Status transposeKernel(KernelContext &ctx) {
 
 Status shapeKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("shape"));
-  EMBER_RETURN_IF_ERROR(
-      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(cpu::ShapeOpRange range, cpu::shapeOpRange(ctx));
   const Tensor &x = ctx.input(0);
-  int64_t r = x.rank();
-  // ONNX Shape-15 start/end, as the CPU kernel.
-  auto clampIndex = [r](int64_t v) {
-    if (v < 0)
-      v += r;
-    return std::clamp<int64_t>(v, 0, r);
-  };
-  int64_t start = clampIndex(ctx.attrs().getInt("start", 0));
-  int64_t end = clampIndex(ctx.attrs().getInt("end", r));
-  int64_t n = std::max<int64_t>(0, end - start);
+  const int64_t start = range.start, n = range.count;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, DType::kInt64, {n}));
   int64_t dims[Shape::kMaxRank];

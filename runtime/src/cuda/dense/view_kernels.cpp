@@ -14,6 +14,7 @@
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
 #include "kernels/cpu/dense_common.h"
+#include "kernels/cpu/expand_shape.h"
 
 #include <cuda_runtime_api.h>
 
@@ -95,40 +96,21 @@ Status reshapeKernel(KernelContext &ctx) {
 
 Status expandKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpuDef, cpuKernelDef("expand"));
-  EMBER_RETURN_IF_ERROR(
-      cpu::atLocation(ctx, cpuDef->validate(ctx.attrs(), ctx.numInputs(), 1)));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(
+      Shape expanded,
+      cpu::expandShape(
+          ctx, [&ctx](const Tensor &s) -> Result<std::vector<int64_t>> {
+            if (s.dim(0) > Shape::kMaxRank)
+              return cpu::kernelError(
+                  ctx, "expand: the shape input " + s.describe() +
+                           " has more than " + std::to_string(Shape::kMaxRank) +
+                           " dims");
+            EMBER_ASSIGN_OR_RETURN(Tensor staged, stagedShapeInput(ctx, 1));
+            const int64_t *dims = staged.data<int64_t>();
+            return std::vector<int64_t>(dims, dims + s.dim(0));
+          }));
+  const Shape *outShape = &expanded;
   const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *attr,
-                         cpu::findInts(ctx.attrs(), "shape"));
-  const int64_t *target;
-  int64_t n;
-  if (attr) {
-    target = attr->data();
-    n = static_cast<int64_t>(attr->size());
-  } else {
-    EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "shape"));
-    const Tensor &s = ctx.input(1);
-    if (s.dtype() != DType::kInt64 || s.rank() != 1)
-      return cpu::kernelError(
-          ctx,
-          "expand: the shape input must be int64 [n], got " + s.describe());
-    if (s.dim(0) > Shape::kMaxRank)
-      return cpu::kernelError(
-          ctx, "expand: the shape input " + s.describe() + " has more than " +
-                   std::to_string(Shape::kMaxRank) + " dims");
-    EMBER_ASSIGN_OR_RETURN(Tensor staged, stagedShapeInput(ctx, 1));
-    target = staged.data<int64_t>();
-    n = s.dim(0);
-  }
-  Result<Shape> targetShape = Shape::fromDims(target, static_cast<size_t>(n));
-  if (!targetShape.isOk())
-    return cpu::kernelError(ctx, "expand: " + targetShape.status().message());
-  Shape shapes[2] = {x.shape(), *targetShape};
-  Result<Shape> outShape = cpu::broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return cpu::kernelError(ctx, "expand: " + outShape.status().message());
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, x.dtype(), *outShape));
   if (out->numel() == 0)

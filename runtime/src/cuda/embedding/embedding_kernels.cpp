@@ -14,6 +14,7 @@
 #include "cuda/embedding/embedding_lookup.h"
 #include "cuda/kernel_env.h"
 #include "kernels/cpu/embedding_attrs.h"
+#include "kernels/cpu/embedding_input_checks.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_table.h"
 #include "kernels/cpu/jagged_index.h"
@@ -27,13 +28,12 @@ namespace ember::cuda::embedding {
 namespace {
 
 using ember::embedding::BagAttrs;
+using ember::embedding::EmbeddingBagInputs;
+using ember::embedding::EmbeddingSequenceInputs;
 using ember::embedding::GroupedAttrs;
-using ember::embedding::makeTableView;
+using ember::embedding::GroupedEmbeddingBagInputs;
 using ember::embedding::Pooling;
-using ember::embedding::SequenceAttrs;
 using ember::embedding::TableView;
-
-constexpr int kFirstTable = 3; // grouped_embedding_bag's first table input
 
 LookupPooling toLookupPooling(Pooling p) {
   switch (p) {
@@ -98,40 +98,16 @@ Status checkDim(const TableView &v, const std::string &what,
 Status runEmbeddingBag(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
-  auto attrsOr = ember::embedding::readBagAttrs(ctx.attrs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const BagAttrs &a = *attrsOr;
+  EMBER_ASSIGN_OR_RETURN(
+      EmbeddingBagInputs in,
+      ember::embedding::checkEmbeddingBagInputs(ctx, checkDim));
+  const BagAttrs &a = in.attrs;
+  const TableView &table = in.table;
   const Tensor &indices = ctx.input(1);
   const Tensor &offsets = ctx.input(2);
   const Tensor noWeights;
   const Tensor &weights = ctx.numInputs() > 3 ? ctx.input(3) : noWeights;
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(indices, "input 1 (indices)", where));
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(offsets, "input 2 (offsets)", where));
-  EMBER_RETURN_IF_ERROR(jagged::checkWeights(
-      weights, indices.numel(), "input 3 (per_sample_weights)", where));
-  if (weights.defined() && a.pooling != Pooling::kSum)
-    return jagged::errorAt(
-        StatusCode::kInvalidArgument, where,
-        "per_sample_weights are only supported with pooling 'sum' (as in "
-        "PyTorch), got '" +
-            std::string(ember::embedding::poolingName(a.pooling)) + "'");
-  EMBER_ASSIGN_OR_RETURN(
-      TableView table,
-      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
-  EMBER_RETURN_IF_ERROR(checkDim(table, "input 0 (table)", where));
-  if (a.paddingIdx >= table.rows)
-    return jagged::errorAt(StatusCode::kOutOfRange, where,
-                           "padding_idx " + std::to_string(a.paddingIdx) +
-                               " is past the table's " +
-                               std::to_string(table.rows) + " rows");
-  const int64_t numBags = jagged::numBagsOf(offsets, a.includeLastOffset);
-  if (numBags < 0)
-    return jagged::errorAt(StatusCode::kInvalidArgument, where,
-                           "offsets is empty: with include_last_offset=1 it "
-                           "needs B + 1 entries");
+  const int64_t numBags = in.numBags;
   EMBER_ASSIGN_OR_RETURN(
       Tensor * out,
       ctx.allocateOutput(0, DType::kFloat32, {numBags, table.dim}));
@@ -164,17 +140,11 @@ Status runEmbeddingBag(KernelContext &ctx) {
 Status runEmbeddingSequence(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
-  auto attrsOr = ember::embedding::readSequenceAttrs(ctx.attrs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const SequenceAttrs &a = *attrsOr;
-  const Tensor &indices = ctx.input(1);
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(indices, "input 1 (indices)", where));
   EMBER_ASSIGN_OR_RETURN(
-      TableView table,
-      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
-  EMBER_RETURN_IF_ERROR(checkDim(table, "input 0 (table)", where));
+      EmbeddingSequenceInputs in,
+      ember::embedding::checkEmbeddingSequenceInputs(ctx, checkDim));
+  const TableView &table = in.table;
+  const Tensor &indices = ctx.input(1);
   const int64_t n = indices.numel();
   EMBER_ASSIGN_OR_RETURN(
       Tensor * out, ctx.allocateOutput(0, DType::kFloat32, {n, table.dim}));
@@ -198,46 +168,17 @@ Status runEmbeddingSequence(KernelContext &ctx) {
 Status runGroupedEmbeddingBag(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
-  const int numTables = ctx.numInputs() - kFirstTable;
-  auto attrsOr = ember::embedding::readGroupedAttrs(ctx.attrs(), numTables);
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const GroupedAttrs &a = *attrsOr;
+  EMBER_ASSIGN_OR_RETURN(
+      GroupedEmbeddingBagInputs in,
+      ember::embedding::checkGroupedEmbeddingBagInputs(ctx, checkDim));
+  const GroupedAttrs &a = in.attrs;
   const Tensor &values = ctx.input(0);
   const Tensor &lengths = ctx.input(1);
   const Tensor &weights = ctx.input(2);
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(values, "input 0 (values)", where));
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(lengths, "input 1 (lengths)", where));
-  EMBER_RETURN_IF_ERROR(jagged::checkWeights(weights, values.numel(),
-                                             "input 2 (weights)", where));
-  const int64_t F = a.numFeatures();
-  if (lengths.numel() % F != 0)
-    return jagged::errorAt(StatusCode::kInvalidArgument, where,
-                           "lengths has " + std::to_string(lengths.numel()) +
-                               " entries, not a multiple of the " +
-                               std::to_string(F) + " features");
-  const int64_t B = lengths.numel() / F;
-  if (weights.defined())
-    for (int64_t f = 0; f < F; ++f)
-      if (a.pooling[f] != Pooling::kSum)
-        return jagged::errorAt(
-            StatusCode::kInvalidArgument, where,
-            "weights are only supported with sum pooling, but " +
-                a.featureLabel(f) + " uses '" +
-                std::string(ember::embedding::poolingName(a.pooling[f])) + "'");
+  const int64_t F = in.numFeatures, B = in.batch;
   std::vector<TableDesc> tables;
-  for (int t = 0; t < numTables; ++t) {
-    std::string what = "input " + std::to_string(kFirstTable + t) + " (table " +
-                       std::to_string(t) + ")";
-    EMBER_ASSIGN_OR_RETURN(TableView view,
-                           makeTableView(ctx.input(kFirstTable + t),
-                                         a.tableFormats[t], a.tableDims[t],
-                                         what, where));
-    EMBER_RETURN_IF_ERROR(checkDim(view, what, where));
+  for (const TableView &view : in.tables)
     tables.push_back(tableDesc(view));
-  }
   const int64_t W = a.outputWidth;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, {B, W}));

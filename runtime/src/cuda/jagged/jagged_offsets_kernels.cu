@@ -12,6 +12,7 @@
 #include "cuda/jagged/jagged_launch.h"
 #include "kernels/cpu/jagged_attrs.h"
 #include "kernels/cpu/jagged_index.h"
+#include "kernels/cpu/jagged_padding_checks.h"
 #include "kernels/cpu/kjt_kernel_attrs.h"
 
 #include <cstring>
@@ -20,6 +21,7 @@
 namespace ember::cuda::jagged {
 
 using ember::jagged::checkIndexVector;
+using ember::jagged::checkOffsetsInput;
 using ember::jagged::errorAt;
 
 namespace {
@@ -47,16 +49,6 @@ __global__ void toJaggedKernel(int64_t n, const void *padded,
   for (int64_t e = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; e < n;
        e += int64_t{gridDim.x} * blockDim.x)
     toJaggedElement(e, padded, clamped, B, L, rowElems, elemBytes, out);
-}
-
-/// Host checks of the offsets input [B+1] (the data is checked on the
-/// device).
-Status checkOffsetsInput(const Tensor &offsets, const std::string &where) {
-  EMBER_RETURN_IF_ERROR(checkIndexVector(offsets, "input 1 (offsets)", where));
-  if (offsets.numel() < 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "offsets must have B + 1 >= 1 entries, got none");
-  return Status::ok();
 }
 
 /// Validates offsets [B+1] on the device into clamped int64 offsets.
@@ -90,21 +82,10 @@ Status runLengthsToOffsets(KernelContext &ctx) {
 Status runJaggedToPadded(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, "jagged_to_padded"));
-  auto maxLengthOr = ember::jagged::readMaxLength(ctx.attrs());
-  if (!maxLengthOr.isOk())
-    return maxLengthOr.status().withContext(where);
-  auto padOr = ember::jagged::optionalFloat(ctx.attrs(), "padding_value", 0.0);
-  if (!padOr.isOk())
-    return padOr.status().withContext(where);
-  const int64_t L = *maxLengthOr;
+  EMBER_ASSIGN_OR_RETURN(ember::jagged::JaggedToPaddedAttrs attrs,
+                         ember::jagged::checkJaggedToPaddedInputs(ctx, where));
+  const int64_t L = attrs.maxLength;
   const Tensor &values = ctx.input(0);
-  if (!values.defined() || values.rank() < 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "input 0 (values) must be at least 1-D [N, D...]");
-  if (values.rank() + 1 > Shape::kMaxRank)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "input 0 (values) " + values.describe() +
-                       " has too many dims");
   const Tensor &offsets = ctx.input(1);
   EMBER_RETURN_IF_ERROR(checkOffsetsInput(offsets, where));
   const int64_t B = offsets.numel() - 1;
@@ -125,7 +106,7 @@ Status runJaggedToPadded(KernelContext &ctx) {
   if (n == 0)
     return Status::ok();
   const std::vector<uint8_t> pad =
-      ember::jagged::paddingBytes(*padOr, values.dtype());
+      ember::jagged::paddingBytes(attrs.paddingValue, values.dtype());
   uint64_t padBits = 0;
   std::memcpy(&padBits, pad.data(), std::min(pad.size(), sizeof padBits));
   toPaddedKernel<<<blocksFor(n, *env), kThreads, 0, env->stream>>>(
@@ -138,19 +119,12 @@ Status runPaddedToJagged(KernelContext &ctx) {
   const std::string where = ctx.location();
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, "padded_to_jagged"));
   const Tensor &padded = ctx.input(0);
-  if (!padded.defined() || padded.rank() < 2)
-    return errorAt(
-        StatusCode::kInvalidArgument, where,
-        "input 0 (padded) must be at least 2-D [B, L, D...], got " +
-            (padded.defined() ? padded.describe() : std::string("none")));
+  EMBER_RETURN_IF_ERROR(ember::jagged::checkPaddedInput(padded, where));
   const Tensor &offsets = ctx.input(1);
   EMBER_RETURN_IF_ERROR(checkOffsetsInput(offsets, where));
   const int64_t B = padded.dim(0), L = padded.dim(1);
-  if (offsets.numel() != B + 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "offsets has " + std::to_string(offsets.numel()) +
-                       " entries but padded has " + std::to_string(B) +
-                       " rows (expected B + 1)");
+  EMBER_RETURN_IF_ERROR(
+      ember::jagged::checkOffsetsMatchPadded(offsets.numel(), B, where));
   EMBER_ASSIGN_OR_RETURN(int64_t * clamped,
                          checkOffsetsOnDevice(ctx, *env, offsets, -1, L));
   // The output's rows: offsets[B], read back once the offsets are checked.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/reduce_shape.h"
 #include "kernels/kernel_registry.h"
 
 #include <cmath>
@@ -17,11 +18,6 @@ namespace ember::cpu {
 namespace {
 
 enum class ReduceOp { kSum, kMean, kMax };
-
-Status validateReduce(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntsAttr(attrs, "axes"));
-  return validateBoolAttr(attrs, "keepdims");
-}
 
 /// The input's dims merged into runs that are all kept or all reduced.
 struct ReduceLayout {
@@ -102,37 +98,10 @@ double reduceOne(const float *base, const ReduceLayout &l) {
 }
 
 template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateReduce(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(ReduceShape s, reduceShape(ctx, Op == ReduceOp::kMax));
   const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
-                         findInts(ctx.attrs(), "axes"));
-  bool keepdims = ctx.attrs().getInt("keepdims", 1) != 0;
-  bool reduced[Shape::kMaxRank] = {};
-  bool all = !axes || axes->empty();
-  for (int i = 0; i < x.rank(); ++i)
-    reduced[i] = all;
-  if (!all) {
-    for (int64_t a : *axes) {
-      EMBER_ASSIGN_OR_RETURN(int axis, normalizeAxis(ctx, a, x.rank(), "axes"));
-      if (reduced[axis])
-        return kernelError(ctx, "attribute 'axes' names axis " +
-                                    std::to_string(a) + " twice");
-      reduced[axis] = true;
-    }
-  }
-  int64_t outDims[Shape::kMaxRank];
-  int r = 0;
-  for (int i = 0; i < x.rank(); ++i) {
-    if (!reduced[i])
-      outDims[r++] = x.dim(i);
-    else if (keepdims)
-      outDims[r++] = 1;
-    if (reduced[i] && x.dim(i) == 0 && Op == ReduceOp::kMax)
-      return kernelError(ctx, "reduce_max over the empty axis " +
-                                  std::to_string(i) + " of " + x.describe());
-  }
-  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(outDims, r));
+  const bool *reduced = s.reduced;
+  const Shape &outShape = s.outShape;
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          allocateOutput(ctx, DType::kFloat32, outShape));

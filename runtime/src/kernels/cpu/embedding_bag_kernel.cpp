@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/embedding_attrs.h"
+#include "kernels/cpu/embedding_input_checks.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -28,40 +29,15 @@ Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readBagAttrs(ctx.attrs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const BagAttrs &a = *attrsOr;
+  EMBER_ASSIGN_OR_RETURN(EmbeddingBagInputs in, checkEmbeddingBagInputs(ctx));
+  const BagAttrs &a = in.attrs;
+  const TableView &table = in.table;
   const Tensor &indices = ctx.input(1);
   const Tensor &offsets = ctx.input(2);
   const Tensor noWeights;
   const Tensor &weights = ctx.numInputs() > 3 ? ctx.input(3) : noWeights;
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(indices, "input 1 (indices)", where));
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(offsets, "input 2 (offsets)", where));
-  EMBER_RETURN_IF_ERROR(jagged::checkWeights(
-      weights, indices.numel(), "input 3 (per_sample_weights)", where));
-  if (weights.defined() && a.pooling != Pooling::kSum)
-    return jagged::errorAt(StatusCode::kInvalidArgument, where,
-                           "per_sample_weights are only supported with "
-                           "pooling 'sum' (as in PyTorch), got '" +
-                               std::string(poolingName(a.pooling)) + "'");
-  EMBER_ASSIGN_OR_RETURN(
-      TableView table,
-      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
-  if (a.paddingIdx >= table.rows)
-    return jagged::errorAt(StatusCode::kOutOfRange, where,
-                           "padding_idx " + std::to_string(a.paddingIdx) +
-                               " is past the table's " +
-                               std::to_string(table.rows) + " rows");
-
   const int64_t numIds = indices.numel();
-  const int64_t numBags = jagged::numBagsOf(offsets, a.includeLastOffset);
-  if (numBags < 0)
-    return jagged::errorAt(StatusCode::kInvalidArgument, where,
-                           "offsets is empty: with include_last_offset=1 it "
-                           "needs B + 1 entries");
+  const int64_t numBags = in.numBags;
   EMBER_ASSIGN_OR_RETURN(void *scratch,
                          ctx.scratch((numBags + 1) * sizeof(int64_t)));
   int64_t *bagOffsets = static_cast<int64_t *>(scratch);

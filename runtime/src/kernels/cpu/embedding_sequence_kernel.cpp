@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/embedding_attrs.h"
+#include "kernels/cpu/embedding_input_checks.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -25,16 +26,11 @@ Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto attrsOr = readSequenceAttrs(ctx.attrs());
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const SequenceAttrs &a = *attrsOr;
+  EMBER_ASSIGN_OR_RETURN(EmbeddingSequenceInputs in,
+                         checkEmbeddingSequenceInputs(ctx));
+  const SequenceAttrs &a = in.attrs;
+  const TableView &table = in.table;
   const Tensor &indices = ctx.input(1);
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(indices, "input 1 (indices)", where));
-  EMBER_ASSIGN_OR_RETURN(
-      TableView table,
-      makeTableView(ctx.input(0), a.format, a.dim, "input 0 (table)", where));
   const int64_t n = indices.numel();
   EMBER_ASSIGN_OR_RETURN(
       Tensor * out, ctx.allocateOutput(0, DType::kFloat32, {n, table.dim}));

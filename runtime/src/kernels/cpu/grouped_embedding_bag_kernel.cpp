@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/embedding_attrs.h"
+#include "kernels/cpu/embedding_input_checks.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
@@ -31,7 +32,7 @@ namespace ember::embedding {
 
 namespace {
 
-constexpr int kFirstTable = 3;
+constexpr int kFirstTable = kFirstGroupedTable;
 constexpr int kMaxTables = 65536;
 
 Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
@@ -40,46 +41,14 @@ Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
 
 Status run(KernelContext &ctx) {
   const std::string where = ctx.location();
-  const int numTables = ctx.numInputs() - kFirstTable;
-  auto attrsOr = readGroupedAttrs(ctx.attrs(), numTables);
-  if (!attrsOr.isOk())
-    return attrsOr.status().withContext(where);
-  const GroupedAttrs &a = *attrsOr;
+  EMBER_ASSIGN_OR_RETURN(GroupedEmbeddingBagInputs in,
+                         checkGroupedEmbeddingBagInputs(ctx));
+  const GroupedAttrs &a = in.attrs;
+  const std::vector<TableView> &tables = in.tables;
   const Tensor &values = ctx.input(0);
   const Tensor &lengths = ctx.input(1);
   const Tensor &weights = ctx.input(2);
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(values, "input 0 (values)", where));
-  EMBER_RETURN_IF_ERROR(
-      jagged::checkIndexVector(lengths, "input 1 (lengths)", where));
-  EMBER_RETURN_IF_ERROR(jagged::checkWeights(weights, values.numel(),
-                                             "input 2 (weights)", where));
-  const int64_t F = a.numFeatures();
-  if (lengths.numel() % F != 0)
-    return jagged::errorAt(StatusCode::kInvalidArgument, where,
-                           "lengths has " + std::to_string(lengths.numel()) +
-                               " entries, not a multiple of the " +
-                               std::to_string(F) + " features");
-  const int64_t B = lengths.numel() / F;
-  if (weights.defined())
-    for (int64_t f = 0; f < F; ++f)
-      if (a.pooling[f] != Pooling::kSum)
-        return jagged::errorAt(
-            StatusCode::kInvalidArgument, where,
-            "weights are only supported with sum pooling, but " +
-                a.featureLabel(f) + " uses '" +
-                std::string(poolingName(a.pooling[f])) + "'");
-  std::vector<TableView> tables;
-  for (int t = 0; t < numTables; ++t) {
-    EMBER_ASSIGN_OR_RETURN(
-        TableView view,
-        makeTableView(ctx.input(kFirstTable + t), a.tableFormats[t],
-                      a.tableDims[t],
-                      "input " + std::to_string(kFirstTable + t) + " (table " +
-                          std::to_string(t) + ")",
-                      where));
-    tables.push_back(view);
-  }
+  const int64_t F = in.numFeatures, B = in.batch;
 
   EMBER_ASSIGN_OR_RETURN(void *scratch,
                          ctx.scratch((lengths.numel() + 1) * sizeof(int64_t)));

@@ -14,27 +14,13 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/interaction_shape.h"
 #include "kernels/kernel_registry.h"
 
 #include <cstring>
 
 namespace ember::cpu {
 namespace {
-
-Status validateInteraction(const Attributes &attrs, int, int) {
-  EMBER_ASSIGN_OR_RETURN(int64_t f, attrs.getInt("num_features"));
-  if (f < 0)
-    return invalidArgument("attribute 'num_features' must be >= 0, got " +
-                           std::to_string(f));
-  EMBER_RETURN_IF_ERROR(validateBoolAttr(attrs, "self_interaction"));
-  std::string order = attrs.getString("pair_order", "dlrm");
-  if (attrs.has("pair_order") && !attrs.getString("pair_order").isOk())
-    return invalidArgument("attribute 'pair_order' must be a string");
-  if (order != "dlrm" && order != "torchrec")
-    return invalidArgument(
-        "attribute 'pair_order' must be dlrm or torchrec, got '" + order + "'");
-  return Status::ok();
-}
 
 /// Dot product with 16 independent partial sums (vectorizes without
 /// reassociation flags: two 8-wide registers with AVX2).
@@ -108,26 +94,10 @@ bool cpuHasAvx2Fma() {
 }
 
 Status dotInteractionKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(
-      atLocation(ctx, validateInteraction(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "dense"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "sparse"));
+  EMBER_ASSIGN_OR_RETURN(InteractionShape s, interactionShape(ctx));
   const Tensor &dense = ctx.input(0), &sparse = ctx.input(1);
-  int64_t f = *ctx.attrs().getInt("num_features");
-  bool self = ctx.attrs().getInt("self_interaction", 0) != 0;
-  bool torchrecOrder =
-      ctx.attrs().getString("pair_order", "dlrm") == "torchrec";
-  EMBER_RETURN_IF_ERROR(requireRank(ctx, dense, "dot_interaction: dense", 2));
-  EMBER_RETURN_IF_ERROR(requireRank(ctx, sparse, "dot_interaction: sparse", 2));
-  int64_t b = dense.dim(0), d = dense.dim(1);
-  if (sparse.dim(0) != b || sparse.dim(1) != f * d)
-    return kernelError(
-        ctx, "dot_interaction: sparse must be [" + std::to_string(b) + ", " +
-                 std::to_string(f) + " * " + std::to_string(d) +
-                 "] (batch, num_features * dense width), got " +
-                 sparse.describe() + " with dense " + dense.describe());
-  int64_t n = f + 1;
-  int64_t pairs = self ? n * (n + 1) / 2 : n * (n - 1) / 2;
+  const bool self = s.self, torchrecOrder = s.torchrecOrder;
+  const int64_t b = s.batch, d = s.dim, n = s.rows, pairs = s.pairs;
   EMBER_ASSIGN_OR_RETURN(const float *pd,
                          floatInput(ctx, dense, "dot_interaction: dense"));
   EMBER_ASSIGN_OR_RETURN(const float *ps,

@@ -13,6 +13,7 @@
 #include "kernels/cpu/jagged_attrs.h"
 #include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
+#include "kernels/cpu/jagged_padding_checks.h"
 #include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/kernel_context.h"
 
@@ -71,10 +72,7 @@ namespace {
 /// non-decreasing; `limit` (>= 0) bounds the last one.
 Status readOffsets(const Tensor &offsets, int64_t limit,
                    std::vector<int64_t> &out, const std::string &where) {
-  EMBER_RETURN_IF_ERROR(checkIndexVector(offsets, "input 1 (offsets)", where));
-  if (offsets.numel() < 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "offsets must have B + 1 >= 1 entries, got none");
+  EMBER_RETURN_IF_ERROR(checkOffsetsInput(offsets, where));
   out.resize(offsets.numel());
   for (int64_t i = 0; i < offsets.numel(); ++i) {
     out[i] = indexAt(offsets, i);
@@ -102,21 +100,10 @@ Status validateToPadded(const Attributes &attrs, int, int) {
 
 Status runToPadded(KernelContext &ctx) {
   const std::string where = ctx.location();
-  auto maxLengthOr = readMaxLength(ctx.attrs());
-  if (!maxLengthOr.isOk())
-    return maxLengthOr.status().withContext(where);
-  auto padOr = optionalFloat(ctx.attrs(), "padding_value", 0.0);
-  if (!padOr.isOk())
-    return padOr.status().withContext(where);
-  const int64_t L = *maxLengthOr;
+  EMBER_ASSIGN_OR_RETURN(JaggedToPaddedAttrs attrs,
+                         checkJaggedToPaddedInputs(ctx, where));
+  const int64_t L = attrs.maxLength;
   const Tensor &values = ctx.input(0);
-  if (!values.defined() || values.rank() < 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "input 0 (values) must be at least 1-D [N, D...]");
-  if (values.rank() + 1 > Shape::kMaxRank)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "input 0 (values) " + values.describe() +
-                       " has too many dims");
   std::vector<int64_t> offsets;
   EMBER_RETURN_IF_ERROR(
       readOffsets(ctx.input(1), values.dim(0), offsets, where));
@@ -131,7 +118,8 @@ Status runToPadded(KernelContext &ctx) {
   size_t rowBytes = dtypeSize(values.dtype());
   for (int i = 1; i < values.rank(); ++i)
     rowBytes *= values.dim(i);
-  const std::vector<uint8_t> pad = paddingBytes(*padOr, values.dtype());
+  const std::vector<uint8_t> pad =
+      paddingBytes(attrs.paddingValue, values.dtype());
   const size_t elem = pad.size();
   const uint8_t *src = values.data<uint8_t>();
   uint8_t *dst = out->data<uint8_t>();
@@ -150,19 +138,12 @@ Status runToPadded(KernelContext &ctx) {
 Status runToJagged(KernelContext &ctx) {
   const std::string where = ctx.location();
   const Tensor &padded = ctx.input(0);
-  if (!padded.defined() || padded.rank() < 2)
-    return errorAt(
-        StatusCode::kInvalidArgument, where,
-        "input 0 (padded) must be at least 2-D [B, L, D...], got " +
-            (padded.defined() ? padded.describe() : std::string("none")));
+  EMBER_RETURN_IF_ERROR(checkPaddedInput(padded, where));
   std::vector<int64_t> offsets;
   EMBER_RETURN_IF_ERROR(readOffsets(ctx.input(1), -1, offsets, where));
   const int64_t B = padded.dim(0), L = padded.dim(1);
-  if (static_cast<int64_t>(offsets.size()) != B + 1)
-    return errorAt(StatusCode::kInvalidArgument, where,
-                   "offsets has " + std::to_string(offsets.size()) +
-                       " entries but padded has " + std::to_string(B) +
-                       " rows (expected B + 1)");
+  EMBER_RETURN_IF_ERROR(
+      checkOffsetsMatchPadded(static_cast<int64_t>(offsets.size()), B, where));
   size_t rowBytes = dtypeSize(padded.dtype());
   std::vector<int64_t> dims = {offsets[B]};
   for (int i = 2; i < padded.rank(); ++i) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/layer_norm_shape.h"
 #include "kernels/kernel_registry.h"
 
 #include <cmath>
@@ -16,51 +17,12 @@
 namespace ember::cpu {
 namespace {
 
-Status validateLayerNorm(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntAttr(attrs, "axis"));
-  if (attrs.has("epsilon")) {
-    EMBER_ASSIGN_OR_RETURN(double eps, attrs.getFloat("epsilon"));
-    if (!(eps >= 0))
-      return invalidArgument("attribute 'epsilon' must be >= 0, got " +
-                             std::to_string(eps));
-  }
-  return Status::ok();
-}
-
-/// gamma/beta must hold the normalized shape x.shape[axis:], or be 1-D of
-/// the same element count.
-Status checkAffine(KernelContext &ctx, const Tensor &t, const char *name,
-                   const Tensor &x, int axis, int64_t d) {
-  bool ok = t.numel() == d;
-  if (ok && t.rank() != 1) {
-    ok = t.rank() == x.rank() - axis;
-    for (int i = 0; ok && i < t.rank(); ++i)
-      ok = t.dim(i) == x.dim(axis + i);
-  }
-  if (!ok)
-    return kernelError(ctx,
-                       std::string("layer_norm: ") + name + " " + t.describe() +
-                           " does not match the normalized dims of x " +
-                           x.describe() + " from axis " + std::to_string(axis));
-  return Status::ok();
-}
-
 Status layerNormKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateLayerNorm(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(LayerNormShape s, layerNormShape(ctx));
   const Tensor &x = ctx.input(0);
-  if (x.rank() < 1)
-    return kernelError(ctx, "layer_norm: x must have rank >= 1, got " +
-                                x.describe());
-  EMBER_ASSIGN_OR_RETURN(
-      int axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
-  float eps = static_cast<float>(ctx.attrs().getFloat("epsilon", 1e-5));
-  int64_t rows = 1, d = 1;
-  for (int i = 0; i < axis; ++i)
-    rows *= x.dim(i);
-  for (int i = axis; i < x.rank(); ++i)
-    d *= x.dim(i);
+  const int axis = s.axis;
+  const float eps = s.epsilon;
+  const int64_t rows = s.rows, d = s.d;
 
   const float *gamma = nullptr, *beta = nullptr;
   if (ctx.numInputs() > 1 && ctx.input(1).defined()) {

@@ -7,55 +7,21 @@
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/expand_shape.h"
 #include "kernels/cpu/shape_strided_copy.h"
 #include "kernels/kernel_registry.h"
 
 namespace ember::cpu {
 namespace {
 
-Status validateExpand(const Attributes &attrs, int numInputs, int) {
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *shape,
-                         findInts(attrs, "shape"));
-  if (!shape && numInputs == 1)
-    return invalidArgument("expand needs attribute 'shape' (or a shape input)");
-  if (shape)
-    for (int64_t d : *shape)
-      if (d < 0)
-        return invalidArgument(
-            "attribute 'shape' of expand has the negative dim " +
-            std::to_string(d));
-  return Status::ok();
-}
-
 Status expandKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(
-      atLocation(ctx, validateExpand(ctx.attrs(), ctx.numInputs(), 1)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(Shape expanded, expandShape(ctx, [](const Tensor &s) {
+                           const int64_t *dims = s.data<int64_t>();
+                           return Result<std::vector<int64_t>>(
+                               std::vector<int64_t>(dims, dims + s.dim(0)));
+                         }));
+  const Shape *outShape = &expanded;
   const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *attr,
-                         findInts(ctx.attrs(), "shape"));
-  const int64_t *target;
-  int64_t n;
-  if (attr) {
-    target = attr->data();
-    n = static_cast<int64_t>(attr->size());
-  } else {
-    EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "shape"));
-    const Tensor &s = ctx.input(1);
-    if (s.dtype() != DType::kInt64 || s.rank() != 1)
-      return kernelError(ctx,
-                         "expand: the shape input must be int64 [n], got " +
-                             s.describe());
-    target = s.data<int64_t>();
-    n = s.dim(0);
-  }
-  Result<Shape> targetShape = Shape::fromDims(target, static_cast<size_t>(n));
-  if (!targetShape.isOk())
-    return kernelError(ctx, "expand: " + targetShape.status().message());
-  Shape shapes[2] = {x.shape(), *targetShape};
-  Result<Shape> outShape = broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return kernelError(ctx, "expand: " + outShape.status().message());
   int64_t inStrides[Shape::kMaxRank], strides[Shape::kMaxRank];
   contiguousStrides(x.shape(), inStrides);
   int offset = outShape->rank() - x.rank();

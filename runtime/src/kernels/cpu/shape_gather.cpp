@@ -10,25 +10,13 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/gather_shape.h"
 #include "kernels/kernel_registry.h"
 
 #include <cstring>
 
 namespace ember::cpu {
 namespace {
-
-Status validateAxisAttr(const Attributes &attrs, int, int) {
-  return validateIntAttr(attrs, "axis");
-}
-
-Status requireIndexDType(KernelContext &ctx, const Tensor &indices,
-                         const char *op) {
-  if (indices.dtype() != DType::kInt64 && indices.dtype() != DType::kInt32)
-    return kernelError(ctx, std::string(op) +
-                                ": indices must be int32 or int64, got " +
-                                indices.describe());
-  return Status::ok();
-}
 
 inline int64_t indexAt(const Tensor &indices, int64_t i) {
   return indices.dtype() == DType::kInt64 ? indices.data<int64_t>()[i]
@@ -52,39 +40,14 @@ Status checkIndices(KernelContext &ctx, const Tensor &indices, int64_t dim,
 }
 
 Status gatherKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateAxisAttr(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "data"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "indices"));
+  EMBER_ASSIGN_OR_RETURN(GatherShape s, gatherShape(ctx));
   const Tensor &data = ctx.input(0), &indices = ctx.input(1);
-  if (data.rank() < 1)
-    return kernelError(ctx, "gather: data must have rank >= 1, got " +
-                                data.describe());
-  EMBER_RETURN_IF_ERROR(requireIndexDType(ctx, indices, "gather"));
-  EMBER_ASSIGN_OR_RETURN(
-      int axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", 0), data.rank(), "axis"));
-  int outRank = data.rank() - 1 + indices.rank();
-  if (outRank > Shape::kMaxRank)
-    return kernelError(ctx, "gather: result rank " + std::to_string(outRank) +
-                                " exceeds " + std::to_string(Shape::kMaxRank));
-  int64_t dims[Shape::kMaxRank];
-  int r = 0;
-  for (int i = 0; i < axis; ++i)
-    dims[r++] = data.dim(i);
-  for (int i = 0; i < indices.rank(); ++i)
-    dims[r++] = indices.dim(i);
-  for (int i = axis + 1; i < data.rank(); ++i)
-    dims[r++] = data.dim(i);
+  const int axis = s.axis;
   int64_t axisDim = data.dim(axis);
   EMBER_RETURN_IF_ERROR(checkIndices(ctx, indices, axisDim, "gather", axis));
-  EMBER_ASSIGN_OR_RETURN(Shape outShape, Shape::fromDims(dims, outRank));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         allocateOutput(ctx, data.dtype(), outShape));
-  int64_t outer = 1, inner = 1, n = indices.numel();
-  for (int i = 0; i < axis; ++i)
-    outer *= data.dim(i);
-  for (int i = axis + 1; i < data.rank(); ++i)
-    inner *= data.dim(i);
+                         allocateOutput(ctx, data.dtype(), s.outShape));
+  const int64_t outer = s.outer, inner = s.inner, n = indices.numel();
   size_t rowBytes = static_cast<size_t>(inner) * dtypeSize(data.dtype());
   if (out->numel() == 0)
     return Status::ok();
@@ -106,23 +69,8 @@ Status gatherKernel(KernelContext &ctx) {
 }
 
 Status gatherElementsKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateAxisAttr(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "data"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "indices"));
+  EMBER_ASSIGN_OR_RETURN(int axis, gatherElementsAxis(ctx));
   const Tensor &data = ctx.input(0), &indices = ctx.input(1);
-  EMBER_RETURN_IF_ERROR(requireIndexDType(ctx, indices, "gather_elements"));
-  if (data.rank() < 1 || indices.rank() != data.rank())
-    return kernelError(ctx, "gather_elements: indices " + indices.describe() +
-                                " must have the rank of data " +
-                                data.describe() + " (>= 1)");
-  EMBER_ASSIGN_OR_RETURN(
-      int axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", 0), data.rank(), "axis"));
-  for (int k = 0; k < data.rank(); ++k)
-    if (k != axis && indices.dim(k) > data.dim(k))
-      return kernelError(ctx, "gather_elements: indices " + indices.describe() +
-                                  " exceed data " + data.describe() +
-                                  " along axis " + std::to_string(k));
   int64_t axisDim = data.dim(axis);
   EMBER_RETURN_IF_ERROR(
       checkIndices(ctx, indices, axisDim, "gather_elements", axis));
@@ -162,7 +110,7 @@ Status registerGatherKernels(KernelRegistry &registry) {
   KernelDef gather;
   gather.name = "gather";
   gather.run = gatherKernel;
-  gather.validate = validateAxisAttr;
+  gather.validate = validateGatherAxis;
   gather.minInputs = gather.maxInputs = 2;
   gather.summary =
       "ONNX Gather along attr axis (int32/int64 indices, any dtype)";
@@ -170,7 +118,7 @@ Status registerGatherKernels(KernelRegistry &registry) {
   KernelDef elements;
   elements.name = "gather_elements";
   elements.run = gatherElementsKernel;
-  elements.validate = validateAxisAttr;
+  elements.validate = validateGatherAxis;
   elements.minInputs = elements.maxInputs = 2;
   elements.summary = "ONNX GatherElements along attr axis";
   return registry.add(std::move(elements));

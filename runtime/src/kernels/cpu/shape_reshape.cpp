@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/shape_op_range.h"
 #include "kernels/kernel_registry.h"
 
 #include <algorithm>
@@ -217,25 +218,10 @@ Status unsqueezeKernel(KernelContext &ctx) {
 // shape
 //===----------------------------------------------------------------------===//
 
-Status validateShape(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntAttr(attrs, "start"));
-  return validateIntAttr(attrs, "end");
-}
-
 Status shapeKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateShape(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(ShapeOpRange range, shapeOpRange(ctx));
   const Tensor &x = ctx.input(0);
-  int64_t r = x.rank();
-  // ONNX Shape-15 start/end: negative counts from the back, then clamped.
-  auto clampIndex = [r](int64_t v) {
-    if (v < 0)
-      v += r;
-    return std::clamp<int64_t>(v, 0, r);
-  };
-  int64_t start = clampIndex(ctx.attrs().getInt("start", 0));
-  int64_t end = clampIndex(ctx.attrs().getInt("end", r));
-  int64_t n = std::max<int64_t>(0, end - start);
+  const int64_t start = range.start, n = range.count;
   EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, DType::kInt64, {n}));
   for (int64_t i = 0; i < n; ++i)
     out->data<int64_t>()[i] = x.dim(static_cast<int>(start + i));

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
+#include "kernels/cpu/softmax_shape.h"
 #include "kernels/kernel_registry.h"
 
 #include <algorithm>
@@ -15,10 +16,6 @@
 
 namespace ember::cpu {
 namespace {
-
-Status validateSoftmax(const Attributes &attrs, int, int) {
-  return validateIntAttr(attrs, "axis");
-}
 
 /// Softmax of one contiguous row of n elements.
 void softmaxRow(const float *x, float *y, int64_t n) {
@@ -70,24 +67,13 @@ void softmaxLanes(const float *x, float *y, int64_t len, int64_t inner,
 }
 
 Status softmaxKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateSoftmax(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
+  EMBER_ASSIGN_OR_RETURN(SoftmaxShape s, softmaxShape(ctx));
   const Tensor &x = ctx.input(0);
-  if (x.rank() < 1)
-    return kernelError(ctx,
-                       "softmax: x must have rank >= 1, got " + x.describe());
-  EMBER_ASSIGN_OR_RETURN(
-      int axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
   EMBER_ASSIGN_OR_RETURN(const float *in, floatInput(ctx, x, "softmax: x"));
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          allocateOutput(ctx, DType::kFloat32, x.shape()));
   float *o = out->data<float>();
-  int64_t outer = 1, inner = 1, len = x.dim(axis);
-  for (int i = 0; i < axis; ++i)
-    outer *= x.dim(i);
-  for (int i = axis + 1; i < x.rank(); ++i)
-    inner *= x.dim(i);
+  const int64_t outer = s.outer, inner = s.inner, len = s.len;
   if (x.numel() == 0)
     return Status::ok();
   if (inner == 1) {

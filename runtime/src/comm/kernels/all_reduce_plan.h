@@ -1,0 +1,34 @@
+//===- all_reduce_plan.h - all_reduce's checks and chunks -------*- C++ -*-===//
+//
+// What the CPU and the CUDA all_reduce kernels both do before moving data:
+// check x and the attributes, exchange (elements, comm_dtype) with every
+// group position, and split the elements into near-equal chunks (position p
+// reduces chunk p).
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H
+#define EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H
+
+#include "comm/kernels/collective_common.h"
+#include "comm/kernels/comm_codec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ember::collective {
+
+struct AllReducePlan {
+  bool isMax = false; // reduce = "max" (else "sum")
+  CommCodec codec = CommCodec::kNone;
+  int64_t numElements = 0; // x.numel(), the same on every position
+  // g + 1 bounds: position p owns the elements [chunk[p], chunk[p + 1]).
+  std::vector<int64_t> chunk;
+};
+
+/// Checks input 0 (x) and the attributes, and exchanges the header with the
+/// group (every error names group.what).
+Result<AllReducePlan> planAllReduce(KernelContext &ctx, const Group &group);
+
+} // namespace ember::collective
+
+#endif // EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H

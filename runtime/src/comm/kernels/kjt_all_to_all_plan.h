@@ -1,0 +1,90 @@
+//===- kjt_all_to_all_plan.h - kjt_all_to_all checks, sizes --*- C++ -*-===//
+//
+// What the CPU and the CUDA kjt_all_to_all kernels share on the host: the
+// key_splits attribute, the checks of the local KJT, the exchange of (B,
+// number of values, dtypes, weights) with every group position, and the
+// three block exchanges (lengths, values, weights) into source-major
+// buffers. Counting the values per destination is the kernels' own (the
+// CUDA kernel sums the lengths on the device).
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H
+#define EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H
+
+#include "comm/kernels/collective_common.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ember::collective {
+
+/// The 'key_splits' attribute: one key count per group position (groupSize
+/// of them; -1: any number), at least one key in all.
+Result<std::vector<int64_t>> keySplits(const Attributes &attrs, int groupSize);
+
+/// This rank's KJT, checked.
+struct KjtAllToAllInput {
+  std::vector<int64_t> splits; // key_splits
+  std::vector<int64_t> keyOff; // prefix sums of splits (keyOff[g] = K)
+  int64_t localBatch = 0;      // B_me = lengths.dim(0) / K
+  DType lengthsType = DType::kInt64, valuesType = DType::kInt64;
+  bool hasWeights = false; // weights travel (input has them, 3 outputs)
+};
+
+/// Checks key_splits and inputs 0 (lengths), 1 (values), 2 (weights or
+/// absent) against the outputs the plan asks for.
+Result<KjtAllToAllInput> checkKjtAllToAllInput(KernelContext &ctx,
+                                               const Group &group);
+
+/// "lengths sum to ... but there are ... values" unless they match.
+Status checkLengthsMatchValues(const std::string &where, int64_t lengthsSum,
+                               const Tensor &values);
+
+/// Sizes of what every position sends to this rank.
+struct KjtAllToAllPlan {
+  std::vector<int64_t> batches;  // B of every source position
+  std::vector<int64_t> counts;   // values every source sends here
+  std::vector<int64_t> batchOff; // prefix sums of batches
+  std::vector<int64_t> countOff; // prefix sums of counts
+  int64_t localKeys = 0;         // K_me = key_splits[my position]
+  int64_t totalBatch = 0;        // B_total
+  int64_t numValuesOut = 0;      // values received in all
+};
+
+/// Exchanges the header with the group; valueOff (g + 1 prefix sums) gives
+/// the values this rank sends to each position.
+Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
+                                         const KjtAllToAllInput &in,
+                                         const std::vector<int64_t> &valueOff);
+
+/// The outputs (lengths [K_me * B_total], values, weights when
+/// in.hasWeights) and the source-major receive buffers of the same sizes.
+struct KjtAllToAllBuffers {
+  Tensor *outLengths = nullptr, *outValues = nullptr, *outWeights = nullptr;
+  char *rl = nullptr, *rv = nullptr, *rw = nullptr;
+};
+Result<KjtAllToAllBuffers>
+allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
+                           const KjtAllToAllPlan &plan);
+
+/// One exchange step of the group (host or device buffers).
+using BlockExchange = std::function<Status(const std::vector<SendBuffer> &,
+                                           const std::vector<RecvBuffer> &,
+                                           const std::string &step)>;
+
+/// Sends each position its lengths, values and weights (weights: when
+/// in.hasWeights) and receives every source's blocks, in source order, into
+/// rl [K_me * B_total lengths], rv and rw [numValuesOut].
+Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
+                         const KjtAllToAllInput &in,
+                         const KjtAllToAllPlan &plan,
+                         const std::vector<int64_t> &valueOff,
+                         const Tensor &lengths, const Tensor &values,
+                         const Tensor &weights, char *rl, char *rv, char *rw);
+
+} // namespace ember::collective
+
+#endif // EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H

@@ -1,0 +1,55 @@
+//===- gemm_shapes.h - Checks and shapes of the GEMM kernels --*- C++ -*-===//
+//
+// The attribute and shape checks of linear, matmul and batch_matmul (with
+// their messages) and the sizes of the product, shared by the CPU kernels
+// (gemm_kernels.cpp) and the CUDA kernels (cuda/dense/gemm_kernels.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_KERNELS_CPU_GEMM_SHAPES_H
+#define EMBER_KERNELS_CPU_GEMM_SHAPES_H
+
+#include "kernels/attributes.h"
+#include "kernels/cpu/broadcast.h"
+#include "kernels/cpu/elementwise_activation.h"
+#include "kernels/kernel_context.h"
+
+#include <cstdint>
+
+namespace ember::cpu {
+
+/// linear's attributes: transpose_weight (bool), activation.
+Status validateLinear(const Attributes &attrs, int, int);
+/// batch_matmul's attribute transpose_b (bool).
+Status validateBatchMatmul(const Attributes &attrs, int, int);
+
+/// x [..., K] · op(weight) (+ bias [N]) -> [..., N].
+struct LinearShape {
+  const Tensor *x = nullptr, *weight = nullptr;
+  const Tensor *bias = nullptr; // absent: nullptr
+  bool transposeWeight = true;  // weight is [N, K] (else [K, N])
+  Activation activation = Activation::kNone;
+  int64_t m = 0, n = 0, k = 0; // m: every dim of x but the last
+  Shape outShape;
+};
+Result<LinearShape> linearShape(KernelContext &ctx);
+
+/// ONNX MatMul: a 1-D a is [1, K] (M dropped), a 1-D b is [K, 1] (N
+/// dropped); the batch dims broadcast.
+struct MatmulShape {
+  int64_t m = 0, n = 0, k = 0;
+  Shape batchShapes[2]; // a's and b's batch dims
+  Shape batch;          // their broadcast
+  Shape outShape;
+};
+Result<MatmulShape> matmulShape(KernelContext &ctx);
+
+/// a [B, M, K] · b [B, K, N] (b [B, N, K] with transpose_b).
+struct BatchMatmulShape {
+  int64_t batches = 0, m = 0, n = 0, k = 0;
+  bool transB = false;
+};
+Result<BatchMatmulShape> batchMatmulShape(KernelContext &ctx);
+
+} // namespace ember::cpu
+
+#endif // EMBER_KERNELS_CPU_GEMM_SHAPES_H
