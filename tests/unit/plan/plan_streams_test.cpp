@@ -1,0 +1,194 @@
+//===- plan_streams_test.cpp - The communication-stream schedule ----------===//
+//
+// assignCommunicationStream on random programs (random DAGs of compute and
+// collective instructions), checked against what the CUDA runtime relies on,
+// by replaying the streams and events:
+//   - the result is a permutation of the instructions in a topological order,
+//     with the collectives in their original order;
+//   - collectives on stream 1, everything else on stream 0;
+//   - every read of a slot happens after its definition (program order on a
+//     stream, record -> wait across streams);
+//   - a collective happens after every stream-0 instruction issued before it;
+//   - every slot a collective reads or writes is kept alive (keepUntil) until
+//     the first stream-0 instruction that happens after the collective, or
+//     the end of the program.
+//
+//===----------------------------------------------------------------------===//
+#include "plan/PlanStreams.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+using namespace mlir::ember::plan_emitter;
+namespace pb = ::ember::plan;
+
+namespace {
+
+/// A random program: `inputs` program inputs, then `n` instructions, each
+/// reading 1-3 earlier slots and defining one; about a fifth collectives.
+pb::RankProgram randomProgram(std::mt19937 &rng, int n, int inputs) {
+  pb::RankProgram p;
+  for (int s = 0; s < inputs + n; ++s)
+    p.add_slots()->set_name("s" + std::to_string(s));
+  for (int i = 0; i < n; ++i) {
+    pb::Instruction *in = p.add_instructions();
+    in->set_name("i" + std::to_string(i));
+    bool collective = std::uniform_int_distribution<int>(0, 4)(rng) == 0;
+    in->set_kernel(collective ? "pooled_all_to_all" : "linear");
+    if (collective)
+      in->set_collective(1);
+    int available = inputs + i;
+    int reads = std::uniform_int_distribution<int>(1, 3)(rng);
+    for (int r = 0; r < reads; ++r)
+      in->add_inputs(std::uniform_int_distribution<int>(0, available - 1)(rng));
+    in->add_outputs(inputs + i);
+  }
+  return p;
+}
+
+/// happensBefore[a][b]: instruction a (new order) completes before b starts,
+/// replaying program order per stream and record -> wait edges.
+std::vector<std::vector<char>> happensBefore(const pb::RankProgram &p) {
+  const int n = p.instructions_size();
+  std::vector<std::vector<char>> hb(n, std::vector<char>(n, 0));
+  std::vector<int> lastOnStream(2, -1);
+  std::vector<int> recordedBy(p.num_events(), -1);
+  for (int j = 0; j < n; ++j) {
+    const pb::Instruction &in = p.instructions(j);
+    std::vector<int> preds;
+    if (lastOnStream[in.stream()] >= 0)
+      preds.push_back(lastOnStream[in.stream()]);
+    for (int e : in.wait_events()) {
+      EXPECT_GE(recordedBy[e], 0) << "event " << e << " awaited before it is recorded";
+      if (recordedBy[e] >= 0)
+        preds.push_back(recordedBy[e]);
+    }
+    for (int q : preds) {
+      hb[q][j] = 1;
+      for (int a = 0; a < n; ++a)
+        if (hb[a][q])
+          hb[a][j] = 1;
+    }
+    lastOnStream[in.stream()] = j;
+    for (int e : in.record_events())
+      recordedBy[e] = j;
+  }
+  return hb;
+}
+
+TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
+  std::mt19937 rng(1234);
+  int withCollectives = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = std::uniform_int_distribution<int>(1, 40)(rng);
+    const int inputs = 3;
+    pb::RankProgram original = randomProgram(rng, n, inputs);
+    pb::RankProgram p = original;
+    std::vector<int> keepUntil = assignCommunicationStream(p);
+    ASSERT_EQ(p.instructions_size(), n);
+    ASSERT_EQ(static_cast<int>(keepUntil.size()), p.slots_size());
+
+    // Which original instruction each new position holds (outputs are unique).
+    std::vector<int> origin(n);
+    std::set<int> seen;
+    for (int j = 0; j < n; ++j) {
+      origin[j] = p.instructions(j).outputs(0) - inputs;
+      EXPECT_EQ(p.instructions(j).name(), "i" + std::to_string(origin[j]));
+      seen.insert(origin[j]);
+    }
+    ASSERT_EQ(static_cast<int>(seen.size()), n) << "not a permutation";
+
+    bool anyCollective = false;
+    for (int j = 0; j < n; ++j)
+      anyCollective |= p.instructions(j).collective() > 0;
+    if (!anyCollective) {
+      EXPECT_EQ(p.num_streams(), 0) << "no collective: nothing changes";
+      for (int j = 0; j < n; ++j)
+        EXPECT_EQ(origin[j], j);
+      continue;
+    }
+    ++withCollectives;
+    EXPECT_EQ(p.num_streams(), 2);
+
+    std::vector<int> definedAt(p.slots_size(), -1);
+    int lastCollectiveOrigin = -1;
+    for (int j = 0; j < n; ++j) {
+      const pb::Instruction &in = p.instructions(j);
+      bool collective = in.collective() > 0;
+      EXPECT_EQ(in.stream(), collective ? 1 : 0);
+      for (int s : in.inputs())
+        EXPECT_TRUE(s < inputs || definedAt[s] >= 0)
+            << "slot " << s << " read before it is defined";
+      if (collective) {
+        EXPECT_GT(origin[j], lastCollectiveOrigin) << "collectives reordered";
+        lastCollectiveOrigin = origin[j];
+      }
+      definedAt[in.outputs(0)] = j;
+    }
+
+    auto hb = happensBefore(p);
+    for (int j = 0; j < n; ++j) {
+      const pb::Instruction &in = p.instructions(j);
+      for (int s : in.inputs())
+        if (s >= inputs)
+          EXPECT_TRUE(definedAt[s] == j || hb[definedAt[s]][j])
+              << "trial " << trial << ": instruction " << j
+              << " may read slot " << s << " before instruction "
+              << definedAt[s] << " wrote it";
+      if (in.collective() > 0) {
+        for (int k = 0; k < j; ++k)
+          if (p.instructions(k).stream() == 0)
+            EXPECT_TRUE(hb[k][j]) << "trial " << trial << ": collective " << j
+                                  << " may overlap earlier compute " << k;
+        // Until stream 0 has waited for it, what it touches stays alive.
+        int firstAfter = n;
+        for (int k = j + 1; k < n; ++k)
+          if (p.instructions(k).stream() == 0 && hb[j][k]) {
+            firstAfter = k;
+            break;
+          }
+        std::vector<int> touched(in.inputs().begin(), in.inputs().end());
+        touched.push_back(in.outputs(0));
+        for (int s : touched)
+          if (s >= inputs)
+            EXPECT_GE(keepUntil[s], firstAfter)
+                << "trial " << trial << ": slot " << s << " of collective "
+                << j << " may be reused before instruction " << firstAfter;
+      }
+    }
+  }
+  EXPECT_GT(withCollectives, 200) << "the generator must exercise collectives";
+}
+
+TEST(PlanStreams, ComputeThatNeedsNoCommunicationMovesBeforeTheWait) {
+  // x -> c1 (collective) -> y ; z = f(input) independent ; w = g(y, z)
+  pb::RankProgram p;
+  for (int s = 0; s < 5; ++s)
+    p.add_slots();
+  auto add = [&](const char *name, std::vector<int> in, int out, bool coll) {
+    pb::Instruction *i = p.add_instructions();
+    i->set_name(name);
+    i->set_kernel(coll ? "kjt_all_to_all" : "linear");
+    if (coll)
+      i->set_collective(1);
+    for (int s : in)
+      i->add_inputs(s);
+    i->add_outputs(out);
+  };
+  add("a2a", {0}, 1, true);     // slot 1 = a2a(slot 0)
+  add("lookup", {1}, 2, false); // needs the a2a
+  add("mlp", {0}, 3, false);    // does not
+  add("top", {2, 3}, 4, false);
+  assignCommunicationStream(p);
+  std::vector<std::string> order;
+  for (const pb::Instruction &in : p.instructions())
+    order.push_back(in.name());
+  EXPECT_EQ(order, (std::vector<std::string>{"a2a", "mlp", "lookup", "top"}));
+  EXPECT_EQ(p.instructions(2).wait_events_size(), 1) << "the lookup waits";
+  EXPECT_EQ(p.instructions(1).wait_events_size(), 0) << "the MLP does not";
+}
+
+} // namespace
