@@ -354,7 +354,8 @@ int main(int argc, char **argv) {
       std::vector<std::string> onCuda = cudaKernelNames();
       for (const std::string &name : cpuKernels().names()) {
         const KernelDef *def = cpuKernels().find(name);
-        bool cuda = std::find(onCuda.begin(), onCuda.end(), name) != onCuda.end();
+        bool cuda =
+            std::find(onCuda.begin(), onCuda.end(), name) != onCuda.end();
         if (haveCudaBackend())
           std::printf("%-24s %-5s %s\n", name.c_str(), cuda ? "cuda" : "",
                       def->summary.c_str());

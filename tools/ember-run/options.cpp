@@ -94,10 +94,10 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.cudaGraphs = true;
     } else if (arg == "--device") {
       EMBER_ASSIGN_OR_RETURN(o.device, next());
-      bool cudaIndex = o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
-                       o.device.size() <= 9 &&
-                       o.device.find_first_not_of("0123456789", 5) ==
-                           std::string::npos;
+      bool cudaIndex =
+          o.device.rfind("cuda:", 0) == 0 && o.device.size() > 5 &&
+          o.device.size() <= 9 &&
+          o.device.find_first_not_of("0123456789", 5) == std::string::npos;
       if (o.device != "cpu" && o.device != "cuda" && !cudaIndex)
         return invalidArgument("--device needs cpu, cuda or cuda:N, not '" +
                                o.device + "'");

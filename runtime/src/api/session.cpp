@@ -181,10 +181,9 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
 #ifdef EMBER_HAVE_CUDA
   if (onCuda) {
     EMBER_ASSIGN_OR_RETURN(
-        impl->cuda,
-        cuda::CudaSession::create(impl->program, cudaDevice, impl->comm.get(),
-                                  options.collectiveTimeoutSeconds,
-                                  options.cudaGraphs));
+        impl->cuda, cuda::CudaSession::create(
+                        impl->program, cudaDevice, impl->comm.get(),
+                        options.collectiveTimeoutSeconds, options.cudaGraphs));
   }
 #endif
   return std::unique_ptr<Session>(new Session(std::move(impl)));

@@ -16,7 +16,9 @@ namespace ember::cuda {
 /// current device. One per session; GEMM kernels use it on their stream.
 class BlasLt {
 public:
-  static Result<std::unique_ptr<BlasLt>> create(size_t workspaceBytes = 32u << 20);
+  static constexpr size_t kDefaultWorkspaceBytes = size_t{32} << 20;
+  static Result<std::unique_ptr<BlasLt>>
+  create(size_t workspaceBytes = kDefaultWorkspaceBytes);
   ~BlasLt();
   BlasLt(const BlasLt &) = delete;
   BlasLt &operator=(const BlasLt &) = delete;

@@ -73,7 +73,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
 
   DeviceErrorRecord *errors = nullptr;
   unsigned long long *invalidIds = nullptr;
-  RunReport *report = nullptr; // pinned
+  RunReport *report = nullptr;   // pinned
   void *kernelStaging = nullptr; // pinned
   PinnedBuffer inputStaging, outputStaging;
   std::unique_ptr<BlasLt> blas;
@@ -86,10 +86,10 @@ struct CudaSession::Impl final : public ExecutionDevice {
   /// the second run with the same input shapes, replayed while they stay.
   struct Graph {
     cudaGraphExec_t exec = nullptr;
-    std::vector<int64_t> key;       // input shapes + symbols it was taken for
-    int64_t arenaGrowths = 0;       // the arena may not move memory since
-    std::vector<Tensor> inputs;     // device buffers, by inputSlots() order
-    std::vector<Tensor> outputs;    // by program.outputs order
+    std::vector<int64_t> key;    // input shapes + symbols it was taken for
+    int64_t arenaGrowths = 0;    // the arena may not move memory since
+    std::vector<Tensor> inputs;  // device buffers, by inputSlots() order
+    std::vector<Tensor> outputs; // by program.outputs order
   } graph;
   bool graphsEnabled = false;
   bool capturable = false;
@@ -178,7 +178,8 @@ struct CudaSession::Impl final : public ExecutionDevice {
     const DeviceInfo &info = devices[device];
     std::string sm = "sm_" + std::to_string(info.computeCapabilityMajor) +
                      std::to_string(info.computeCapabilityMinor);
-    description = info.name + " (cuda:" + std::to_string(device) + ", " + sm + ")";
+    description =
+        info.name + " (cuda:" + std::to_string(device) + ", " + sm + ")";
     if (!isSupported(info))
       return failedPrecondition(description +
                                 " is not supported: Ember's CUDA kernels need "
@@ -190,9 +191,9 @@ struct CudaSession::Impl final : public ExecutionDevice {
     if (hostComm && hostComm->worldSize() > 1) {
       // The unique id travels through the host communicator; every rank
       // splits the world for the plan's groups once, here.
-      EMBER_ASSIGN_OR_RETURN(nccl, createNcclCommunicator(
-                                       *hostComm, device,
-                                       collectiveTimeoutSeconds));
+      EMBER_ASSIGN_OR_RETURN(
+          nccl,
+          createNcclCommunicator(*hostComm, device, collectiveTimeoutSeconds));
       std::vector<std::vector<int>> groups;
       for (const CollectiveInfo &c : program0.collectives)
         if (std::find(groups.begin(), groups.end(), c.groupRanks) ==
@@ -222,8 +223,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
     for (const InstructionInfo &instr : p.instructions) {
       const KernelDef *def = kernels.find(instr.kernelName);
       if (def && def->collectiveKind != 0 && instr.collective >= 0 &&
-          p.collectives[instr.collective].groupRanks.size() > 1 &&
-          !env.nccl)
+          p.collectives[instr.collective].groupRanks.size() > 1 && !env.nccl)
         def = nullptr; // no NCCL communicator: the CPU kernel over Gloo
       if (def) {
         int ni = static_cast<int>(instr.inputs.size());
@@ -338,8 +338,8 @@ struct CudaSession::Impl final : public ExecutionDevice {
       } else {
         EMBER_ASSIGN_OR_RETURN(int block, dev.arena.allocate(h.nbytes()));
         dev.slots[s].block = block;
-        dev.slots[s].tensor = Tensor::view(dev.arena.data(block), h.dtype(),
-                                           h.shape());
+        dev.slots[s].tensor =
+            Tensor::view(dev.arena.data(block), h.dtype(), h.shape());
         target = dev.arena.data(block);
       }
       if (h.nbytes() == 0)
@@ -383,13 +383,12 @@ struct CudaSession::Impl final : public ExecutionDevice {
 
   /// Synchronizes and turns a device error into a Status (ok when none).
   Status collectReport(int64_t *deviceInvalidIds) {
-    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&report->record, errors,
-                                               sizeof(*errors),
-                                               cudaMemcpyDeviceToHost,
-                                               streams[0]));
-    EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-        &report->invalidIds, invalidIds, sizeof(*invalidIds),
-        cudaMemcpyDeviceToHost, streams[0]));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(&report->record, errors, sizeof(*errors),
+                        cudaMemcpyDeviceToHost, streams[0]));
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemcpyAsync(&report->invalidIds, invalidIds, sizeof(*invalidIds),
+                        cudaMemcpyDeviceToHost, streams[0]));
     EMBER_RETURN_IF_ERROR(
         syncStream(streams[0], "running the plan on " + description));
     *deviceInvalidIds = static_cast<int64_t>(report->invalidIds);
@@ -497,7 +496,6 @@ struct CudaSession::Impl final : public ExecutionDevice {
     return cudaStatus(cudaGraphLaunch(graph.exec, streams[0]),
                       "cudaGraphLaunch");
   }
-
 };
 
 CudaSession::CudaSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -556,8 +554,8 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
       }
     }
     if (status.isOk() && (!im.graph.exec || retry || key != im.graph.key)) {
-      status = executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm,
-                              &im);
+      status =
+          executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm, &im);
       if (status.isOk())
         status = im.joinStreams();
       im.takeOutputsFromContext();
@@ -589,7 +587,8 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
   for (size_t i = 0; i < p.outputs.size(); ++i) {
     const Tensor &d = im.runOutputs[i];
     Tensor &dst = entries[i].second;
-    if (!(dst.defined() && dst.dtype() == d.dtype() && dst.shape() == d.shape())) {
+    if (!(dst.defined() && dst.dtype() == d.dtype() &&
+          dst.shape() == d.shape())) {
       auto allocated = Tensor::allocate(d.dtype(), d.shape());
       if (!allocated.isOk()) {
         entries.clear();

@@ -39,7 +39,8 @@ enum class DeviceErrorCode : int32_t {
   kLengthsSumMismatch = 5,
   /// index a at position b is outside [0, c) (gather, permute, ...).
   kIndexOutOfRange = 6,
-  /// bag/segment a has length b, more than the limit c (e.g. padded max length).
+  /// bag/segment a has length b, more than the limit c (e.g. padded max
+  /// length).
   kLengthTooLarge = 7,
   /// offsets[0] = a, but offsets must start at 0.
   kFirstOffsetNotZero = 8,

@@ -45,9 +45,7 @@ public:
   }
   const Attributes &attrs() const override { return device_.attrs(); }
   ThreadPool &threadPool() override { return device_.threadPool(); }
-  BoundsCheckMode boundsCheck() const override {
-    return device_.boundsCheck();
-  }
+  BoundsCheckMode boundsCheck() const override { return device_.boundsCheck(); }
   void reportInvalidIds(int64_t count) override {
     device_.reportInvalidIds(count);
   }
@@ -55,9 +53,7 @@ public:
   const CollectiveInfo *collective() const override {
     return device_.collective();
   }
-  Communicator *communicator() const override {
-    return device_.communicator();
-  }
+  Communicator *communicator() const override { return device_.communicator(); }
 
   const Tensor &output(int i) const { return outputs_[i]; }
 

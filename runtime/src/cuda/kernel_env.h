@@ -42,8 +42,8 @@ struct KernelEnv {
   cudaStream_t stream = nullptr;
   /// The index of the running instruction, for raiseDeviceError.
   int32_t instruction = 0;
-  DeviceErrorRecord *errors = nullptr;        // device memory
-  unsigned long long *invalidIds = nullptr;   // device memory
+  DeviceErrorRecord *errors = nullptr;      // device memory
+  unsigned long long *invalidIds = nullptr; // device memory
   /// Pinned host memory for reading back small values (sizes) that decide an
   /// output's shape; `hostStagingBytes` long, valid until the kernel returns.
   void *hostStaging = nullptr;

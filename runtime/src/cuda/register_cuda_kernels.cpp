@@ -9,9 +9,8 @@ namespace ember::cuda {
 const KernelRegistry &cudaKernels() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;
-    for (auto registerFn :
-         {registerEmbeddingKernels, registerJaggedKernels,
-          registerDenseKernels, registerCollectiveKernels}) {
+    for (auto registerFn : {registerEmbeddingKernels, registerJaggedKernels,
+                            registerDenseKernels, registerCollectiveKernels}) {
       Status s = registerFn(r);
       if (!s.isOk()) {
         // A duplicate or malformed kernel definition is a bug in Ember itself.

@@ -69,8 +69,8 @@ Result<int> Arena::allocate(size_t bytes) {
   size_t capacity = arenaSizeClass(bytes);
   auto allocated = memory_->allocate(capacity);
   if (!allocated.isOk())
-    return allocated.status().withContext(
-        "growing the run arena (" + std::string(memory_->name()) + ")");
+    return allocated.status().withContext("growing the run arena (" +
+                                          std::string(memory_->name()) + ")");
   void *p = *allocated;
   ++growths_;
   reservedBytes_ += static_cast<int64_t>(capacity);

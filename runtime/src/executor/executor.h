@@ -51,8 +51,7 @@ public:
 /// `comm` is the session's communicator (nullptr for a single-rank session);
 /// `device` the device backend (nullptr: the CPU backend).
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck,
-                      Communicator *comm = nullptr,
+                      BoundsCheckMode boundsCheck, Communicator *comm = nullptr,
                       ExecutionDevice *device = nullptr);
 
 } // namespace ember

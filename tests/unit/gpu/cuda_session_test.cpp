@@ -66,8 +66,7 @@ TEST_F(CudaSessionTest, DeviceSelectionErrors) {
   // A CPU plan on the CUDA backend, and a CUDA plan on the CPU backend.
   options.device = "cuda";
   EXPECT_ERROR(Session::load(cpuPlan_, options).status(),
-               StatusCode::kFailedPrecondition,
-               "compiled for the cpu target");
+               StatusCode::kFailedPrecondition, "compiled for the cpu target");
   EXPECT_ERROR(Session::load(cudaPlan_, SessionOptions{}).status(),
                StatusCode::kFailedPrecondition, "--device cuda");
   std::string why = gpuUnavailableReason();
@@ -154,8 +153,7 @@ TEST_F(CudaSessionTest, OutOfRangeIdsFollowTheBoundsCheckMode) {
       }
     dropped.lengths[i] = kept;
   }
-  expectMatchesReference(*result->find("prob"),
-                         referenceDlrm(model_, dropped));
+  expectMatchesReference(*result->find("prob"), referenceDlrm(model_, dropped));
 
   // The session still works after a failed run.
   DlrmBatch good = makeDlrmBatch(model_, 6, 18);
@@ -176,13 +174,12 @@ TEST_F(CudaSessionTest, BadInputsAreCheckedBeforeAnythingRuns) {
   std::vector<int64_t> lengths = batch.lengths;
   lengths[2] = -1;
   in = dlrmInputs(model_, batch);
-  in.set("sparse",
-         *KeyedJaggedTensor::fromLengths(
-             model_.keys,
-             Tensor::view(batch.values.data(), DType::kInt64,
-                          {int64_t(batch.values.size())}),
-             Tensor::view(lengths.data(), DType::kInt64,
-                          {int64_t(lengths.size())})));
+  in.set("sparse", *KeyedJaggedTensor::fromLengths(
+                       model_.keys,
+                       Tensor::view(batch.values.data(), DType::kInt64,
+                                    {int64_t(batch.values.size())}),
+                       Tensor::view(lengths.data(), DType::kInt64,
+                                    {int64_t(lengths.size())})));
   EXPECT_ERROR(session->run(in).status(), StatusCode::kInvalidArgument,
                "lengths[2] is -1 (negative)");
 }
@@ -242,8 +239,8 @@ TEST_F(CudaSessionTest, CudaGraphsReplayTheSteadyState) {
   ASSERT_TRUE(session);
   // The same shapes three times (run 2 captures, run 3 replays), then other
   // shapes, then the first ones again with other values.
-  std::vector<std::pair<int64_t, uint64_t>> runs = {
-      {16, 1}, {16, 1}, {16, 1}, {9, 2}, {16, 1}, {16, 1}};
+  std::vector<std::pair<int64_t, uint64_t>> runs = {{16, 1}, {16, 1}, {16, 1},
+                                                    {9, 2},  {16, 1}, {16, 1}};
   for (auto [b, seed] : runs) {
     DlrmBatch batch = makeDlrmBatch(model_, b, seed, /*maxLen=*/0);
     // Fixed bag sizes so that equal batches have equal shapes.

@@ -62,7 +62,8 @@ std::vector<std::vector<char>> happensBefore(const pb::RankProgram &p) {
     if (lastOnStream[in.stream()] >= 0)
       preds.push_back(lastOnStream[in.stream()]);
     for (int e : in.wait_events()) {
-      EXPECT_GE(recordedBy[e], 0) << "event " << e << " awaited before it is recorded";
+      EXPECT_GE(recordedBy[e], 0)
+          << "event " << e << " awaited before it is recorded";
       if (recordedBy[e] >= 0)
         preds.push_back(recordedBy[e]);
     }
@@ -135,9 +136,8 @@ TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
       for (int s : in.inputs())
         if (s >= inputs)
           EXPECT_TRUE(definedAt[s] == j || hb[definedAt[s]][j])
-              << "trial " << trial << ": instruction " << j
-              << " may read slot " << s << " before instruction "
-              << definedAt[s] << " wrote it";
+              << "trial " << trial << ": instruction " << j << " may read slot "
+              << s << " before instruction " << definedAt[s] << " wrote it";
       if (in.collective() > 0) {
         for (int k = 0; k < j; ++k)
           if (p.instructions(k).stream() == 0)
@@ -155,8 +155,8 @@ TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
         for (int s : touched)
           if (s >= inputs)
             EXPECT_GE(keepUntil[s], firstAfter)
-                << "trial " << trial << ": slot " << s << " of collective "
-                << j << " may be reused before instruction " << firstAfter;
+                << "trial " << trial << ": slot " << s << " of collective " << j
+                << " may be reused before instruction " << firstAfter;
       }
     }
   }
