@@ -437,6 +437,35 @@ struct GroupComm {
 } // namespace
 
 // The shared prologue of every collective: checks, device, communicator.
+namespace {
+
+/// A collective of a group of one: a device copy (nothing when in place).
+Status copyLocally(void *recv, const void *send, size_t bytes,
+                   cudaStream_t stream, const std::string &what) {
+  if (recv == send || bytes == 0)
+    return Status::ok();
+  cudaError_t e =
+      cudaMemcpyAsync(recv, send, bytes, cudaMemcpyDeviceToDevice, stream);
+  return e == cudaSuccess
+             ? Status::ok()
+             : internalError(
+                   what + ": cudaMemcpyAsync failed: " + cudaGetErrorString(e));
+}
+
+/// Waits for an issued collective (non-blocking communicator); a failure
+/// breaks the communicator, success tracks the stream for synchronize().
+Status finishCollective(NcclCommunicator::State &s, ncclComm_t comm,
+                        ncclResult_t issued, const char *call,
+                        cudaStream_t stream, const std::string &what,
+                        double timeoutSeconds) {
+  Status st = waitComm(comm, issued, what, call, timeoutSeconds);
+  if (!st.isOk())
+    return s.fail(st);
+  return s.track(stream, what);
+}
+
+} // namespace
+
 #define EMBER_NCCL_PROLOGUE(groupVar, whatVar)                                 \
   State &s = *state_;                                                          \
   std::lock_guard<std::mutex> lock(s.mu);                                      \
@@ -493,13 +522,8 @@ Status NcclCommunicator::allToAllv(const std::vector<int> &group,
     return internalError(what + ": sends " + std::to_string(own.bytes) +
                          " bytes to itself but expects " +
                          std::to_string(recvs[position].bytes));
-  if (own.bytes && own.data != recvs[position].data) {
-    cudaError_t e = cudaMemcpyAsync(recvs[position].data, own.data, own.bytes,
-                                    cudaMemcpyDeviceToDevice, stream);
-    if (e != cudaSuccess)
-      return internalError(what + ": cudaMemcpyAsync(own block) failed: " +
-                           cudaGetErrorString(e));
-  }
+  EMBER_RETURN_IF_ERROR(copyLocally(recvs[position].data, own.data, own.bytes,
+                                    stream, what + " (own block)"));
   bool any = false;
   for (size_t i = 0; i < g; ++i)
     if (static_cast<int>(i) != position && (sends[i].bytes || recvs[i].bytes))
@@ -556,24 +580,16 @@ Status NcclCommunicator::reduceScatter(const std::vector<int> &group,
   EMBER_ASSIGN_OR_RETURN(ncclDataType_t type, ncclType(dtype));
   if (recvCount == 0)
     return Status::ok();
-  if (group.size() == 1) {
-    cudaError_t e = cudaMemcpyAsync(recv, send, recvCount * dtypeSize(dtype),
-                                    cudaMemcpyDeviceToDevice, stream);
-    return e == cudaSuccess
-               ? Status::ok()
-               : internalError(what + ": cudaMemcpyAsync failed: " +
-                               cudaGetErrorString(e));
-  }
+  if (group.size() == 1)
+    return copyLocally(recv, send, recvCount * dtypeSize(dtype), stream, what);
   EMBER_ASSIGN_OR_RETURN(
       ncclComm_t comm,
       commFor(s, host_, group, position, worldSize_, timeoutSeconds_, what));
   ncclResult_t r =
       ncclReduceScatter(send, recv, recvCount, type,
                         op == ReduceOp::kMax ? ncclMax : ncclSum, comm, stream);
-  Status st = waitComm(comm, r, what, "ncclReduceScatter", timeoutSeconds_);
-  if (!st.isOk())
-    return s.fail(st);
-  return s.track(stream, what);
+  return finishCollective(s, comm, r, "ncclReduceScatter", stream, what,
+                          timeoutSeconds_);
 }
 
 Status NcclCommunicator::allGather(const std::vector<int> &group,
@@ -584,24 +600,16 @@ Status NcclCommunicator::allGather(const std::vector<int> &group,
   EMBER_NCCL_PROLOGUE(group, what);
   if (sendCount == 0)
     return Status::ok();
-  if (group.size() == 1) {
-    cudaError_t e = cudaMemcpyAsync(recv, send, sendCount * dtypeSize(dtype),
-                                    cudaMemcpyDeviceToDevice, stream);
-    return e == cudaSuccess
-               ? Status::ok()
-               : internalError(what + ": cudaMemcpyAsync failed: " +
-                               cudaGetErrorString(e));
-  }
+  if (group.size() == 1)
+    return copyLocally(recv, send, sendCount * dtypeSize(dtype), stream, what);
   EMBER_ASSIGN_OR_RETURN(
       ncclComm_t comm,
       commFor(s, host_, group, position, worldSize_, timeoutSeconds_, what));
   // Bytes: every dtype gathers as raw data.
   ncclResult_t r = ncclAllGather(send, recv, sendCount * dtypeSize(dtype),
                                  ncclUint8, comm, stream);
-  Status st = waitComm(comm, r, what, "ncclAllGather", timeoutSeconds_);
-  if (!st.isOk())
-    return s.fail(st);
-  return s.track(stream, what);
+  return finishCollective(s, comm, r, "ncclAllGather", stream, what,
+                          timeoutSeconds_);
 }
 
 Status NcclCommunicator::allReduce(const std::vector<int> &group,
@@ -613,26 +621,16 @@ Status NcclCommunicator::allReduce(const std::vector<int> &group,
   EMBER_ASSIGN_OR_RETURN(ncclDataType_t type, ncclType(dtype));
   if (count == 0)
     return Status::ok();
-  if (group.size() == 1) {
-    if (send == recv)
-      return Status::ok();
-    cudaError_t e = cudaMemcpyAsync(recv, send, count * dtypeSize(dtype),
-                                    cudaMemcpyDeviceToDevice, stream);
-    return e == cudaSuccess
-               ? Status::ok()
-               : internalError(what + ": cudaMemcpyAsync failed: " +
-                               cudaGetErrorString(e));
-  }
+  if (group.size() == 1)
+    return copyLocally(recv, send, count * dtypeSize(dtype), stream, what);
   EMBER_ASSIGN_OR_RETURN(
       ncclComm_t comm,
       commFor(s, host_, group, position, worldSize_, timeoutSeconds_, what));
   ncclResult_t r =
       ncclAllReduce(send, recv, count, type,
                     op == ReduceOp::kMax ? ncclMax : ncclSum, comm, stream);
-  Status st = waitComm(comm, r, what, "ncclAllReduce", timeoutSeconds_);
-  if (!st.isOk())
-    return s.fail(st);
-  return s.track(stream, what);
+  return finishCollective(s, comm, r, "ncclAllReduce", stream, what,
+                          timeoutSeconds_);
 }
 
 #undef EMBER_NCCL_PROLOGUE
