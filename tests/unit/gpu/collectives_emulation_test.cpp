@@ -288,7 +288,7 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
       forGrid(bMe * dSum, [&](int64_t i) {
         int64_t src = dev::pooledSourceIndex(i, bMe, dSum, colOff.data(), w);
         if (wire == dev::kWireFloat32)
-          dev::copyElement(out.data(), i, staging.data(), src, 4);
+          ember::cuda::copyElement(out.data(), i, staging.data(), src, 4);
         else
           out[i] = dev::loadWire(staging.data(), wire, src);
       });
@@ -307,7 +307,7 @@ TEST(CollectivesEmulation, PooledUnpackCopiesEveryElementSize) {
     std::iota(staging.begin(), staging.end(), 1);
     std::vector<uint8_t> out(staging.size(), 0);
     forGrid(bMe * dSum, [&](int64_t i) {
-      dev::copyElement(out.data(), i, staging.data(),
+      ember::cuda::copyElement(out.data(), i, staging.data(),
                        dev::pooledSourceIndex(i, bMe, dSum, colOff.data(), 3),
                        bytes);
     });

@@ -14,6 +14,7 @@
 #ifndef EMBER_CUDA_COLLECTIVES_COLLECTIVE_DEVICE_CUH
 #define EMBER_CUDA_COLLECTIVES_COLLECTIVE_DEVICE_CUH
 
+#include "cuda/copy_element.h"
 #include "cuda/host_device.h"
 
 #include <cuda_bf16.h>
@@ -54,25 +55,6 @@ EMBER_HD_INLINE void storeWire(void *buf, int wire, int64_t i, float v) {
     static_cast<uint16_t *>(buf)[i] = encodeWire(wire, v);
 }
 
-/// Copies element `from` of `in` to element `to` of `out`, elements of
-/// `bytes` bytes (1, 2, 4 or 8).
-EMBER_HD_INLINE void copyElement(void *out, int64_t to, const void *in,
-                                 int64_t from, int bytes) {
-  switch (bytes) {
-  case 8:
-    static_cast<uint64_t *>(out)[to] = static_cast<const uint64_t *>(in)[from];
-    break;
-  case 4:
-    static_cast<uint32_t *>(out)[to] = static_cast<const uint32_t *>(in)[from];
-    break;
-  case 2:
-    static_cast<uint16_t *>(out)[to] = static_cast<const uint16_t *>(in)[from];
-    break;
-  default:
-    static_cast<uint8_t *>(out)[to] = static_cast<const uint8_t *>(in)[from];
-    break;
-  }
-}
 
 // --- layout ------------------------------------------------------------------
 

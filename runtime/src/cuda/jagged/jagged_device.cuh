@@ -21,6 +21,7 @@
 #define EMBER_CUDA_JAGGED_JAGGED_DEVICE_CUH
 
 #include "cuda/device_error.h"
+#include "cuda/copy_element.h"
 #include "cuda/host_device.h"
 
 #include <cstdint>
@@ -67,28 +68,6 @@ EMBER_HD_INLINE void storeIndex(void *p, bool is64, int64_t i, int64_t v) {
     static_cast<int32_t *>(p)[i] = static_cast<int32_t>(v);
 }
 
-/// dst[di] = src[si] for elements of `bytes` bytes.
-EMBER_HD_INLINE void copyElement(void *dst, int64_t di, const void *src,
-                                 int64_t si, int bytes) {
-  switch (bytes) {
-  case 1:
-    static_cast<uint8_t *>(dst)[di] = static_cast<const uint8_t *>(src)[si];
-    break;
-  case 2:
-    static_cast<uint16_t *>(dst)[di] = static_cast<const uint16_t *>(src)[si];
-    break;
-  case 4:
-    static_cast<uint32_t *>(dst)[di] = static_cast<const uint32_t *>(src)[si];
-    break;
-  case 8:
-    static_cast<uint64_t *>(dst)[di] = static_cast<const uint64_t *>(src)[si];
-    break;
-  default:
-    for (int k = 0; k < bytes; ++k)
-      static_cast<uint8_t *>(dst)[di * bytes + k] =
-          static_cast<const uint8_t *>(src)[si * bytes + k];
-  }
-}
 
 EMBER_HD_INLINE int64_t clampTo(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : (v > hi ? hi : v);
