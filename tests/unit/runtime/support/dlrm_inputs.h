@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ember::testing {
 
@@ -25,6 +27,26 @@ inline RunInputs dlrmInputs(const DlrmModel &model, DlrmBatch &batch) {
   EXPECT_TRUE(kjt.isOk()) << kjt.status().toString();
   in.set("sparse", std::move(*kjt));
   return in;
+}
+
+/// The batch without the ids at `positions` (in values order): the reference
+/// for a run that replaced those ids by zero rows (BoundsCheckMode::kWarning).
+inline DlrmBatch withoutIds(const DlrmBatch &batch,
+                            const std::vector<int64_t> &positions) {
+  DlrmBatch kept = batch;
+  kept.values.clear();
+  int64_t pos = 0;
+  for (size_t i = 0; i < batch.lengths.size(); ++i) {
+    int64_t n = 0;
+    for (int64_t k = 0; k < batch.lengths[i]; ++k, ++pos)
+      if (std::find(positions.begin(), positions.end(), pos) ==
+          positions.end()) {
+        kept.values.push_back(batch.values[pos]);
+        ++n;
+      }
+    kept.lengths[i] = n;
+  }
+  return kept;
 }
 
 /// Checks prob [B, 1] against the reference.
