@@ -186,8 +186,9 @@ TEST_F(SessionTest, BoundsCheckModes) {
   ASSERT_TRUE(out.isOk()) << out.status().toString();
   EXPECT_EQ(out->invalidIds(), 2);
   // The reference with the invalid ids contributing zero rows: drop them.
-  expectMatchesReference(*out->find("prob"),
-                         referenceDlrm(model_, withoutIds(batch, badPositions)));
+  expectMatchesReference(
+      *out->find("prob"),
+      referenceDlrm(model_, withoutIds(batch, badPositions)));
 }
 
 TEST_F(SessionTest, BadInputs) {
