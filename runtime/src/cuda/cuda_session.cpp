@@ -88,7 +88,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
     cudaGraphExec_t exec = nullptr;
     std::vector<int64_t> key;    // input shapes + symbols it was taken for
     int64_t arenaGrowths = 0;    // the arena may not move memory since
-    std::vector<Tensor> inputs;  // device buffers, by inputSlots() order
+    std::vector<Tensor> inputs;  // device buffers, by inputSlots order
     std::vector<Tensor> outputs; // by program.outputs order
   } graph;
   bool graphsEnabled = false;
@@ -281,21 +281,24 @@ struct CudaSession::Impl final : public ExecutionDevice {
     env.hostStagingBytes = kKernelStagingBytes;
     env.blas = blas.get();
 
+    collectInputSlots();
     hostCtx = std::make_unique<RunContext>(p);
     deviceCtx = std::make_unique<RunContext>(p, *memory);
     return Status::ok();
   }
 
   // --- one run --------------------------------------------------------------
-  std::vector<int> inputSlots() const {
-    std::vector<int> slots;
+  /// The slots of the program's inputs (dense, then each KJT's parts), in
+  /// the order inputs are staged and graphs keep their buffers.
+  std::vector<int> inputSlots;
+
+  void collectInputSlots() {
     for (const DenseInputBinding &in : program->inputs)
-      slots.push_back(in.slot);
+      inputSlots.push_back(in.slot);
     for (const KjtInputBinding &k : program->kjtInputs)
       for (int s : {k.valuesSlot, k.lengthsSlot, k.weightsSlot})
         if (s >= 0)
-          slots.push_back(s);
-    return slots;
+          inputSlots.push_back(s);
   }
 
   static size_t padded(size_t bytes) { return (bytes + 255) / 256 * 256; }
@@ -304,7 +307,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
   /// may replay a graph taken for the same key.
   std::vector<int64_t> shapeKey() const {
     std::vector<int64_t> key;
-    for (int s : inputSlots()) {
+    for (int s : inputSlots) {
       const Tensor &t = hostCtx->slots[s].tensor;
       key.push_back(t.defined() ? static_cast<int64_t>(t.dtype()) : -1);
       key.push_back(t.rank());
@@ -321,7 +324,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
   /// buffers. Then clears the error record and lets every stream go.
   Status uploadInputs(const std::vector<Tensor> *targets = nullptr) {
     RunContext &host = *hostCtx, &dev = *deviceCtx;
-    std::vector<int> slots = inputSlots();
+    const std::vector<int> &slots = inputSlots;
     size_t total = 0;
     for (int s : slots)
       total += padded(host.slots[s].tensor.nbytes());
@@ -489,7 +492,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
     graph.exec = exec;
     graph.key = key;
     graph.arenaGrowths = deviceCtx->arena.growths();
-    for (int s : inputSlots())
+    for (int s : inputSlots)
       graph.inputs.push_back(deviceCtx->slots[s].tensor);
     takeOutputsFromContext();
     graph.outputs = runOutputs;
