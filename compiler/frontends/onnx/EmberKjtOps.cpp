@@ -81,6 +81,19 @@ LogicalResult convertKjt(ImportContext &ctx) {
   return success();
 }
 
+/// Input 0 of a KJT op: a KJT value (made by ember.KJT), or an error.
+LogicalResult kjtInput(ImportContext &ctx, Value &value,
+                       KeyedJaggedTensorType &type) {
+  value = ctx.input(0);
+  if (!value)
+    return failure();
+  type = dyn_cast<KeyedJaggedTensorType>(value.getType());
+  if (!type)
+    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
+                           << value.getType();
+  return success();
+}
+
 /// ember.EmbeddingBagCollection(kjt, weight_0 [R_0, D_0], ...,
 ///                              weight_{T-1}) -> [B, sum of the features' D]
 /// attributes: feature_tables (ints, one per KJT key: its table),
@@ -88,13 +101,10 @@ LogicalResult convertKjt(ImportContext &ctx) {
 /// The output is the pooled keyed tensor's dense values, key i's columns
 /// after those of keys 0..i-1.
 LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
-  Value features = ctx.input(0);
-  if (!features)
+  Value features;
+  KeyedJaggedTensorType kjtType;
+  if (failed(kjtInput(ctx, features, kjtType)))
     return failure();
-  auto kjtType = dyn_cast<KeyedJaggedTensorType>(features.getType());
-  if (!kjtType)
-    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
-                           << features.getType();
   int numTables = ctx.node().input_size() - 1;
   if (numTables < 1)
     return ctx.emitError() << "needs at least one table";
@@ -167,13 +177,10 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
 /// attributes: permutation (ints, required; keys may be dropped, not
 /// repeated).
 LogicalResult convertKjtPermute(ImportContext &ctx) {
-  Value input = ctx.input(0);
-  if (!input)
+  Value input;
+  KeyedJaggedTensorType type;
+  if (failed(kjtInput(ctx, input, type)))
     return failure();
-  auto type = dyn_cast<KeyedJaggedTensorType>(input.getType());
-  if (!type)
-    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
-                           << input.getType();
   std::optional<SmallVector<int64_t>> perm = ctx.intsAttr("permutation");
   if (!perm || perm->empty())
     return ctx.emitError() << "needs a non-empty 'permutation' attribute";
@@ -191,13 +198,10 @@ LogicalResult convertKjtPermute(ImportContext &ctx) {
 /// key_counts[j] keys
 /// attributes: key_counts (ints >= 0, required, summing to the number of keys).
 LogicalResult convertKjtSplit(ImportContext &ctx) {
-  Value input = ctx.input(0);
-  if (!input)
+  Value input;
+  KeyedJaggedTensorType type;
+  if (failed(kjtInput(ctx, input, type)))
     return failure();
-  auto type = dyn_cast<KeyedJaggedTensorType>(input.getType());
-  if (!type)
-    return ctx.emitError() << "input 0 must be a KJT (made by ember.KJT), got "
-                           << input.getType();
   std::optional<SmallVector<int64_t>> counts = ctx.intsAttr("key_counts");
   if (!counts || counts->empty())
     return ctx.emitError() << "needs a non-empty 'key_counts' attribute";
