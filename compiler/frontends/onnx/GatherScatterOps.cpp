@@ -89,12 +89,11 @@ LogicalResult convertGather(ImportContext &ctx) {
     return failure();
   auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
   int64_t rank = dataType.getRank();
-  int64_t axis = ctx.intAttr("axis", 0);
-  if (rank == 0 || axis < -rank || axis >= rank)
-    return ctx.emitError() << "axis " << axis << " is out of range for "
-                           << data.getType();
-  if (axis < 0)
-    axis += rank;
+  FailureOr<int64_t> normalized =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), rank);
+  if (failed(normalized))
+    return failure();
+  int64_t axis = *normalized;
   if (!indicesType.getElementType().isInteger(32) &&
       !indicesType.getElementType().isInteger(64))
     return ctx.emitError() << "indices must be i32 or i64";
@@ -199,12 +198,11 @@ LogicalResult convertGatherElements(ImportContext &ctx) {
     return failure();
   auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
   int64_t rank = dataType.getRank();
-  int64_t axis = ctx.intAttr("axis", 0);
-  if (rank == 0 || axis < -rank || axis >= rank)
-    return ctx.emitError() << "axis " << axis << " is out of range for "
-                           << data.getType();
-  if (axis < 0)
-    axis += rank;
+  FailureOr<int64_t> normalized =
+      ctx.normalizeAxis(ctx.intAttr("axis", 0), rank);
+  if (failed(normalized))
+    return failure();
+  int64_t axis = *normalized;
   if (indicesType.getRank() != rank)
     return ctx.emitError() << "indices " << indices.getType()
                            << " must have the rank of data " << data.getType();

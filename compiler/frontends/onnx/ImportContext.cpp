@@ -158,6 +158,13 @@ ImportContext::intsAttr(llvm::StringRef name) const {
   return llvm::SmallVector<int64_t>(a->ints().begin(), a->ints().end());
 }
 
+FailureOr<int64_t> ImportContext::normalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return emitError() << "axis " << axis << " is out of range for rank "
+                       << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
 } // namespace onnx_importer
 } // namespace ember
 } // namespace mlir

@@ -59,6 +59,9 @@ public:
   Location nodeLocation(llvm::StringRef name) const;
   /// An error at the node, starting "node '<name>' (<OpType>): ".
   InFlightDiagnostic emitError();
+  /// A possibly negative `axis` of a tensor of `rank` in [0, rank), or an
+  /// error naming both.
+  FailureOr<int64_t> normalizeAxis(int64_t axis, int64_t rank);
 
   // --- Values --------------------------------------------------------------
   /// Opens a nested scope (Loop bodies); names of outer scopes stay visible.

@@ -16,15 +16,6 @@ namespace onnx_importer {
 
 namespace {
 
-/// Normalizes a possibly negative axis into [0, rank); failure if outside.
-FailureOr<int64_t> normalizeAxis(ImportContext &ctx, int64_t axis,
-                                 int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    return ctx.emitError() << "axis " << axis << " is out of range for rank "
-                           << rank;
-  return axis < 0 ? axis + rank : axis;
-}
-
 LogicalResult convertShape(ImportContext &ctx) {
   Value x = ctx.input(0);
   if (!x)
@@ -211,7 +202,7 @@ FailureOr<llvm::SmallVector<int64_t>> axesOf(ImportContext &ctx, int64_t rank,
     return ctx.emitError() << "axes (input 1) is required";
   }
   for (int64_t &a : axes) {
-    auto n = normalizeAxis(ctx, a, rank);
+    auto n = ctx.normalizeAxis(a, rank);
     if (failed(n))
       return failure();
     a = *n;
@@ -283,7 +274,7 @@ LogicalResult convertConcat(ImportContext &ctx) {
     return ctx.emitError() << "needs at least one input";
   auto firstType = tensorTypeOf(inputs.front());
   int64_t rank = firstType.getRank();
-  auto axis = normalizeAxis(ctx, ctx.intAttr("axis", 0), rank);
+  auto axis = ctx.normalizeAxis(ctx.intAttr("axis", 0), rank);
   if (failed(axis))
     return failure();
   // Shape chains: concatenate the tracked entries.
@@ -417,7 +408,7 @@ LogicalResult convertSlice(ImportContext &ctx) {
           : std::optional<ShapeInfo>();
 
   for (size_t i = 0; i < axes.size(); ++i) {
-    auto axis = normalizeAxis(ctx, axes[i], rank);
+    auto axis = ctx.normalizeAxis(axes[i], rank);
     if (failed(axis))
       return failure();
     int64_t step = steps[i];
