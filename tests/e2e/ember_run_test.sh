@@ -90,6 +90,10 @@ device_mismatch)
   fi ;;
 bad_device)
   expect_failure 2 "--device needs cpu, cuda or cuda:N" -- "$work/dlrm.plan" --inputs "$work/inputs.npz" --device gpu0 ;;
+bad_device_index)
+  expect_failure 2 "--device needs cpu, cuda or cuda:N" -- "$work/dlrm.plan" --inputs "$work/inputs.npz" --device cuda:1x ;;
+cuda_graphs_needs_device)
+  expect_failure 2 "--cuda-graphs needs --device cuda" -- "$work/dlrm.plan" --inputs "$work/inputs.npz" --cuda-graphs ;;
 missing_plan)
   expect_failure 1 "does not exist" -- "$work/absent.plan" --inputs "$work/inputs.npz" ;;
 corrupt_plan)
