@@ -36,6 +36,16 @@ done | sort -u | while read -r name path; do
   fi
 done
 strip --strip-unneeded "$bundle"/lib/* 2>/dev/null || true
+# The DLRM example (and its DCN variant) exported and compiled for CUDA here,
+# where ember-compile and the exporter's PyTorch are: gpu-check.sh runs them
+# against torch eager on the GPU (bench/gpu/dlrm_cuda_vs_pytorch.sh run).
+if [ -x "$build/bin/ember-compile" ] && /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  here=$(cd "$(dirname "$0")/.." && pwd)
+  for arch in dlrm dcn; do
+    ARCH=$arch bash "$here/bench/gpu/dlrm_cuda_vs_pytorch.sh" prepare "$build" \
+      "$bundle/$arch-work" "${DLRM_BATCH:-2048}" >/dev/null
+  done
+fi
 # Compressed, it is about a tenth of its size (OpenBLAS alone is 36 MB).
 tar -cJf "$bundle.tar.xz" -C "$(dirname "$bundle")" "$(basename "$bundle")"
 du -sh "$bundle" "$bundle.tar.xz"

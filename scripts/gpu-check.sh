@@ -52,7 +52,7 @@ fi
 
 for t in "$bin"/gpu_*_test; do
   case $t in *_emulation_test) continue ;; esac
-  step "$(basename "$t")" "$t" --gtest_brief=1
+  step "$(basename "$t")" timeout 120 "$t" --gtest_brief=1
   if grep -q "SKIPPED" "$out/$(basename "$t").log"; then
     note "  (some tests of $(basename "$t") skipped: $(grep -m1 -o 'no GPU.*' "$out/$(basename "$t").log" || echo see the log))"
   fi
@@ -76,19 +76,43 @@ fi
 
 if [ -x "$bin/ember_tbe_bench" ]; then
   step tbe-bench "$bin/ember_tbe_bench" && grep -E "GB/s|copy" "$out/tbe-bench.log" | tee -a "$summary"
+  # The lookup's sub-warp shapes (lanes x chunks per lane) side by side on
+  # the same inputs: what the kernel's default choice should be.
+  step tbe-shapes bash -c "'$bin/ember_tbe_bench' --case fbgemm --shapes 32x1,16x2,8x3,8x4,4x4 &&
+    '$bin/ember_tbe_bench' --case d128-fp32 --shapes 32x1,16x2,8x4,32x2 &&
+    '$bin/ember_tbe_bench' --case d128-fp16 --shapes 16x1,32x1,8x2,4x4,16x2" &&
+    grep "shape=" "$out/tbe-shapes.log" | sed 's/ tables=.* time_ms=/ time_ms=/' | tee -a "$summary"
 fi
 
 if python3 -c "import torch, sys; sys.exit(not torch.cuda.is_available())" 2>/dev/null; then
   step tbe-vs-pytorch python3 "$here/bench/gpu/tbe_vs_pytorch.py" --build "$build" &&
     tail -5 "$out/tbe-vs-pytorch.log" | tee -a "$summary"
-  if [ -f "$out/../dlrm-work/dlrm.plan" ]; then
-    step dlrm-vs-torch bash "$here/bench/gpu/dlrm_cuda_vs_pytorch.sh" run "$build" "$out/../dlrm-work" &&
-      tail -3 "$out/dlrm-vs-torch.log" | tee -a "$summary"
-  else
-    note "skip dlrm-vs-torch: prepare it first where ember-compile runs (bench/gpu/dlrm_cuda_vs_pytorch.sh prepare BUILD $out/../dlrm-work)"
-  fi
+  step tbe-vs-pytorch-d128-fp32 python3 "$here/bench/gpu/tbe_vs_pytorch.py" --build "$build" \
+    --dim 128 --format fp32 && tail -5 "$out/tbe-vs-pytorch-d128-fp32.log" | tee -a "$summary"
+  for arch in dlrm dcn; do
+    work_dir=$build/$arch-work
+    if [ -f "$work_dir/dlrm.plan" ]; then
+      step "$arch-vs-torch-eager" bash "$here/bench/gpu/dlrm_cuda_vs_pytorch.sh" run "$build" "$work_dir" &&
+        tail -1 "$out/$arch-vs-torch-eager.log" | tee -a "$summary"
+      # CUDA graphs on both sides: ember-run --cuda-graphs against
+      # torch.compile's reduce-overhead mode (its compilation is not timed).
+      EMBER_RUN_FLAGS=--cuda-graphs TORCH_COMPILE=reduce-overhead \
+        step "$arch-graphs-vs-torch-compile" timeout 200 bash "$here/bench/gpu/dlrm_cuda_vs_pytorch.sh" run "$build" "$work_dir" &&
+        tail -1 "$out/$arch-graphs-vs-torch-compile.log" | tee -a "$summary"
+    else
+      note "skip $arch-vs-torch: no $work_dir (scripts/gpu-bundle.sh prepares it where ember-compile runs)"
+    fi
+  done
 else
   note "skip the PyTorch comparisons: no torch with CUDA for python3"
+fi
+# Where the DLRM example's GPU time goes: Nsight Compute's per-kernel
+# durations over 10 runs (kernels serialized, so launch gaps are not in it).
+ncu_bin=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+if [ -n "$ncu_bin" ] && [ -f "$build/dlrm-work/dlrm.plan" ]; then
+  step dlrm-kernels timeout 150 "$ncu_bin" --metrics gpu__time_duration.sum \
+    --print-summary per-kernel "$bin/ember-run" "$build/dlrm-work/dlrm.plan" \
+    --inputs "$build/dlrm-work/inputs.npz" --device cuda --warmup 0 --repeat 10
 fi
 note "done: $( [ $status -eq 0 ] && echo all passed || echo some failed )"
 exit $status

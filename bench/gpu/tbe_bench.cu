@@ -11,8 +11,9 @@
 // Without a GPU it prints "no GPU: <why>" and exits with status 2.
 //
 //   ember_tbe_bench                       # the three standard cases
-//   ember_tbe_bench --case fbgemm         # 2 x 10M rows, D 192, fp16, B 65536, L 32
-//   ember_tbe_bench --rows 100000 --dim 64 --batch 1024 --bag 8 --format fp32
+//   ember_tbe_bench --case fbgemm         # 2 x 10M rows, D 192, fp16, B 65536,
+//   L 32 ember_tbe_bench --rows 100000 --dim 64 --batch 1024 --bag 8 --format
+//   fp32
 //
 // Used by tbe_vs_pytorch.py: --ids-file (T * B * L raw int64 ids, table
 // major: the bags of table 0 first), --table-pattern (rows hold the values
@@ -31,6 +32,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ember;
@@ -47,7 +49,33 @@ struct Options {
   std::string idsFile, outputFile;
   bool tablePattern = false;
   uint64_t seed = 2026;
+  /// --shapes LANESxCHUNKS,...: sub-warp shapes to time one after another
+  /// on the same inputs (empty: the kernel's own choice).
+  std::vector<std::pair<int, int>> shapes;
 };
+
+/// "8x3,32x1" -> {(8, 3), (32, 1)}; false on anything else.
+bool parseShapes(const char *text, std::vector<std::pair<int, int>> &out) {
+  out.clear();
+  std::string s = text;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    std::string item = s.substr(
+        pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    int lanes = 0, chunks = 0;
+    char extra = 0;
+    if (std::sscanf(item.c_str(), "%dx%d%c", &lanes, &chunks, &extra) != 2 ||
+        lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0 || chunks < 1 ||
+        chunks > kMaxChunksPerLane)
+      return false;
+    out.emplace_back(lanes, chunks);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return !out.empty();
+}
 
 void usage() {
   std::fprintf(
@@ -56,7 +84,7 @@ void usage() {
       "  [--tables T] [--rows R] [--dim D] [--batch B] [--bag L]\n"
       "  [--format fp32|fp16|bf16|int8|int4] [--output fp32|fp16]\n"
       "  [--iters N] [--warmup N] [--seed S] [--ids-file F]\n"
-      "  [--table-pattern] [--output-file F]\n"
+      "  [--table-pattern] [--output-file F] [--shapes LANESxCHUNKS,...]\n"
       "Without --case and without shape flags it runs --case all.\n");
 }
 
@@ -78,8 +106,9 @@ bool parse(int argc, char **argv, Options &o, bool &shapeGiven) {
       char *end = nullptr;
       long long x = std::strtoll(s, &end, 10);
       if (*end != '\0' || x <= 0) {
-        std::fprintf(stderr, "ember_tbe_bench: %s must be a positive integer, "
-                             "got '%s'\n",
+        std::fprintf(stderr,
+                     "ember_tbe_bench: %s must be a positive integer, "
+                     "got '%s'\n",
                      what, s);
         return false;
       }
@@ -140,6 +169,17 @@ bool parse(int argc, char **argv, Options &o, bool &shapeGiven) {
       if (!s)
         return false;
       o.outputFile = s;
+    } else if (a == "--shapes") {
+      const char *v = next("--shapes");
+      if (!v)
+        return false;
+      if (!parseShapes(v, o.shapes)) {
+        std::fprintf(stderr,
+                     "ember_tbe_bench: --shapes needs LANESxCHUNKS,... "
+                     "(lanes a power of two <= 32, chunks 1..%d), not '%s'\n",
+                     kMaxChunksPerLane, v);
+        return false;
+      }
     } else if (a == "--table-pattern") {
       o.tablePattern = true;
     } else if (a == "--help" || a == "-h") {
@@ -194,8 +234,9 @@ __global__ void fillTable(uint8_t *data, int64_t rows, int64_t dim,
        i < total; i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t r = i / dim, d = i % dim;
     const uint64_t h = mix(seed ^ (static_cast<uint64_t>(table) << 56) ^ i);
-    const float v = pattern ? tablePatternValue(table, r, d)
-                            : (static_cast<float>(h >> 40) / 16777216.0f - 0.5f);
+    const float v = pattern
+                        ? tablePatternValue(table, r, d)
+                        : (static_cast<float>(h >> 40) / 16777216.0f - 0.5f);
     uint8_t *row = data + r * rowBytes;
     switch (static_cast<TableFormat>(format)) {
     case TableFormat::kFloat32:
@@ -299,8 +340,8 @@ Status runCase(const std::string &label, const Options &o, double memcpyBw,
   DeviceBuffers buf;
   TbeForwardArgs args;
   for (int64_t t = 0; t < T; ++t) {
-    EMBER_ASSIGN_OR_RETURN(void *p,
-                           buf.alloc(static_cast<size_t>(R * rowBytes), "table"));
+    EMBER_ASSIGN_OR_RETURN(
+        void *p, buf.alloc(static_cast<size_t>(R * rowBytes), "table"));
     fillTable<<<1024, 256>>>(static_cast<uint8_t *>(p), R, D, rowBytes,
                              static_cast<int>(format), t, o.tablePattern,
                              o.seed);
@@ -359,39 +400,50 @@ Status runCase(const std::string &label, const Options &o, double memcpyBw,
   EMBER_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize());
 
   // The bags of the ids file are table-major: bag t * B + b, as TBE wants.
-  for (int i = 0; i < o.warmup; ++i)
-    EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
-  cudaEvent_t start, stop;
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(start));
-  for (int i = 0; i < o.iters; ++i)
-    EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
-  float ms = 0;
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  DeviceErrorRecord record;
-  EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemcpy(&record, errors, sizeof record, cudaMemcpyDeviceToHost));
-  if (record.code != 0)
-    return internalError("the lookup raised: " + describeDeviceError(record));
+  std::vector<std::pair<int, int>> shapes = o.shapes;
+  if (shapes.empty())
+    shapes.emplace_back(0, 0); // the kernel's own choice
+  for (auto [lanes, chunksPerLane] : shapes) {
+    args.lanes = lanes;
+    args.chunksPerLane = chunksPerLane;
+    for (int i = 0; i < o.warmup; ++i)
+      EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
+    cudaEvent_t start, stop;
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(start));
+    for (int i = 0; i < o.iters; ++i)
+      EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop));
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
+    float ms = 0;
+    EMBER_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    DeviceErrorRecord record;
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(&record, errors, sizeof record, cudaMemcpyDeviceToHost));
+    if (record.code != 0)
+      return internalError("the lookup raised: " + describeDeviceError(record));
 
-  const double perIter = ms * 1e-3 / o.iters;
-  const double useful = static_cast<double>(numIds) * rowBytes +
-                        static_cast<double>(outBytes);
-  const double bw = useful / perIter;
-  std::printf("case=%s tables=%lld rows=%lld dim=%lld batch=%lld bag=%lld "
-              "format=%s output=%s time_ms=%.4f useful_GBps=%.1f "
-              "memcpy_GBps=%.1f fraction_of_memcpy=%.3f\n",
-              label.c_str(), static_cast<long long>(T),
-              static_cast<long long>(R), static_cast<long long>(D),
-              static_cast<long long>(B), static_cast<long long>(L),
-              o.format.c_str(), o.output.c_str(), perIter * 1e3, bw / 1e9,
-              memcpyBw / 1e9, bw / memcpyBw);
-  std::fflush(stdout);
+    const double perIter = ms * 1e-3 / o.iters;
+    const double useful =
+        static_cast<double>(numIds) * rowBytes + static_cast<double>(outBytes);
+    const double bw = useful / perIter;
+    std::printf("case=%s tables=%lld rows=%lld dim=%lld batch=%lld bag=%lld "
+                "format=%s output=%s time_ms=%.4f useful_GBps=%.1f "
+                "memcpy_GBps=%.1f fraction_of_memcpy=%.3f%s\n",
+                label.c_str(), static_cast<long long>(T),
+                static_cast<long long>(R), static_cast<long long>(D),
+                static_cast<long long>(B), static_cast<long long>(L),
+                o.format.c_str(), o.output.c_str(), perIter * 1e3, bw / 1e9,
+                memcpyBw / 1e9, bw / memcpyBw,
+                lanes ? (" shape=" + std::to_string(lanes) + "x" +
+                         std::to_string(chunksPerLane))
+                            .c_str()
+                      : "");
+    std::fflush(stdout);
+  }
 
   if (!o.outputFile.empty()) {
     std::vector<float> host(static_cast<size_t>(B * T * D));

@@ -1,7 +1,7 @@
 """Compares ember-run's output and latency with torch eager on the same inputs.
 
 usage: compare.py WORKDIR [--threads T] [--repeat N] [--warmup K] [--seed S]
-                  [--device cpu|cuda[:N]]
+                  [--device cpu|cuda[:N]] [--compile MODE]
 reads WORKDIR/inputs.npz, WORKDIR/expected.npy (written by export.py),
 WORKDIR/arch.json (the model), WORKDIR/out/prob.npy and WORKDIR/latency.json (written by ember-run
 --output-dir WORKDIR/out --report-json WORKDIR/latency.json); checks the
@@ -10,6 +10,8 @@ N runs after K warmups, T threads; 0 = one per core like ember-run) and
 prints the ratio of the medians. Exits 1 when the outputs differ.
 With --device cuda, torch runs on the GPU and each timed run includes what
 ember-run's does: the inputs copied to the device and the output back.
+--compile MODE also times torch.compile(model, mode=MODE) the same way
+(its compilation happens in the warmup runs and is not timed).
 """
 import argparse
 import json
@@ -33,6 +35,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--compile", metavar="MODE", default=None,
+                        help="also time torch.compile(model, mode=MODE), e.g. "
+                        "default, reduce-overhead or max-autotune")
     args = parser.parse_args()
     device = torch.device(args.device)
     work = args.workdir
@@ -68,18 +73,21 @@ def main():
         torch.backends.cudnn.allow_tf32 = False
     with np.load(os.path.join(work, "inputs.npz")) as npz:
         inputs = [torch.from_numpy(npz[n]) for n in INPUT_NAMES]
-    times = []
-    with torch.no_grad():
-        for i in range(args.warmup + args.repeat):
-            start = time.perf_counter()
-            if device.type == "cuda":
-                out = model(*[t.to(device, non_blocking=False) for t in inputs])
-                out.cpu()  # synchronizes
-            else:
-                model(*inputs)
-            if i >= args.warmup:
-                times.append((time.perf_counter() - start) * 1e3)
-    torch_ms = statistics.median(times)
+    def median_ms(fn):
+        times = []
+        with torch.no_grad():
+            for i in range(args.warmup + args.repeat):
+                start = time.perf_counter()
+                if device.type == "cuda":
+                    out = fn(*[t.to(device, non_blocking=False) for t in inputs])
+                    out.cpu()  # synchronizes
+                else:
+                    fn(*inputs)
+                if i >= args.warmup:
+                    times.append((time.perf_counter() - start) * 1e3)
+        return statistics.median(times)
+
+    torch_ms = median_ms(model)
     with open(os.path.join(work, "latency.json")) as f:
         ember_ms = json.load(f)["latency_ms"]["median"]
     batch = want.shape[0]
@@ -88,6 +96,13 @@ def main():
     print("median latency, batch %d, %s: ember %.3f ms, torch eager "
           "%.3f ms; ember/torch = %.2f"
           % (batch, where, ember_ms, torch_ms, ember_ms / torch_ms))
+    if args.compile:
+        compiled = torch.compile(model, mode=args.compile, dynamic=False)
+        compiled_ms = median_ms(compiled)
+        print("median latency, batch %d, %s: ember %.3f ms, torch.compile "
+              "(mode %s) %.3f ms; ember/torch.compile = %.2f"
+              % (batch, where, ember_ms, args.compile, compiled_ms,
+                 ember_ms / compiled_ms))
     return 0
 
 

@@ -93,6 +93,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
   } graph;
   bool graphsEnabled = false;
   bool capturable = false;
+  bool deviceSelected = false; // init() got as far as cudaSetDevice
   int64_t replays = 0;
   std::vector<int64_t> lastKey;
   cudaEvent_t forkEvent = nullptr;
@@ -100,6 +101,10 @@ struct CudaSession::Impl final : public ExecutionDevice {
   std::vector<Tensor> runOutputs;
 
   ~Impl() override {
+    // A session whose device was never selected holds nothing on a device;
+    // setting an invalid one would leave its error for the next CUDA call.
+    if (!deviceSelected)
+      return;
     cudaSetDevice(device);
     dropGraph();
     if (forkEvent)
@@ -185,6 +190,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
                                 " is not supported: Ember's CUDA kernels need "
                                 "compute capability 8.0 or newer");
     EMBER_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
+    deviceSelected = true;
     memory = std::make_unique<DeviceMemory>(device);
 
     const Program &program0 = *program;
@@ -459,6 +465,11 @@ struct CudaSession::Impl final : public ExecutionDevice {
                           BoundsCheckMode mode, bool *retry) {
     *retry = false;
     dropGraph();
+    // The input buffers the graph will read, taken now: the run releases a
+    // slot after its last use (its tensor is cleared, its memory reused).
+    std::vector<Tensor> inputs;
+    for (int s : inputSlots)
+      inputs.push_back(deviceCtx->slots[s].tensor);
     // Stream 0 waits for the inputs outside the capture; the other streams
     // fork from it inside.
     EMBER_CUDA_RETURN_IF_ERROR(
@@ -492,8 +503,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
     graph.exec = exec;
     graph.key = key;
     graph.arenaGrowths = deviceCtx->arena.growths();
-    for (int s : inputSlots)
-      graph.inputs.push_back(deviceCtx->slots[s].tensor);
+    graph.inputs = std::move(inputs);
     takeOutputsFromContext();
     graph.outputs = runOutputs;
     return cudaStatus(cudaGraphLaunch(graph.exec, streams[0]),

@@ -27,6 +27,9 @@ Status cudaStatus(cudaError_t err, const std::string &what) {
     return Status::ok();
   std::string message = what + " failed: " + cudaGetErrorName(err) + " (" +
                         cudaGetErrorString(err) + ")";
+  const bool sticky = isStickyError(err);
+  if (!sticky)
+    cudaGetLastError(); // clear it so that later calls are not blamed
   switch (err) {
   case cudaErrorMemoryAllocation:
     return resourceExhausted(message + " - out of device memory");
@@ -38,9 +41,8 @@ Status cudaStatus(cudaError_t err, const std::string &what) {
   default:
     break;
   }
-  if (isStickyError(err))
+  if (sticky)
     return internalError(message + "; the CUDA context is unusable");
-  cudaGetLastError(); // clear a non-sticky error so later calls are not blamed
   return internalError(message);
 }
 

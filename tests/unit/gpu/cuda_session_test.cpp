@@ -14,6 +14,7 @@
 #include "support/expect_status.h"
 #include "support/temp_dir.h"
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,6 +82,10 @@ TEST_F(CudaSessionTest, DeviceSelectionErrors) {
   options.device = "cuda:99";
   EXPECT_ERROR(Session::load(cudaPlan_, options).status(),
                StatusCode::kInvalidArgument, "does not exist");
+  // A refused load leaves no CUDA error behind for the next CUDA call to
+  // report (seen on the first H100 run: CUB's next scan failed with
+  // "invalid device ordinal").
+  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess);
 }
 
 TEST_F(CudaSessionTest, MatchesReferenceAndCpuForDynamicBatch) {
@@ -94,7 +99,7 @@ TEST_F(CudaSessionTest, MatchesReferenceAndCpuForDynamicBatch) {
   for (int64_t b : {1, 7, 64, 7, 300}) {
     DlrmBatch batch = makeDlrmBatch(model_, b, 100 + b);
     RunInputs in = dlrmInputs(model_, batch);
-    ASSERT_TRUE(session->run(in, &out).isOk());
+    ASSERT_OK(session->run(in, &out));
     ASSERT_EQ(out.size(), 1u);
     expectMatchesReference(*out.find("prob"), referenceDlrm(model_, batch));
     auto onCpu = (*cpu)->run(in);
@@ -244,9 +249,10 @@ TEST_F(CudaSessionTest, CudaGraphsReplayTheSteadyState) {
     ASSERT_TRUE(out.isOk()) << out.status().toString();
     expectMatchesReference(*out->find("prob"), referenceDlrm(model_, batch));
   }
-  if (session->hostInstructions().empty())
+  if (session->hostInstructions().empty()) {
     EXPECT_GT(session->stats().cudaGraphReplays, 0)
         << "a program with every kernel on the device should replay";
+  }
 }
 
 } // namespace

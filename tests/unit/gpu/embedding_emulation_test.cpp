@@ -95,7 +95,8 @@ struct BagCase {
   DType idType = DType::kInt64, offType = DType::kInt64;
   bool weights = false, includeLast = true, halfOut = false;
   int64_t paddingIdx = -1;
-  int lanes = 0; // 0: what setLookupDescriptors picks
+  int lanes = 0;         // 0: what setLookupDescriptors picks
+  int chunksPerLane = 0; // likewise
   int64_t maxLength = 6;
   int invalidIds = 0; // ids replaced by out-of-range ones
   BoundsCheckMode mode = BoundsCheckMode::kWarning;
@@ -106,7 +107,8 @@ struct BagCase {
 void runBagCase(const BagCase &c) {
   SCOPED_TRACE(std::string(tableFormatName(c.format)) + " dim " +
                std::to_string(c.dim) + " " + poolingStr(c.pooling) + " lanes " +
-               std::to_string(c.lanes));
+               std::to_string(c.lanes) + " chunks/lane " +
+               std::to_string(c.chunksPerLane));
   std::mt19937 gen(c.seed);
   TestTable table = makeTable(c.rows, c.dim, c.format, c.seed + 1);
   auto lengths = randomLengths(c.batch, c.maxLength, gen);
@@ -157,6 +159,8 @@ void runBagCase(const BagCase &c) {
           .isOk());
   if (c.lanes)
     p.lanes = c.lanes;
+  if (c.chunksPerLane)
+    p.chunksPerLane = c.chunksPerLane;
   p.ids = idT.data();
   p.ids64 = c.idType == DType::kInt64;
   p.numIds = n;
@@ -213,25 +217,44 @@ void runBagCase(const BagCase &c) {
 
 } // namespace
 
-TEST(EmbeddingEmulation, LanesFollowTheWidestRow) {
-  EXPECT_EQ(lookupLanes(1), 1);
-  EXPECT_EQ(lookupLanes(3), 4);
-  EXPECT_EQ(lookupLanes(24), 32);
-  EXPECT_EQ(lookupLanes(32), 32);
-  EXPECT_EQ(lookupLanes(1000), 32);
-  // D = 192 float16: 24 chunks of 8 -> 32 lanes; D = 128 float32 -> 32.
+TEST(EmbeddingEmulation, ShapeFollowsTheWidestRow) {
+  auto shape = [](int64_t chunks, int perLane) {
+    LookupShape s = chooseLookupShape(chunks, perLane);
+    return std::make_pair(s.lanes, s.chunksPerLane);
+  };
+  // One chunk per lane: the old rule, lanes = the next power of two.
+  EXPECT_EQ(shape(1, 1), std::make_pair(1, 1));
+  EXPECT_EQ(shape(3, 1), std::make_pair(4, 1));
+  EXPECT_EQ(shape(24, 1), std::make_pair(32, 1));
+  EXPECT_EQ(shape(1000, 1), std::make_pair(32, 1));
+  // Up to four: the fewest lanes that cover the row, but 8 at least where
+  // the row has 8 chunks; no idle lane for 24.
+  EXPECT_EQ(shape(24, 4), std::make_pair(8, 3));
+  EXPECT_EQ(shape(32, 4), std::make_pair(8, 4));
+  EXPECT_EQ(shape(16, 4), std::make_pair(8, 2));
+  EXPECT_EQ(shape(48, 4), std::make_pair(16, 3));
+  EXPECT_EQ(shape(8, 4), std::make_pair(8, 1));
+  EXPECT_EQ(shape(3, 4), std::make_pair(4, 1));
+  EXPECT_EQ(shape(1, 4), std::make_pair(1, 1));
+  EXPECT_EQ(shape(1000, 4), std::make_pair(32, 4)); // several groups
+  EXPECT_EQ(shape(24, 0), std::make_pair(32, 1));   // a bound below 1 is 1
+  // What setLookupDescriptors picks for the widest row of its tables.
   LookupParams p;
   TableDesc t;
-  t.dim = 192;
+  t.dim = 192; // float16: 24 chunks of 8
   t.format = static_cast<uint8_t>(TableFormat::kFloat16);
   ASSERT_TRUE(
       setLookupDescriptors(p, {t}, {FeatureDesc()}, nullptr, nullptr).isOk());
-  EXPECT_EQ(p.lanes, 32);
-  t.dim = 12;
-  t.format = static_cast<uint8_t>(TableFormat::kFloat32);
+  LookupShape want = chooseLookupShape(24, kMaxChunksPerLane);
+  EXPECT_EQ(p.lanes, want.lanes);
+  EXPECT_EQ(p.chunksPerLane, want.chunksPerLane);
+  TableDesc narrow;
+  narrow.dim = 12; // float32: 3 chunks of 4
+  narrow.format = static_cast<uint8_t>(TableFormat::kFloat32);
   ASSERT_TRUE(
-      setLookupDescriptors(p, {t}, {FeatureDesc()}, nullptr, nullptr).isOk());
-  EXPECT_EQ(p.lanes, 4);
+      setLookupDescriptors(p, {narrow, t}, {FeatureDesc()}, nullptr, nullptr)
+          .isOk());
+  EXPECT_EQ(p.lanes, want.lanes);
 }
 
 TEST(EmbeddingEmulation, EmbeddingBagMatchesCpuOnEveryFormatAndPooling) {
@@ -254,19 +277,29 @@ TEST(EmbeddingEmulation, EmbeddingBagMatchesCpuOnEveryFormatAndPooling) {
       }
 }
 
-TEST(EmbeddingEmulation, AnyLaneCountGivesTheSameBags) {
+TEST(EmbeddingEmulation, AnyShapeGivesTheSameBags) {
+  // Every sub-warp shape, on rows that fill its groups exactly, leave the
+  // last group partly empty, or need several groups (72 float32 = 18 chunks,
+  // 72 float16 = 9, 200 float32 = 50).
   for (TableFormat format : allFormats())
-    for (int lanes : {1, 2, 8, 32}) {
-      BagCase c;
-      c.format = format;
-      c.dim = 72;
-      c.lanes = lanes;
-      c.pooling = lanes == 8 ? Pooling::kMax : Pooling::kSum;
-      c.weights = c.pooling == Pooling::kSum;
-      runBagCase(c);
-      if (HasFatalFailure())
-        return;
-    }
+    for (int64_t dim : {int64_t{72}, int64_t{200}})
+      for (int lanes : {1, 2, 8, 32})
+        for (int chunks = 1; chunks <= kMaxChunksPerLane; ++chunks) {
+          BagCase c;
+          c.format = format;
+          c.dim = dim;
+          c.lanes = lanes;
+          c.chunksPerLane = chunks;
+          c.pooling = (lanes + chunks) % 3 == 0   ? Pooling::kMax
+                      : (lanes + chunks) % 3 == 1 ? Pooling::kMean
+                                                  : Pooling::kSum;
+          c.weights = c.pooling == Pooling::kSum;
+          c.paddingIdx = chunks == 2 ? 3 : -1;
+          c.seed = static_cast<uint32_t>(lanes * 10 + chunks);
+          runBagCase(c);
+          if (HasFatalFailure())
+            return;
+        }
 }
 
 TEST(EmbeddingEmulation, MisalignedTablesUseTheNarrowPath) {

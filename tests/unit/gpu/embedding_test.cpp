@@ -11,6 +11,7 @@
 #include "cuda_kernel_runner.h"
 
 #include "../runtime/embedding_test_support.h"
+#include "../runtime/support/expect_status.h"
 #include "../runtime/support/test_kernel_context.h"
 
 #include <cuda_runtime_api.h>
@@ -170,7 +171,7 @@ TEST(CudaEmbedding, EmbeddingBagEdgeCases) {
       .setNumOutputs(1);
   gpu.attrs().set("pooling", std::string("sum"));
   gpu.attrs().set("include_last_offset", int64_t{0});
-  ASSERT_TRUE(gpu.run("embedding_bag").isOk());
+  ASSERT_OK(gpu.run("embedding_bag"));
   EXPECT_EQ(gpu.output(0).shape(), (Shape{0, 8}));
 }
 

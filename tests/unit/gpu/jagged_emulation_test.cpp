@@ -212,7 +212,7 @@ struct KjtTensors {
 
 KjtTensors kjtTensors(const TestKjt &k, DType vt, DType lt) {
   KjtTensors t{indexTensor(k.values, vt), indexTensor(k.lengths, lt), {}};
-  if (!k.weights.empty())
+  if (k.isWeighted())
     t.weights = floatTensor(k.weights);
   return t;
 }

@@ -36,7 +36,7 @@ struct Call {
   }
   Call &addKjt(const TestKjt &k, DType vt, DType lt) {
     add(indexTensor(k.values, vt)).add(indexTensor(k.lengths, lt));
-    return add(k.weights.empty() ? Tensor() : floatTensor(k.weights));
+    return add(k.isWeighted() ? floatTensor(k.weights) : Tensor());
   }
 };
 
@@ -204,8 +204,7 @@ TEST(CudaJagged, PaddingErrors) {
     return call;
   };
   expectGpuError("jagged_to_padded", toPadded({1, 2, 6}),
-                 "offsets[0] must be 0, got 1",
-                 StatusCode::kInvalidArgument);
+                 "offsets[0] must be 0, got 1", StatusCode::kInvalidArgument);
   expectGpuError("jagged_to_padded", toPadded({0, 4, 2, 6}),
                  "offsets[2] = 2 is below offsets[1] = 4",
                  StatusCode::kInvalidArgument);

@@ -206,6 +206,7 @@ TEST(KjtConcat, WithBatchSizeAndErrors) {
   };
   TestKjt unweighted = b;
   unweighted.weights.clear();
+  unweighted.weighted = false;
   EXPECT_NE(
       concatError(a, unweighted, DType::kInt64,
                   [](Attributes &at) { at.set("batch_size", int64_t{4}); })

@@ -12,7 +12,10 @@ namespace ember::testing {
 struct TestKjt {
   int64_t keys = 0, batch = 0;
   std::vector<int64_t> lengths, values;
-  std::vector<float> weights; // empty: unweighted
+  std::vector<float> weights;
+  /// Weighted even when it has no values (weights then empty but present).
+  bool weighted = false;
+  bool isWeighted() const { return weighted || !weights.empty(); }
 
   std::vector<int64_t> offsets() const { return offsetsOf(lengths); }
   /// Values of key k, sample b.
@@ -36,6 +39,7 @@ inline TestKjt randomKjt(int64_t keys, int64_t batch, bool weighted,
   k.batch = batch;
   k.lengths = randomLengths(keys * batch, maxLength, gen);
   k.values = randomIds(offsetsOf(k.lengths).back(), maxId, gen);
+  k.weighted = weighted;
   if (weighted)
     k.weights = randomWeights(k.values.size(), gen);
   return k;
@@ -45,7 +49,7 @@ inline void addKjtInputs(TestKernelContext &ctx, const TestKjt &k,
                          DType valueType, DType lengthType) {
   ctx.addInput(indexTensor(k.values, valueType))
       .addInput(indexTensor(k.lengths, lengthType));
-  if (k.weights.empty())
+  if (!k.isWeighted())
     ctx.addAbsentInput();
   else
     ctx.addInput(floatTensor(k.weights));

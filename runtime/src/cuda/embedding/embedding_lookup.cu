@@ -15,6 +15,8 @@ namespace {
 // SM where 256-thread blocks fit 2 (16 warps).
 constexpr int kThreadsPerBlock = 128;
 constexpr int kBlocksPerMultiprocessor = 32;
+// The chunks of a row one lane loads per id (chooseLookupShape's bound).
+constexpr int kChunksPerLane = 4;
 
 /// Errors of the lookup kernel go to the run's record and counter.
 struct DeviceSink {
@@ -31,6 +33,7 @@ struct DeviceSink {
   }
 };
 
+template <int K>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     lookupKernel(const __grid_constant__ LookupParams p) {
   const int lanes = p.lanes;
@@ -41,7 +44,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   for (int64_t g = static_cast<int64_t>(blockIdx.x) * groupsPerBlock +
                    threadIdx.x / lanes;
        g < p.numBags; g += stride)
-    lookupBagLane(p, g, lane, sink);
+    lookupBagLaneOf<K>(p, g, lane, sink);
 }
 
 } // namespace
@@ -70,7 +73,9 @@ Status setLookupDescriptors(LookupParams &p,
         maxChunks,
         (t.dim + chunkElems(static_cast<TableFormat>(t.format)) - 1) /
             chunkElems(static_cast<TableFormat>(t.format)));
-  p.lanes = lookupLanes(maxChunks);
+  const LookupShape shape = chooseLookupShape(maxChunks, kChunksPerLane);
+  p.lanes = shape.lanes;
+  p.chunksPerLane = shape.chunksPerLane;
   p.numTables = static_cast<int32_t>(tables.size());
   p.numFeatures = static_cast<int32_t>(features.size());
   const size_t bytes = lookupDescriptorBytes(tables.size(), features.size());
@@ -105,12 +110,30 @@ Status launchLookup(const LookupParams &p, int multiprocessors,
   if (p.lanes < 1 || p.lanes > 32 || (p.lanes & (p.lanes - 1)) != 0)
     return internalError("lookup lanes must be a power of two <= 32, got " +
                          std::to_string(p.lanes));
+  if (p.chunksPerLane < 1 || p.chunksPerLane > kMaxChunksPerLane)
+    return internalError("lookup chunks per lane must be in 1.." +
+                         std::to_string(kMaxChunksPerLane) + ", got " +
+                         std::to_string(p.chunksPerLane));
   const int64_t groupsPerBlock = kThreadsPerBlock / p.lanes;
   const int64_t needed = (p.numBags + groupsPerBlock - 1) / groupsPerBlock;
   const int64_t cap = static_cast<int64_t>(std::max(multiprocessors, 1)) *
                       kBlocksPerMultiprocessor;
   const unsigned blocks = static_cast<unsigned>(std::min(needed, cap));
-  lookupKernel<<<blocks, kThreadsPerBlock, 0, stream>>>(p);
+  static_assert(kMaxChunksPerLane == 4, "one kernel per chunk count");
+  switch (p.chunksPerLane) {
+  case 1:
+    lookupKernel<1><<<blocks, kThreadsPerBlock, 0, stream>>>(p);
+    break;
+  case 2:
+    lookupKernel<2><<<blocks, kThreadsPerBlock, 0, stream>>>(p);
+    break;
+  case 3:
+    lookupKernel<3><<<blocks, kThreadsPerBlock, 0, stream>>>(p);
+    break;
+  default:
+    lookupKernel<4><<<blocks, kThreadsPerBlock, 0, stream>>>(p);
+    break;
+  }
   return launchStatus("embedding lookup");
 }
 
@@ -126,6 +149,10 @@ Status launchTbeForward(const TbeForwardArgs &args, int multiprocessors,
       return invalidArgument("TBE forward: a feature names table " +
                              std::to_string(f.table) + " of " +
                              std::to_string(p.numTables));
+  if (args.lanes)
+    p.lanes = args.lanes;
+  if (args.chunksPerLane)
+    p.chunksPerLane = args.chunksPerLane;
   p.ids = args.ids;
   p.ids64 = args.ids64;
   p.numIds = args.numIds;

@@ -278,8 +278,12 @@ EMBER_HD_INLINE void storeChunk(const LookupParams &p, void *outRow,
       o[k] = v[k];
 }
 
-/// Lane `lane` of bag g over a table of format F.
-template <TableFormat F, class Sink>
+/// Lane `lane` of bag g over a table of format F: chunk groups of K chunks
+/// (c0, c0 + lanes, ..., c0 + (K - 1) * lanes), c0 = lane, lane + K * lanes,
+/// ...; for each group the bag's ids are walked once, kUnroll at a time, and
+/// the K chunks of each of their rows are all loaded before any is
+/// accumulated, so up to kUnroll * K loads of a lane are in flight.
+template <TableFormat F, int K, class Sink>
 EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
                                  LookupPooling pooling, int64_t g,
                                  int64_t begin, int64_t end, int lane,
@@ -290,18 +294,25 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
   const bool isMax = pooling == LookupPooling::kMax;
   const int64_t dim = t.dim;
   const int64_t chunks = (dim + V - 1) / V;
+  const int64_t lanes = p.lanes;
   const LookupBounds bounds = static_cast<LookupBounds>(p.bounds);
   const bool hasPadding = p.paddingIdx >= 0;
-  for (int64_t c = lane; c < chunks; c += p.lanes) {
-    // Lane 0 reports the bag's invalid ids, on its first chunk only.
-    const bool reporter = c == 0;
-    float acc[V];
+  for (int64_t c0 = lane; c0 < chunks; c0 += lanes * K) {
+    // Lane 0 reports the bag's invalid ids, in its first group only.
+    const bool reporter = c0 == 0;
+    bool live[K]; // chunk c0 + j * lanes is in the row
     EMBER_LOOKUP_UNROLL
+    for (int j = 0; j < K; ++j)
+      live[j] = c0 + j * lanes < chunks;
+    float acc[K][V];
+    EMBER_LOOKUP_UNROLL
+    for (int j = 0; j < K; ++j)
+      EMBER_LOOKUP_UNROLL
     for (int k = 0; k < V; ++k)
-      acc[k] = isMax ? bitsToFloat(0xff800000u) : 0.0f; // -inf
+      acc[j][k] = isMax ? bitsToFloat(0xff800000u) : 0.0f; // -inf
     int64_t count = 0, invalid = 0;
     for (int64_t i = begin; i < end; i += kUnroll) {
-      RawChunk raw[kUnroll];
+      RawChunk raw[kUnroll][K];
       float scale[kUnroll], bias[kUnroll];
       int64_t id[kUnroll];
       // 0: skipped (padding or past the bag), 1: a row, 2: invalid id.
@@ -323,7 +334,10 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
         }
         state[u] = 1;
         const uint8_t *row = t.data + id[u] * t.rowBytes;
-        loadChunk<F>(row, c, dim, raw[u]);
+        EMBER_LOOKUP_UNROLL
+        for (int j = 0; j < K; ++j)
+          if (live[j])
+            loadChunk<F>(row, c0 + j * lanes, dim, raw[u][j]);
         if constexpr (kQuantized)
           loadScaleBias<F>(row, dim, scale[u], bias[u]);
       }
@@ -341,54 +355,70 @@ EMBER_HD_INLINE void poolBagLane(const LookupParams &p, const TableDesc &t,
           }
           if (isMax) {
             EMBER_LOOKUP_UNROLL
+            for (int j = 0; j < K; ++j)
+              EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
-              acc[k] = maxOf(acc[k], 0.0f);
+              acc[j][k] = maxOf(acc[j][k], 0.0f);
           }
           continue;
         }
         if (isMax) {
           EMBER_LOOKUP_UNROLL
+          for (int j = 0; j < K; ++j)
+            EMBER_LOOKUP_UNROLL
           for (int k = 0; k < V; ++k)
-            acc[k] = maxOf(acc[k],
-                           kQuantized
-                               ? scale[u] * chunkElement<F>(raw[u], k) + bias[u]
-                               : chunkElement<F>(raw[u], k));
+            acc[j][k] = maxOf(
+                acc[j][k],
+                kQuantized ? scale[u] * chunkElement<F>(raw[u][j], k) + bias[u]
+                           : chunkElement<F>(raw[u][j], k));
         } else {
           const float w = p.weights ? p.weights[i + u] : 1.0f;
           if constexpr (kQuantized) {
             const float ws = w * scale[u], wb = w * bias[u];
             EMBER_LOOKUP_UNROLL
+            for (int j = 0; j < K; ++j)
+              EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
-              acc[k] += ws * chunkElement<F>(raw[u], k) + wb;
+              acc[j][k] += ws * chunkElement<F>(raw[u][j], k) + wb;
           } else {
             EMBER_LOOKUP_UNROLL
+            for (int j = 0; j < K; ++j)
+              EMBER_LOOKUP_UNROLL
             for (int k = 0; k < V; ++k)
-              acc[k] += w * chunkElement<F>(raw[u], k);
+              acc[j][k] += w * chunkElement<F>(raw[u][j], k);
           }
         }
       }
     }
     if (reporter && invalid > 0 && bounds == LookupBounds::kWarning)
       sink.addInvalid(invalid);
-    if (count == 0) {
-      EMBER_LOOKUP_UNROLL
-      for (int k = 0; k < V; ++k)
-        acc[k] = 0.0f;
-    } else if (pooling == LookupPooling::kMean && count > 1) {
-      const float n = static_cast<float>(count);
-      EMBER_LOOKUP_UNROLL
-      for (int k = 0; k < V; ++k)
-        acc[k] /= n;
+    EMBER_LOOKUP_UNROLL
+    for (int j = 0; j < K; ++j) {
+      if (!live[j])
+        continue;
+      if (count == 0) {
+        EMBER_LOOKUP_UNROLL
+        for (int k = 0; k < V; ++k)
+          acc[j][k] = 0.0f;
+      } else if (pooling == LookupPooling::kMean && count > 1) {
+        const float n = static_cast<float>(count);
+        EMBER_LOOKUP_UNROLL
+        for (int k = 0; k < V; ++k)
+          acc[j][k] /= n;
+      }
+      const int64_t c = c0 + j * lanes;
+      const int elems = dim - c * V < V ? static_cast<int>(dim - c * V) : V;
+      storeChunk<V>(p, outRow, c * V, acc[j], elems);
     }
-    const int elems = dim - c * V < V ? static_cast<int>(dim - c * V) : V;
-    storeChunk<V>(p, outRow, c * V, acc, elems);
   }
 }
 
-/// Everything lane `lane` (0 <= lane < p.lanes) does for bag g.
-template <class Sink>
-EMBER_HD void lookupBagLane(const LookupParams &p, int64_t g, int lane,
-                            Sink &sink) {
+/// Everything lane `lane` (0 <= lane < p.lanes) does for bag g, with K =
+/// p.chunksPerLane chunks per lane (the kernel is instantiated per K: one
+/// kernel for every K would need the registers of the largest).
+template <int K, class Sink>
+EMBER_HD void lookupBagLaneOf(const LookupParams &p, int64_t g, int lane,
+                              Sink &sink) {
   const int32_t f =
       p.numFeatures == 1 ? 0 : static_cast<int32_t>(g / p.bagsPerFeature);
   const int64_t sample = g - static_cast<int64_t>(f) * p.bagsPerFeature;
@@ -403,35 +433,73 @@ EMBER_HD void lookupBagLane(const LookupParams &p, int64_t g, int lane,
   const LookupPooling pooling = static_cast<LookupPooling>(feature.pooling);
   switch (static_cast<TableFormat>(table.format)) {
   case TableFormat::kFloat32:
-    poolBagLane<TableFormat::kFloat32>(p, table, pooling, g, begin, end, lane,
-                                       outRow, sink);
+    poolBagLane<TableFormat::kFloat32, K>(p, table, pooling, g, begin, end,
+                                          lane, outRow, sink);
     break;
   case TableFormat::kFloat16:
-    poolBagLane<TableFormat::kFloat16>(p, table, pooling, g, begin, end, lane,
-                                       outRow, sink);
+    poolBagLane<TableFormat::kFloat16, K>(p, table, pooling, g, begin, end,
+                                          lane, outRow, sink);
     break;
   case TableFormat::kBFloat16:
-    poolBagLane<TableFormat::kBFloat16>(p, table, pooling, g, begin, end, lane,
-                                        outRow, sink);
+    poolBagLane<TableFormat::kBFloat16, K>(p, table, pooling, g, begin, end,
+                                           lane, outRow, sink);
     break;
   case TableFormat::kInt8RowWise:
-    poolBagLane<TableFormat::kInt8RowWise>(p, table, pooling, g, begin, end,
-                                           lane, outRow, sink);
+    poolBagLane<TableFormat::kInt8RowWise, K>(p, table, pooling, g, begin, end,
+                                              lane, outRow, sink);
     break;
   case TableFormat::kInt4RowWise:
-    poolBagLane<TableFormat::kInt4RowWise>(p, table, pooling, g, begin, end,
-                                           lane, outRow, sink);
+    poolBagLane<TableFormat::kInt4RowWise, K>(p, table, pooling, g, begin, end,
+                                              lane, outRow, sink);
     break;
   }
 }
 
-/// The sub-warp width for rows of at most `maxChunks` chunks: the smallest
-/// power of two >= maxChunks, at most 32.
-EMBER_HD_INLINE int lookupLanes(int64_t maxChunks) {
+/// lookupBagLaneOf<p.chunksPerLane> (the host emulation's entry).
+template <class Sink>
+EMBER_HD void lookupBagLane(const LookupParams &p, int64_t g, int lane,
+                            Sink &sink) {
+  static_assert(kMaxChunksPerLane == 4, "one case per chunk count");
+  switch (p.chunksPerLane) {
+  case 2:
+    return lookupBagLaneOf<2>(p, g, lane, sink);
+  case 3:
+    return lookupBagLaneOf<3>(p, g, lane, sink);
+  case 4:
+    return lookupBagLaneOf<4>(p, g, lane, sink);
+  default:
+    return lookupBagLaneOf<1>(p, g, lane, sink);
+  }
+}
+
+/// How the lanes of a bag share rows of at most `maxChunks` chunks, when
+/// one lane may load up to `maxPerLane` chunks of a row per id: the fewest
+/// lanes (a power of two, at most 32) for which that covers the row, but at
+/// least 8 when the row has that many chunks (8 lanes x 16 bytes: each load
+/// instruction reads 128 contiguous bytes of a row), and the chunks per
+/// lane that then suffice. Fewer lanes per bag with several chunks each
+/// keep more loads in flight and leave fewer lanes idle: on an H100, D 192
+/// float16 (24 chunks) ran at 0.88 of the copy bandwidth as 8 lanes x 3
+/// against 0.68 as 32 lanes x 1 (docs/performance.md).
+struct LookupShape {
   int lanes = 1;
-  while (lanes < 32 && lanes < maxChunks)
-    lanes *= 2;
-  return lanes;
+  int chunksPerLane = 1;
+};
+EMBER_HD_INLINE LookupShape chooseLookupShape(int64_t maxChunks,
+                                              int maxPerLane) {
+  constexpr int kMinLanes = 8;
+  if (maxPerLane < 1)
+    maxPerLane = 1;
+  LookupShape s;
+  while (s.lanes < 32 && (s.lanes * int64_t{maxPerLane} < maxChunks ||
+                          (s.lanes < kMinLanes && s.lanes < maxChunks)))
+    s.lanes *= 2;
+  const int64_t perLane = (maxChunks + s.lanes - 1) / s.lanes;
+  s.chunksPerLane =
+      static_cast<int>(perLane < maxPerLane ? perLane : maxPerLane);
+  if (s.chunksPerLane < 1)
+    s.chunksPerLane = 1;
+  return s;
 }
 
 /// Lengths -> counts for the offsets scan of the grouped lookup: element i

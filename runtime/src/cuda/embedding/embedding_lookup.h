@@ -28,10 +28,11 @@ namespace ember::cuda::embedding {
 /// do: up to kInlineDescs of each).
 size_t lookupDescriptorBytes(size_t numTables, size_t numFeatures);
 
-/// Sets p's tables and features (and numTables, numFeatures, lanes: the
-/// sub-warp width of the widest row). When they do not fit inline, they are
-/// copied (cudaMemcpyAsync from host memory, on `stream`) to `deviceDescs`,
-/// lookupDescriptorBytes() bytes of device memory, 16-byte aligned.
+/// Sets p's tables and features (and numTables, numFeatures, and lanes and
+/// chunksPerLane: chooseLookupShape() of the widest row). When they do not fit
+/// inline, they are copied (cudaMemcpyAsync from host memory, on `stream`) to
+/// `deviceDescs`, lookupDescriptorBytes() bytes of device memory, 16-byte
+/// aligned.
 Status setLookupDescriptors(LookupParams &p,
                             const std::vector<TableDesc> &tables,
                             const std::vector<FeatureDesc> &features,
@@ -78,6 +79,10 @@ struct TbeForwardArgs {
   /// lookupDescriptorBytes(tables, features) bytes of device memory when
   /// there are more than kInlineDescs tables or features.
   void *deviceDescs = nullptr;
+  /// The sub-warp shape (LookupParams::lanes, ::chunksPerLane); 0 keeps
+  /// setLookupDescriptors' choice. For benchmarks that compare shapes.
+  int lanes = 0;
+  int chunksPerLane = 0;
 };
 
 Status launchTbeForward(const TbeForwardArgs &args, int multiprocessors,

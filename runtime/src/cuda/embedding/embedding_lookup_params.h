@@ -55,6 +55,9 @@ struct FeatureDesc {
 /// more are read from device copies (LookupParams::features / ::tables).
 constexpr int kInlineDescs = 32;
 
+/// The most chunks of a row one lane loads per id in one pass.
+constexpr int kMaxChunksPerLane = 4;
+
 /// Elements of a row one lane handles per step ("chunk"): 16 bytes of
 /// float32 / float16 / bfloat16, 8 bytes of int8 codes, 4 bytes of int4 codes.
 EMBER_HD_INLINE constexpr int chunkElems(TableFormat f) {
@@ -81,8 +84,11 @@ struct LookupParams {
   int64_t bagsPerFeature = 0;
   int32_t numFeatures = 1;
   int32_t numTables = 1;
-  /// Sub-warp width: lanes per bag, a power of two <= 32 (lookupLanes()).
+  /// Sub-warp width: lanes per bag, a power of two <= 32, and the chunks
+  /// of a row each lane loads per id in one pass, 1..kMaxChunksPerLane
+  /// (chooseLookupShape()).
   int32_t lanes = 32;
+  int32_t chunksPerLane = 1;
   /// Ids equal to it are skipped (not counted by mean); -1: none.
   int64_t paddingIdx = -1;
   // Output rows: float32, or float16 when outHalf.

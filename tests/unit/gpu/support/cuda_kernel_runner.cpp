@@ -34,7 +34,19 @@ struct CudaKernelRunner::DeviceState {
   void *hostStaging = nullptr;
   std::unique_ptr<cuda::BlasLt> blas;
 
-  ~DeviceState() { reset(); }
+  ~DeviceState() {
+    reset();
+    if (errors)
+      cudaFree(errors);
+    if (invalidIds)
+      cudaFree(invalidIds);
+    if (hostStaging)
+      cudaFreeHost(hostStaging);
+    blas.reset();
+    if (stream)
+      cudaStreamDestroy(stream);
+  }
+  /// Frees the buffers of the last run (after its work is done).
   void reset() {
     if (stream)
       cudaStreamSynchronize(stream);
@@ -114,19 +126,7 @@ constexpr size_t kStagingBytes = 1 << 20;
 CudaKernelRunner::CudaKernelRunner(BoundsCheckMode mode)
     : mode_(mode), state_(std::make_unique<DeviceState>()) {}
 
-CudaKernelRunner::~CudaKernelRunner() {
-  if (!state_)
-    return;
-  state_->reset();
-  if (state_->errors)
-    cudaFree(state_->errors);
-  if (state_->invalidIds)
-    cudaFree(state_->invalidIds);
-  if (state_->hostStaging)
-    cudaFreeHost(state_->hostStaging);
-  if (state_->stream)
-    cudaStreamDestroy(state_->stream);
-}
+CudaKernelRunner::~CudaKernelRunner() = default;
 
 CudaKernelRunner &CudaKernelRunner::addInput(Tensor hostTensor) {
   inputs_.push_back(std::move(hostTensor));

@@ -17,4 +17,12 @@
         << "\nexpected to contain: " << (fragment);                            \
   } while (0)
 
+/// ASSERT_OK(status): the status is ok; otherwise the test stops and prints
+/// it (a bare ASSERT_TRUE(s.isOk()) would hide the message).
+#define ASSERT_OK(status_expr)                                                 \
+  do {                                                                         \
+    ::ember::Status ember_s_ = (status_expr);                                  \
+    ASSERT_TRUE(ember_s_.isOk()) << ember_s_.toString();                       \
+  } while (0)
+
 #endif // EMBER_TESTS_EXPECT_STATUS_H
