@@ -78,10 +78,12 @@ if [ -x "$bin/ember_tbe_bench" ]; then
   step tbe-bench "$bin/ember_tbe_bench" && grep -E "GB/s|copy" "$out/tbe-bench.log" | tee -a "$summary"
   # The lookup's sub-warp shapes (lanes x chunks per lane) side by side on
   # the same inputs: what the kernel's default choice should be.
-  step tbe-shapes bash -c "'$bin/ember_tbe_bench' --case fbgemm --shapes 32x1,16x2,8x3,8x4,4x4 &&
-    '$bin/ember_tbe_bench' --case d128-fp32 --shapes 32x1,16x2,8x4,32x2 &&
-    '$bin/ember_tbe_bench' --case d128-fp16 --shapes 16x1,32x1,8x2,4x4,16x2" &&
-    grep "shape=" "$out/tbe-shapes.log" | sed 's/ tables=.* time_ms=/ time_ms=/' | tee -a "$summary"
+  step tbe-shapes bash -c "'$bin/ember_tbe_bench' --case fbgemm --shapes auto,32x1,16x2,8x3,8x4 &&
+    '$bin/ember_tbe_bench' --case d128-fp32 --shapes auto,32x1,16x2,8x4 &&
+    '$bin/ember_tbe_bench' --case d128-fp16 --shapes auto,16x1,8x2,4x4 &&
+    '$bin/ember_tbe_bench' --dim 128 --format int8 --shapes auto,16x1,8x2 &&
+    for b in 512 4096 16384; do '$bin/ember_tbe_bench' --dim 128 --format fp32 --batch \$b --shapes auto,32x1,16x2,8x4 || exit 1; done" &&
+    grep "shape=" "$out/tbe-shapes.log" | sed 's/ tables=[0-9]* rows=[0-9]*//; s/ memcpy_GBps=[0-9.]*//' | tee -a "$summary"
 fi
 
 if python3 -c "import torch, sys; sys.exit(not torch.cuda.is_available())" 2>/dev/null; then

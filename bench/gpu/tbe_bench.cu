@@ -49,12 +49,12 @@ struct Options {
   std::string idsFile, outputFile;
   bool tablePattern = false;
   uint64_t seed = 2026;
-  /// --shapes LANESxCHUNKS,...: sub-warp shapes to time one after another
-  /// on the same inputs (empty: the kernel's own choice).
+  /// --shapes LANESxCHUNKS|auto,...: sub-warp shapes to time one after
+  /// another on the same inputs (auto, or none given: the kernel's choice).
   std::vector<std::pair<int, int>> shapes;
 };
 
-/// "8x3,32x1" -> {(8, 3), (32, 1)}; false on anything else.
+/// "8x3,32x1,auto" -> {(8, 3), (32, 1), (0, 0)}; false on anything else.
 bool parseShapes(const char *text, std::vector<std::pair<int, int>> &out) {
   out.clear();
   std::string s = text;
@@ -65,6 +65,13 @@ bool parseShapes(const char *text, std::vector<std::pair<int, int>> &out) {
         pos, comma == std::string::npos ? std::string::npos : comma - pos);
     int lanes = 0, chunks = 0;
     char extra = 0;
+    if (item == "auto") { // the kernel's own choice
+      out.emplace_back(0, 0);
+      if (comma == std::string::npos)
+        break;
+      pos = comma + 1;
+      continue;
+    }
     if (std::sscanf(item.c_str(), "%dx%d%c", &lanes, &chunks, &extra) != 2 ||
         lanes < 1 || lanes > 32 || (lanes & (lanes - 1)) != 0 || chunks < 1 ||
         chunks > kMaxChunksPerLane)
@@ -176,7 +183,8 @@ bool parse(int argc, char **argv, Options &o, bool &shapeGiven) {
       if (!parseShapes(v, o.shapes)) {
         std::fprintf(stderr,
                      "ember_tbe_bench: --shapes needs LANESxCHUNKS,... "
-                     "(lanes a power of two <= 32, chunks 1..%d), not '%s'\n",
+                     "or auto (lanes a power of two <= 32, chunks 1..%d), not "
+                     "'%s'\n",
                      kMaxChunksPerLane, v);
         return false;
       }
@@ -441,7 +449,7 @@ Status runCase(const std::string &label, const Options &o, double memcpyBw,
                 lanes ? (" shape=" + std::to_string(lanes) + "x" +
                          std::to_string(chunksPerLane))
                             .c_str()
-                      : "");
+                      : " shape=auto");
     std::fflush(stdout);
   }
 

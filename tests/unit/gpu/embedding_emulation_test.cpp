@@ -277,6 +277,28 @@ TEST(EmbeddingEmulation, EmbeddingBagMatchesCpuOnEveryFormatAndPooling) {
       }
 }
 
+TEST(EmbeddingEmulation, SmallBatchesGetMoreLanes) {
+  auto fit = [](int lanes, int chunks, int64_t bags, int64_t target) {
+    LookupShape s = fitLookupShapeToBatch({lanes, chunks}, bags, target);
+    return std::make_pair(s.lanes, s.chunksPerLane);
+  };
+  // Enough threads: unchanged.
+  EXPECT_EQ(fit(8, 4, 131072, 67584), std::make_pair(8, 4));
+  // 1,024 bags of 8 lanes leave an H100 (132 x 512 threads) short: wider
+  // until one chunk per lane.
+  EXPECT_EQ(fit(8, 4, 1024, 67584), std::make_pair(32, 1));
+  EXPECT_EQ(fit(8, 3, 1024, 67584), std::make_pair(32, 1));
+  EXPECT_EQ(fit(8, 4, 4096, 60000), std::make_pair(16, 2));
+  // One chunk per lane or 32 lanes already: nothing to widen.
+  EXPECT_EQ(fit(4, 1, 10, 67584), std::make_pair(4, 1));
+  EXPECT_EQ(fit(32, 4, 10, 67584), std::make_pair(32, 4));
+  // The widened shape still covers the row: lanes x chunks does not shrink.
+  for (int chunks = 1; chunks <= kMaxChunksPerLane; ++chunks) {
+    auto [l, c] = fit(8, chunks, 1, 1 << 20);
+    EXPECT_GE(l * c, 8 * chunks) << chunks;
+  }
+}
+
 TEST(EmbeddingEmulation, AnyShapeGivesTheSameBags) {
   // Every sub-warp shape, on rows that fill its groups exactly, leave the
   // last group partly empty, or need several groups (72 float32 = 18 chunks,

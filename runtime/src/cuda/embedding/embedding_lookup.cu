@@ -17,6 +17,9 @@ constexpr int kThreadsPerBlock = 128;
 constexpr int kBlocksPerMultiprocessor = 32;
 // The chunks of a row one lane loads per id (chooseLookupShape's bound).
 constexpr int kChunksPerLane = 4;
+// A batch whose bags would fill fewer blocks per multiprocessor than this
+// gets more lanes per bag (fitLookupShapeToBatch).
+constexpr int kFillBlocksPerMultiprocessor = 4;
 
 /// Errors of the lookup kernel go to the run's record and counter.
 struct DeviceSink {
@@ -114,6 +117,19 @@ Status launchLookup(const LookupParams &p, int multiprocessors,
     return internalError("lookup chunks per lane must be in 1.." +
                          std::to_string(kMaxChunksPerLane) + ", got " +
                          std::to_string(p.chunksPerLane));
+  if (!p.fixedShape) {
+    const LookupShape fitted = fitLookupShapeToBatch(
+        {p.lanes, p.chunksPerLane}, p.numBags,
+        int64_t{std::max(multiprocessors, 1)} * kThreadsPerBlock *
+            kFillBlocksPerMultiprocessor);
+    if (fitted.lanes != p.lanes) {
+      LookupParams widened = p;
+      widened.lanes = fitted.lanes;
+      widened.chunksPerLane = fitted.chunksPerLane;
+      widened.fixedShape = 1;
+      return launchLookup(widened, multiprocessors, stream);
+    }
+  }
   const int64_t groupsPerBlock = kThreadsPerBlock / p.lanes;
   const int64_t needed = (p.numBags + groupsPerBlock - 1) / groupsPerBlock;
   const int64_t cap = static_cast<int64_t>(std::max(multiprocessors, 1)) *
@@ -153,6 +169,7 @@ Status launchTbeForward(const TbeForwardArgs &args, int multiprocessors,
     p.lanes = args.lanes;
   if (args.chunksPerLane)
     p.chunksPerLane = args.chunksPerLane;
+  p.fixedShape = args.lanes || args.chunksPerLane;
   p.ids = args.ids;
   p.ids64 = args.ids64;
   p.numIds = args.numIds;

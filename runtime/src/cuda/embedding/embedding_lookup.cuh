@@ -502,6 +502,22 @@ EMBER_HD_INLINE LookupShape chooseLookupShape(int64_t maxChunks,
   return s;
 }
 
+/// `s` widened for a small batch: while `numBags` bags of s.lanes threads
+/// would leave the GPU short of threads (fewer than `targetThreads`), twice
+/// the lanes with half the chunks each. Where every bag runs at once, more
+/// lanes with fewer chunks finish sooner: on an H100, batch 512 of D 128
+/// float32 took 10.8 us as 32 lanes x 1 and 15.6 us as 8 x 4.
+EMBER_HD_INLINE LookupShape fitLookupShapeToBatch(LookupShape s,
+                                                  int64_t numBags,
+                                                  int64_t targetThreads) {
+  while (s.lanes < 32 && s.chunksPerLane > 1 &&
+         numBags * s.lanes < targetThreads) {
+    s.lanes *= 2;
+    s.chunksPerLane = (s.chunksPerLane + 1) / 2;
+  }
+  return s;
+}
+
 /// Lengths -> counts for the offsets scan of the grouped lookup: element i
 /// of `lengths`, raising kNegativeLength for a negative one.
 template <class Sink>

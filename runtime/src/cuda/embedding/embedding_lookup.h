@@ -38,7 +38,9 @@ Status setLookupDescriptors(LookupParams &p,
                             const std::vector<FeatureDesc> &features,
                             void *deviceDescs, cudaStream_t stream);
 
-/// Enqueues the lookup of every bag of `p` (nothing when p.numBags is 0):
+/// Enqueues the lookup of every bag of `p` (nothing when p.numBags is 0),
+/// with the shape fitted to the batch unless p.fixedShape
+/// (fitLookupShapeToBatch):
 /// blocks of 128 threads, 128 / p.lanes bags per block at a time, at most
 /// 32 blocks per multiprocessor (a grid-stride loop covers the rest).
 Status launchLookup(const LookupParams &p, int multiprocessors,

@@ -89,6 +89,9 @@ struct LookupParams {
   /// (chooseLookupShape()).
   int32_t lanes = 32;
   int32_t chunksPerLane = 1;
+  /// lanes and chunksPerLane were set by hand (a benchmark comparing
+  /// shapes): launchLookup keeps them instead of fitting them to the batch.
+  uint8_t fixedShape = 0;
   /// Ids equal to it are skipped (not counted by mean); -1: none.
   int64_t paddingIdx = -1;
   // Output rows: float32, or float16 when outHalf.
