@@ -7,14 +7,16 @@
 //
 // Design: a sub-warp of `lanes` threads pools one bag. A row is cut into
 // chunks of chunkElems(format) elements (16 bytes of float32/float16/
-// bfloat16, 8 of int8 codes, 4 of int4 codes); lane l handles chunks l,
-// l + lanes, ... and walks the bag's ids itself (the lanes of a sub-warp read
-// the same id: one broadcast load), so lanes never need each other. Rows are
-// read with one vector load per chunk when the chunk is full and aligned,
-// byte by byte otherwise (rows whose size is not a multiple of the chunk
-// size, the last partial chunk). Ids are taken kUnroll at a time and their
-// rows loaded before any is accumulated, so several loads are in flight per
-// lane. Accumulation is float32, in id order.
+// bfloat16, 8 of int8 codes, 4 of int4 codes); lane l handles K =
+// chunksPerLane chunks at a time (l, l + lanes, ..., l + (K - 1) lanes, then
+// the next group) and walks the bag's ids itself (the lanes of a sub-warp
+// read the same id: one broadcast load), so lanes never need each other.
+// Rows are read with one vector load per chunk when the chunk is full and
+// aligned, byte by byte otherwise (rows whose size is not a multiple of the
+// chunk size, the last partial chunk). Ids are taken kUnroll at a time and
+// the K chunks of each of their rows loaded before any is accumulated, so
+// kUnroll * K loads are in flight per lane. Accumulation is float32, in id
+// order. chooseLookupShape / fitLookupShapeToBatch pick lanes and K.
 //
 // Semantics are those of the CPU kernels (embedding_pool_loop.h): padding
 // ids are skipped; an id outside its table is a zero row (counted by mean,
