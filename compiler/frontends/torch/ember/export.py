@@ -106,7 +106,8 @@ class _Converter:
         return f"{base}__{self.counter}"
 
     def error(self, node: torch.fx.Node, what: str) -> ExportError:
-        return ExportError(f"cannot export node '{node.name}' ({node.op} {_target_name(node)}): {what}")
+        return ExportError(f"cannot export node '{node.name}' ({node.op} {_target_name(node)})"
+                           f"{_module_of(node)}: {what}")
 
     def elem_type(self, t: torch.Tensor, node: Optional[torch.fx.Node] = None) -> int:
         name = _DTYPES.get(t.dtype)
@@ -234,6 +235,8 @@ class _Converter:
                 else:
                     self.env[node] = ("const", value)
             elif node.op == "get_attr":
+                if value is None:  # a constant torch.fx added itself (_tensor_constant<n>)
+                    value = _attribute(self.gm, node.target)
                 if not isinstance(value, torch.Tensor):
                     raise self.error(node, "attribute is not a tensor")
                 self.env[node] = _Tensor(self.const(value, node.target), value)
@@ -326,18 +329,9 @@ class _Converter:
         kw = dict(node.kwargs)
         x = args[0] if args else kw.get("input")
         if isinstance(mod, nn.Linear):
-            xv = self.env[x].value
-            w = self.const(mod.weight, f"{node.target}.weight")
-            ins = [self.tensor(x, node), w]
-            if xv.dim() == 2:
-                if mod.bias is not None:
-                    ins.append(self.const(mod.bias, f"{node.target}.bias"))
-                out = self.emit("Gemm", ins, node, transB=1)[0]
-            else:
-                wt = self.emit("Transpose", [w], node, perm=[1, 0])[0]
-                out = self.emit("MatMul", [ins[0], wt], node)[0]
-                if mod.bias is not None:
-                    out = self.emit("Add", [out, self.const(mod.bias, f"{node.target}.bias")], node)[0]
+            bias = None if mod.bias is None else self.const(mod.bias, f"{node.target}.bias")
+            out = self.linear(node, self.tensor(x, node), self.env[x].value.dim(),
+                              self.const(mod.weight, f"{node.target}.weight"), bias)
             self.env[node] = _Tensor(out, value)
         elif isinstance(mod, (nn.ReLU, nn.Sigmoid, nn.Tanh)):
             op = {nn.ReLU: "Relu", nn.Sigmoid: "Sigmoid", nn.Tanh: "Tanh"}[type(mod)]
@@ -368,6 +362,19 @@ class _Converter:
             self.convert_ebc(node, _ebc_tables(mod), x, value)
         else:
             raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
+
+    def linear(self, node, x: str, x_rank: int, weight: str, bias: Optional[str]) -> str:
+        """x @ weight^T (+ bias), as nn.Linear and F.linear compute it: one Gemm for a 2-D x,
+        Transpose + MatMul (+ Add) otherwise."""
+        if x_rank == 2:
+            return self.emit("Gemm", [x, weight] + ([bias] if bias else []), node, transB=1)[0]
+        if x_rank < 2:
+            raise self.error(node, f"linear of a {x_rank}-D input (2-D or more expected)")
+        wt = self.emit("Transpose", [weight], node, perm=[1, 0])[0]
+        out = self.emit("MatMul", [x, wt], node)[0]
+        if bias:
+            out = self.emit("Add", [out, bias], node)[0]
+        return out
 
     def convert_embedding_bag(self, node, mod: nn.EmbeddingBag, args, kw, value) -> None:
         if mod.max_norm is not None:
@@ -510,6 +517,14 @@ class _Converter:
             self.env[node] = _Tensor(self.tensor(args[0], node), value,
                                      view_of=None if copy else self.base_of(args[0]),
                                      full_view=src.view_of is None or src.full_view)
+        elif target in (F.linear, torch.nn.functional.linear):
+            x = args[0]
+            weight = args[1] if len(args) > 1 else kw.get("weight")
+            bias = args[2] if len(args) > 2 else kw.get("bias")
+            self.env[node] = _Tensor(self.linear(node, self.tensor(x, node), self.env[x].value.dim(),
+                                                 self.tensor(weight, node),
+                                                 None if bias is None else self.tensor(bias, node)),
+                                     value)
         elif target is torch.cat or target is torch.concat:
             tensors = args[0]
             dim = args[1] if len(args) > 1 else kw.get("dim", 0)
@@ -687,6 +702,9 @@ class _Converter:
         if not isinstance(rep, _Tensor):
             raise self.error(node, "indexing a non-tensor value")
         index = index if isinstance(index, tuple) else (index,)
+        if any(self.is_tensor_index(item) for item in index):
+            self.convert_tensor_index(node, rep, index, value)
+            return
         shape = list(rep.value.shape)
         name, axis = rep.name, 0
         starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
@@ -733,6 +751,92 @@ class _Converter:
         concrete = tuple(self.concrete(i, node) for i in index)
         self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full,
                                  view_index=concrete if direct and not full else None)
+
+    def is_tensor_index(self, item: Any) -> bool:
+        if isinstance(item, torch.Tensor):
+            return True
+        return isinstance(item, torch.fx.Node) and isinstance(self.env.get(item), _Tensor)
+
+    def constant_value(self, arg: Any) -> Optional[torch.Tensor]:
+        """The value of a tensor that depends on no graph input (a buffer, ``buf[0]``,
+        ``torch.arange(n)``...), else None."""
+        if isinstance(arg, torch.Tensor):
+            return arg
+        if not isinstance(arg, torch.fx.Node) or not self.is_constant(arg):
+            return None
+        rep = self.env.get(arg)
+        if isinstance(rep, tuple) and rep[0] == "const":
+            value = rep[1]
+        elif arg.op == "get_attr":
+            value = arg.meta.get("ember_value")
+            value = _attribute(self.gm, arg.target) if value is None else value
+        else:
+            value = arg.meta.get("ember_value")
+        return value if isinstance(value, torch.Tensor) else None
+
+    def is_constant(self, node: torch.fx.Node) -> bool:
+        rep = self.env.get(node)
+        if (isinstance(rep, tuple) and rep[0] == "const") or node.op == "get_attr":
+            return True
+        if node.op not in ("call_function", "call_method") or _is_mutation(node):
+            return False
+        inputs: List[torch.fx.Node] = []
+        torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
+        return all(self.is_constant(i) for i in inputs)
+
+    def convert_tensor_index(self, node, rep: "_Tensor", index: tuple, value) -> None:
+        """``x[:, i, j]`` with index tensors on consecutive dims after full slices (torch's
+        advanced indexing, e.g. DLRM's ``interactions[:, triu[0], triu[1]]``): constant
+        indices become one Gather over those dims flattened (flat index ``i * size_j + j``);
+        a single run-time index tensor is a Gather on its dim."""
+        shape = list(rep.value.shape)
+        items = list(index)
+        if any(i is Ellipsis for i in items):
+            at = items.index(Ellipsis)
+            fill = len(shape) - (len(items) - 1)
+            items = items[:at] + [slice(None)] * fill + items[at + 1:]
+        if len(items) > len(shape):
+            raise self.error(node, f"too many indices for a {len(shape)}-D tensor")
+        tensor_dims = [d for d, i in enumerate(items) if self.is_tensor_index(i)]
+        first, count = tensor_dims[0], len(tensor_dims)
+        if tensor_dims != list(range(first, first + count)):
+            raise self.error(node, "index tensors on dims that are not next to each other")
+        for d, item in enumerate(items):
+            if d in tensor_dims:
+                continue
+            item = self.concrete(item, node)
+            if not (isinstance(item, slice) and item.indices(shape[d]) == (0, shape[d], 1)):
+                raise self.error(node, f"index {item!r} beside index tensors (only full "
+                                       f"slices ':' are exported there)")
+        sizes = shape[first:first + count]
+        constants = [self.constant_value(items[d]) for d in tensor_dims]
+        for c in constants:
+            if c is not None and (c.dtype == torch.bool or c.is_floating_point()):
+                raise self.error(node, f"index tensor of dtype {c.dtype} (integer indices only)")
+        if all(c is not None for c in constants):
+            idx = torch.broadcast_tensors(*[c.to(torch.int64) for c in constants])
+            flat = torch.zeros_like(idx[0])
+            for c, size in zip(idx, sizes):
+                if c.numel() and (int(c.min()) < -size or int(c.max()) >= size):
+                    raise self.error(node, f"index out of range for a dim of size {size}")
+                flat = flat * size + c % size
+            data = rep.name
+            if count > 1:
+                merged = shape[:first] + [int(np.prod(sizes))] + shape[first + count:]
+                data = self.emit("Reshape", [data, self.const(merged, "shape", torch.int64)],
+                                 node)[0]
+            indices = self.const(flat, "indices", torch.int64)
+        elif count == 1:
+            indices = self.tensor(items[first], node)
+            if self.env[items[first]].value.dtype not in (torch.int64, torch.int32):
+                raise self.error(node, "index tensor of dtype "
+                                       f"{self.env[items[first]].value.dtype} (integer indices only)")
+            data = rep.name
+        else:
+            raise self.error(node, "several index tensors computed from the inputs (only one, "
+                                   "or constant ones, are exported)")
+        out = self.emit("Gather", [data, indices], node, axis=first)[0]
+        self.env[node] = _Tensor(out, value)
 
     def convert_setitem(self, node, args) -> None:
         base, index, update = args
@@ -794,6 +898,20 @@ def _after(user: torch.fx.Node, node: torch.fx.Node) -> bool:
 
 def _is_mutation(node: torch.fx.Node) -> bool:
     return node.target is operator.setitem or node.target in _INPLACE
+
+
+def _module_of(node: torch.fx.Node) -> str:
+    """' in module 'path'' for a node recorded inside a traced submodule's forward (or for
+    a call of a submodule), else ''."""
+    path = node.target if node.op == "call_module" else node.meta.get("ember_module_path")
+    return f" in module '{path}'" if path else ""
+
+
+def _attribute(gm: nn.Module, target: str) -> Any:
+    obj: Any = gm
+    for part in target.split("."):
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _target_name(node: torch.fx.Node) -> str:

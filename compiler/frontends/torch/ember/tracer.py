@@ -270,6 +270,8 @@ class Tracer(torch.fx.Tracer):
         finally:
             receiver, self._no_wait_receiver = self._no_wait_receiver, None
         node = proxy.node
+        if self._module_stack:
+            node.meta["ember_module_path"] = self._module_stack[-1]
         if self._values_enabled:
             value, static = self._evaluate(kind, target, args, kwargs, node, receiver)
             node.meta["ember_value"] = value
@@ -278,6 +280,15 @@ class Tracer(torch.fx.Tracer):
                 # Snapshot: the example value may be mutated in place later in forward.
                 node.meta["ember_const"] = value.detach().clone()
         return proxy
+
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        if kind == "get_attr" and self._values_enabled and "ember_value" not in node.meta:
+            # torch.fx stores tensors that are not attributes (``buf[0]`` used as an index)
+            # as ``_tensor_constant<n>`` attributes through create_node, not create_proxy.
+            node.meta["ember_value"] = self._resolve_attr(target)
+            node.meta["ember_static"] = False
+        return node
 
     # ------------------------------------------------------------------ values
     def _concrete(self, obj: Any, receiver: Optional[torch.fx.Node] = None) -> Any:
@@ -344,11 +355,16 @@ class Tracer(torch.fx.Tracer):
         if target in self._unregistered_objs:
             return self._unregistered_objs[target]
         obj: Any = self.root
+        # While tracing, torch.fx patches nn.Module.__getattr__ to record parameter reads
+        # (which would call back here for ever): read the attributes as plain values.
+        self._evaluating += 1
         try:
             for part in target.split("."):
                 obj = getattr(obj, part)
         except AttributeError:
             return UNKNOWN
+        finally:
+            self._evaluating -= 1
         return obj
 
     # ---- Python protocol hooks used by EmberProxy ----
