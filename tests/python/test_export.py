@@ -176,3 +176,146 @@ def test_write_through_a_full_range_view_is_a_write_to_the_base():
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     ops = [n.op_type for n in m.graph.node]
     assert ops.count("Relu") == 1 and ops.count("Sub") == 1 and "ScatterND" not in ops
+
+
+class _OwnParameters(torch.nn.Module):
+    """Reads its own parameters in forward (``x @ self.w``, ParameterList items, F.linear
+    on them), as TorchRec's crossnets do. torch.fx patches nn.Module.__getattr__ while
+    tracing; resolving such a parameter used to recurse for ever."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4, 3))
+        self.v = torch.nn.ParameterList([torch.nn.Parameter(torch.randn(2, 3)) for _ in range(2)])
+        self.b = torch.nn.Parameter(torch.randn(2))
+
+    def forward(self, x):
+        y = x @ self.w
+        z = torch.nn.functional.linear(y, self.v[0], self.b)             # Gemm
+        z3 = torch.nn.functional.linear(y.unsqueeze(1), self.v[1])       # Transpose + MatMul
+        return z + z3.squeeze(1)
+
+
+class _Wrapper(torch.nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, x):
+        return self.inner(x)
+
+
+class _Wrapper3(_Wrapper):
+    def forward(self, x, i, j):
+        return self.inner(x, i, j)
+
+
+def test_module_reading_its_own_parameters_exports(tmp_path):
+    model = _Wrapper(_OwnParameters()).eval()
+    x = torch.randn(5, 4)
+    path = str(tmp_path / "own.onnx")
+    ember.export(model, (x,), path)
+    m = onnx.load(path)
+    ops = [n.op_type for n in m.graph.node]
+    assert ops.count("Gemm") == 1 and ops.count("MatMul") == 2
+    with torch.no_grad():
+        want = model(x).numpy()
+    got = onnx_reference.run(m, {"x": x.numpy()})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+class _TensorIndexing(torch.nn.Module):
+    """DLRM's pairwise interactions ``inter[:, triu[0], triu[1]]`` (a buffer's rows as index
+    tensors), a tensor literal behind ``...``, and one index tensor given as input."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("triu", torch.triu_indices(4, 4, offset=1), persistent=False)
+
+    def forward(self, x, idx):
+        inter = torch.bmm(x, torch.transpose(x, 1, 2))
+        pairs = inter[:, self.triu[0], self.triu[1]]
+        cols = x[..., torch.tensor([3, -1, 0])]
+        return pairs, cols, x[:, idx]
+
+
+def test_index_tensors_become_gathers(tmp_path):
+    model = _TensorIndexing()
+    x, idx = torch.randn(3, 4, 4), torch.tensor([[2, 0], [3, 3]])
+    path = str(tmp_path / "idx.onnx")
+    ember.export(model, (x, idx), path)
+    m = onnx.load(path)
+    gathers = [n for n in m.graph.node if n.op_type == "Gather"]
+    assert len(gathers) == 3
+    inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
+    # triu pairs of a 4x4 matrix, flattened: row * 4 + column
+    assert inits[gathers[0].input[1]].tolist() == [1, 2, 3, 6, 7, 11]
+    assert inits[gathers[1].input[1]].tolist() == [3, 3, 0]  # negative indices wrapped
+    assert gathers[2].input[1] == "idx"
+    feeds = {"x": x.numpy(), "idx": idx.numpy()}
+    for got, want in zip(onnx_reference.run(m, feeds), model(x, idx)):
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_unsupported_index_tensors_name_the_node_and_module(tmp_path):
+    class Apart(torch.nn.Module):
+        def forward(self, x, i, j):
+            return x[i, :, j]
+
+    class TwoInputs(torch.nn.Module):
+        def forward(self, x, i, j):
+            return x[:, i, j]
+
+    x, i = torch.randn(3, 3, 3), torch.tensor([0, 2])
+    with pytest.raises(ember.ExportError,
+                       match=r"node 'getitem'.* in module 'inner': index tensors on dims that "
+                             r"are not next to each other"):
+        ember.export(_Wrapper3(Apart()), (x, i, i), str(tmp_path / "a.onnx"))
+    with pytest.raises(ember.ExportError, match=r"several index tensors computed from the inputs"):
+        ember.export(TwoInputs(), (x, i, i), str(tmp_path / "b.onnx"))
+    # An index out of range fails already when the example inputs run (naming the line).
+    with pytest.raises(ember.TraceError, match=r"IndexError: index 3 is out of bounds.*self.rows"):
+        ember.export(_Wrapper(_IndexOutOfRange()), (x,), str(tmp_path / "c.onnx"))
+    assert os.listdir(tmp_path) == []
+
+
+class _IndexOutOfRange(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("rows", torch.tensor([0, 3]))
+
+    def forward(self, x):
+        return x[:, self.rows]
+
+
+def test_unsupported_op_in_a_submodule_names_the_module(tmp_path):
+    class Odd(torch.nn.Module):
+        def forward(self, x):
+            return torch.atan2(x, x + 1)
+
+    with pytest.raises(ember.ExportError,
+                       match=r"node 'atan2' \(call_function atan2\) in module 'inner': operation "
+                             r"not supported"):
+        ember.export(_Wrapper(Odd()), (torch.randn(2),), str(tmp_path / "odd.onnx"))
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("case", ["own_parameters", "tensor_indexing"])
+def test_parameters_and_index_tensors_compile_and_run(case, tmp_path):
+    """export -> ember-compile -> ember-run equals eager for the two models above."""
+    from e2e import compile_and_run
+
+    if case == "own_parameters":
+        model, inputs = _Wrapper(_OwnParameters()).eval(), (torch.randn(5, 4),)
+        arrays = {"x": inputs[0].numpy()}
+    else:
+        model = _TensorIndexing()
+        inputs = (torch.randn(3, 4, 4), torch.tensor([[2, 0], [3, 3]]))
+        arrays = {"x": inputs[0].numpy(), "idx": inputs[1].numpy()}
+    got = compile_and_run(model, inputs, arrays, tmp_path, case)
+    with torch.no_grad():
+        want = model(*inputs)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
