@@ -22,7 +22,10 @@
 #include "plan/PlanKjtOps.h"
 
 #include "ember/EmberOps.h"
+#include "kernel_contract/kernel_contract.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -93,7 +96,7 @@ LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
       addKjtSlots(fromBags.getResult(), name, dtypeOf(type.getValueType()),
                   dtypeOf(type.getLengthType()), type.isWeighted(),
                   static_cast<int64_t>(numFeatures), batch);
-  pb::Instruction *instr = builder_.addInstruction("kjt_from_bags", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtFromBags, name);
   for (int slot : inputs)
     instr->add_inputs(slot);
   instr->add_outputs(out.values);
@@ -144,7 +147,7 @@ LogicalResult PlanKjtLowering::emitKjtAllToAll(Operation *op) {
   KjtSlotRefs out = addKjtSlots(
       a2a.getResult(), name, dtypeOf(type.getValueType()),
       dtypeOf(type.getLengthType()), type.isWeighted(), type.getNumKeys(), {});
-  pb::Instruction *instr = builder_.addInstruction("kjt_all_to_all", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtAllToAll, name);
   instr->add_inputs(input.lengths);
   instr->add_inputs(input.values);
   instr->add_inputs(input.weights);
@@ -215,7 +218,7 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
   awaited_[result] = {out, dims};
 
   pb::Instruction *instr = builder_.addInstruction(
-      pooled ? "pooled_all_to_all" : "reduce_scatter", name);
+      pooled ? kn::kPooledAllToAll : kn::kReduceScatter, name);
   instr->add_inputs(*x);
   instr->add_inputs(batchRef.lengths);
   instr->add_outputs(out);

@@ -17,8 +17,11 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include "kernel_contract/kernel_contract.h"
 #include <cmath>
 #include <numeric>
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -115,8 +118,8 @@ void findSoftmax(Operation *op, DenseFusions &out) {
           out);
     out.anchors[op] = [op, x, axis](EmitterContext &ctx) -> LogicalResult {
       pb::Instruction *instr = nullptr;
-      if (failed(ctx.emitSimple(op, "softmax", ValueRange{x}, dimsLike(ctx, x),
-                                &instr)))
+      if (failed(ctx.emitSimple(op, kn::kSoftmax, ValueRange{x},
+                                dimsLike(ctx, x), &instr)))
         return failure();
       addIntAttr(instr, "axis", axis);
       return success();
@@ -289,7 +292,7 @@ void findLayerNorm(Operation *op, DenseFusions &out) {
         ctx.defineResult(op, op->getResult(0), dimsLike(ctx, x));
     if (failed(result))
       return failure();
-    pb::Instruction *instr = ctx.builder().addInstruction("layer_norm", name);
+    pb::Instruction *instr = ctx.builder().addInstruction(kn::kLayerNorm, name);
     instr->add_inputs(*xs);
     instr->add_inputs(gs); // -1 leaves an input out
     instr->add_inputs(bs);
@@ -532,7 +535,7 @@ LogicalResult emitInteraction(EmitterContext &ctx, InteractionMatch m) {
         DimList{batch, DimInfo{m.f * m.d, {}}}, name + ".sparse");
     if (sparseSlot < 0)
       return op->emitError("dot interaction: cannot define its slots");
-    pb::Instruction *concat = ctx.builder().addInstruction("concat", name);
+    pb::Instruction *concat = ctx.builder().addInstruction(kn::kConcat, name);
     for (int s : parts)
       concat->add_inputs(s);
     concat->add_outputs(sparseSlot);
@@ -543,7 +546,7 @@ LogicalResult emitInteraction(EmitterContext &ctx, InteractionMatch m) {
   if (failed(result))
     return failure();
   pb::Instruction *instr =
-      ctx.builder().addInstruction("dot_interaction", name);
+      ctx.builder().addInstruction(kn::kDotInteraction, name);
   instr->add_inputs(*xs);
   instr->add_inputs(sparseSlot);
   instr->add_outputs(*result);
@@ -686,7 +689,7 @@ LogicalResult emitCross(EmitterContext &ctx, const CrossMatch &m) {
       ctx.defineResult(op, op->getResult(0), dimsLike(ctx, m.xl));
   if (failed(result))
     return failure();
-  pb::Instruction *instr = ctx.builder().addInstruction("dcn_cross", name);
+  pb::Instruction *instr = ctx.builder().addInstruction(kn::kDcnCross, name);
   for (int s : inputs)
     instr->add_inputs(s);
   instr->add_outputs(*result);

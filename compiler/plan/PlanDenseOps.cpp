@@ -17,7 +17,10 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "kernel_contract/kernel_contract.h"
 #include <limits>
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 
@@ -217,12 +220,12 @@ LogicalResult DenseOpEmitter::emitReciprocal(Operation *op, bool sqrtFirst) {
         tempSlot(op, Float32Type::get(op->getContext()), dims, ".sqrt");
     if (failed(root))
       return failure();
-    pb::Instruction *instr = builder().addInstruction("sqrt", name(op));
+    pb::Instruction *instr = builder().addInstruction(kn::kSqrt, name(op));
     instr->add_inputs(*in);
     instr->add_outputs(*root);
     denominator = *root;
   }
-  return emitOnSlots(op, "div", {*one, denominator}, dims);
+  return emitOnSlots(op, kn::kDiv, {*one, denominator}, dims);
 }
 
 LogicalResult DenseOpEmitter::emitReduce(Operation *op,
@@ -261,7 +264,7 @@ LogicalResult DenseOpEmitter::emitCast(Operation *op) {
     return op->emitError("'arith.fptoui' is not supported by the plan "
                          "emitter (the cast kernel is signed)");
   pb::Instruction *instr = nullptr;
-  if (failed(ctx_.emitSimple(op, "cast", ValueRange{x}, dimsOf(x), &instr)))
+  if (failed(ctx_.emitSimple(op, kn::kCast, ValueRange{x}, dimsOf(x), &instr)))
     return failure();
   addStringAttr(instr, "to", to);
   return success();
@@ -377,11 +380,11 @@ LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
       DimList{DimInfo{static_cast<int64_t>(dims->size()), {}}}, ".shape");
   if (failed(likeSlot) || failed(shape) || dtype.empty())
     return failure();
-  pb::Instruction *shapeInstr = builder().addInstruction("shape", name(op));
+  pb::Instruction *shapeInstr = builder().addInstruction(kn::kShape, name(op));
   shapeInstr->add_inputs(*likeSlot);
   shapeInstr->add_outputs(*shape);
   FailureOr<pb::Instruction *> fill =
-      emitOnSlots(op, "constant_of_shape", {*shape}, *dims);
+      emitOnSlots(op, kn::kConstantOfShape, {*shape}, *dims);
   if (failed(fill))
     return failure();
   pb::Attribute *v = (*fill)->add_attrs();
@@ -447,12 +450,12 @@ FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
     outDims[d] = target;
   }
   if (identity) {
-    if (failed(ctx_.emitSimple(op, "identity", ValueRange{x}, outDims)))
+    if (failed(ctx_.emitSimple(op, kn::kIdentity, ValueRange{x}, outDims)))
       return failure();
     return true;
   }
   pb::Instruction *instr = nullptr;
-  if (failed(ctx_.emitSimple(op, "expand", ValueRange{x}, outDims, &instr)))
+  if (failed(ctx_.emitSimple(op, kn::kExpand, ValueRange{x}, outDims, &instr)))
     return failure();
   addIntsAttr(instr, "shape", shape);
   return true;
@@ -474,7 +477,7 @@ LogicalResult DenseOpEmitter::emitTile(tosa::TileOp op) {
       dims[d].size = multiples[d];
   }
   pb::Instruction *instr = nullptr;
-  if (failed(ctx_.emitSimple(op, "expand", ValueRange{op.getInput1()}, dims,
+  if (failed(ctx_.emitSimple(op, kn::kExpand, ValueRange{op.getInput1()}, dims,
                              &instr)))
     return failure();
   addIntsAttr(instr, "shape", shape);
@@ -532,9 +535,9 @@ LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
     dims[d] = DimInfo{*size, {}};
   }
   if (axes.empty())
-    return ctx_.emitSimple(op, "identity", ValueRange{source}, dims);
+    return ctx_.emitSimple(op, kn::kIdentity, ValueRange{source}, dims);
   pb::Instruction *instr = nullptr;
-  if (failed(ctx_.emitSimple(op, "slice", ValueRange{source}, dims, &instr)))
+  if (failed(ctx_.emitSimple(op, kn::kSlice, ValueRange{source}, dims, &instr)))
     return failure();
   addIntsAttr(instr, "starts", starts);
   addIntsAttr(instr, "ends", ends);
@@ -602,7 +605,7 @@ LogicalResult DenseOpEmitter::emitStridedInsert(tensor::InsertSliceOp op) {
   if (indices < 0 || failed(destSlot) || failed(sourceSlot))
     return op.emitError("'tensor.insert_slice': cannot write its operands");
   return success(succeeded(emitOnSlots(
-      op, "scatter_nd", {*destSlot, indices, *sourceSlot}, destDims)));
+      op, kn::kScatterNd, {*destSlot, indices, *sourceSlot}, destDims)));
 }
 
 /// dest with a box replaced by source, as slices of dest and concats: along
@@ -662,7 +665,7 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
         tempSlot(op, element, out, ".part" + std::to_string(counter++));
     if (failed(s))
       return failure();
-    pb::Instruction *instr = builder().addInstruction("slice", base);
+    pb::Instruction *instr = builder().addInstruction(kn::kSlice, base);
     instr->add_inputs(slot);
     instr->add_outputs(*s);
     addIntsAttr(instr, "starts", {lo});
@@ -708,7 +711,7 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
       pieces.push_back(tail->first);
     }
     pb::Instruction *instr = builder().addInstruction(
-        pieces.size() == 1 ? "identity" : "concat", base);
+        pieces.size() == 1 ? kn::kIdentity : kn::kConcat, base);
     for (int s : pieces)
       instr->add_inputs(s);
     instr->add_outputs(outSlot);
@@ -717,7 +720,7 @@ LogicalResult DenseOpEmitter::emitInsertSlice(tensor::InsertSliceOp op) {
     return outSlot;
   };
   if (partial.empty()) // the source covers all of dest
-    return ctx_.emitSimple(op, "identity", ValueRange{source}, destDims);
+    return ctx_.emitSimple(op, kn::kIdentity, ValueRange{source}, destDims);
   FailureOr<int> result = ctx_.defineResult(op, op.getResult(), destDims);
   if (failed(result))
     return failure();
@@ -759,14 +762,14 @@ LogicalResult DenseOpEmitter::emitGather(tosa::GatherOp op) {
               : tempSlot(op, indexElement, DimList{iDims[1]}, ".indices");
       if (failed(flat))
         return failure();
-      pb::Instruction *reshape = builder().addInstruction("reshape", base);
+      pb::Instruction *reshape = builder().addInstruction(kn::kReshape, base);
       reshape->add_inputs(*in);
       reshape->add_outputs(*flat);
       addIntsAttr(reshape, "shape", {-1});
       indexSlot = *flat;
     }
     FailureOr<pb::Instruction *> instr =
-        emitOnSlots(op, "gather", {*valuesSlot, indexSlot}, outDims);
+        emitOnSlots(op, kn::kGather, {*valuesSlot, indexSlot}, outDims);
     if (failed(instr))
       return failure();
     addIntAttr(*instr, "axis", 1);
@@ -779,7 +782,7 @@ LogicalResult DenseOpEmitter::emitGather(tosa::GatherOp op) {
   FailureOr<int> column = tempSlot(op, indexElement, idx3, ".indices");
   if (failed(column))
     return failure();
-  pb::Instruction *reshape = builder().addInstruction("reshape", base);
+  pb::Instruction *reshape = builder().addInstruction(kn::kReshape, base);
   reshape->add_inputs(*in);
   reshape->add_outputs(*column);
   addIntsAttr(reshape, "shape", {0, 0, 1});
@@ -793,14 +796,14 @@ LogicalResult DenseOpEmitter::emitGather(tosa::GatherOp op) {
     FailureOr<int> wide = tempSlot(op, indexElement, expanded, ".indices_c");
     if (failed(wide))
       return failure();
-    pb::Instruction *expand = builder().addInstruction("expand", base);
+    pb::Instruction *expand = builder().addInstruction(kn::kExpand, base);
     expand->add_inputs(*column);
     expand->add_outputs(*wide);
     addIntsAttr(expand, "shape", {1, 1, vDims[2].size});
     indexSlot = *wide;
   }
   FailureOr<pb::Instruction *> instr =
-      emitOnSlots(op, "gather_elements", {*valuesSlot, indexSlot}, outDims);
+      emitOnSlots(op, kn::kGatherElements, {*valuesSlot, indexSlot}, outDims);
   if (failed(instr))
     return failure();
   addIntAttr(*instr, "axis", 1);
@@ -827,30 +830,33 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
                       "the plan emitter");
           return failure();
         }
-        return done(emitBroadcasting(op, "mul",
+        return done(emitBroadcasting(op, kn::kMul,
                                      ValueRange{m.getInput1(), m.getInput2()}));
       })
       .Case<tosa::MaximumOp>([&](auto m) {
-        return done(emitBroadcasting(op, "max", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kMax, op->getOperands()));
       })
       .Case<tosa::MinimumOp>([&](auto m) {
-        return done(emitBroadcasting(op, "min", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kMin, op->getOperands()));
       })
       .Case<tosa::EqualOp>([&](auto) {
-        return done(emitBroadcasting(op, "equal", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kEqual, op->getOperands()));
       })
       .Case<tosa::GreaterOp>([&](auto) {
-        return done(emitBroadcasting(op, "greater", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kGreater, op->getOperands()));
       })
       .Case<tosa::GreaterEqualOp>([&](auto) {
-        return done(emitBroadcasting(op, "greater_equal", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kGreaterEqual, op->getOperands()));
       })
       .Case<tosa::SelectOp>([&](auto) {
-        return done(emitBroadcasting(op, "where", op->getOperands()));
+        return done(emitBroadcasting(op, kn::kWhere, op->getOperands()));
       })
-      .Case<tosa::ExpOp>([&](auto) { return done(emitUnaryMath(op, "exp")); })
-      .Case<tosa::LogOp>([&](auto) { return done(emitUnaryMath(op, "log")); })
-      .Case<tosa::AbsOp>([&](auto) { return done(emitUnaryMath(op, "abs")); })
+      .Case<tosa::ExpOp>(
+          [&](auto) { return done(emitUnaryMath(op, kn::kExp)); })
+      .Case<tosa::LogOp>(
+          [&](auto) { return done(emitUnaryMath(op, kn::kLog)); })
+      .Case<tosa::AbsOp>(
+          [&](auto) { return done(emitUnaryMath(op, kn::kAbs)); })
       .Case<tosa::NegateOp>([&](tosa::NegateOp n) -> FailureOr<bool> {
         if (!isZeroConstant(n.getInput1Zp()) ||
             !isZeroConstant(n.getOutputZp())) {
@@ -858,16 +864,16 @@ FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
                       "supported by the plan emitter");
           return failure();
         }
-        return done(emitUnaryMath(op, "neg"));
+        return done(emitUnaryMath(op, kn::kNeg));
       })
       .Case<tosa::ReciprocalOp>(
           [&](auto) { return done(emitReciprocal(op, false)); })
       .Case<tosa::RsqrtOp>([&](auto) { return done(emitReciprocal(op, true)); })
       .Case<tosa::ReduceSumOp>([&](tosa::ReduceSumOp r) {
-        return done(emitReduce(op, "reduce_sum", r.getAxis()));
+        return done(emitReduce(op, kn::kReduceSum, r.getAxis()));
       })
       .Case<tosa::ReduceMaxOp>([&](tosa::ReduceMaxOp r) {
-        return done(emitReduce(op, "reduce_max", r.getAxis()));
+        return done(emitReduce(op, kn::kReduceMax, r.getAxis()));
       })
       .Case<tosa::TileOp>([&](auto t) { return done(emitTile(t)); })
       .Case<tosa::GatherOp>([&](auto g) { return done(emitGather(g)); })

@@ -9,9 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanEmitter.h"
 #include "plan/PlanConstantFolding.h"
-#include "plan/PlanKjtOps.h"
-#include "plan/PlanFinalization.h"
 #include "plan/PlanEmitterContext.h"
+#include "plan/PlanFinalization.h"
+#include "plan/PlanKjtOps.h"
 #include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
@@ -28,8 +28,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "kernel_contract/kernel_contract.h"
 #include <map>
 #include <set>
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -189,7 +192,6 @@ public:
   }
 
 private:
-
   KjtLoweringHooks kjtHooks() {
     KjtLoweringHooks hooks;
     hooks.operandSlot = [this](Operation *op, Value v) {
@@ -424,14 +426,14 @@ LogicalResult FunctionEmitter::emitMatMul(tosa::MatMulOp op) {
   // [B, M, K] x [B, K, N] -> [B, M, N]
   SmallVector<DimInfo> symbols = {dimOf(op.getA(), 0), dimOf(op.getA(), 1),
                                   dimOf(op.getB(), 2)};
-  return emitSimple(op, "matmul", ValueRange{op.getA(), op.getB()}, symbols);
+  return emitSimple(op, kn::kMatmul, ValueRange{op.getA(), op.getB()}, symbols);
 }
 
 LogicalResult FunctionEmitter::emitClamp(tosa::ClampOp op) {
   if (!isReluClamp(op))
     return op.emitError("'tosa.clamp' is supported only as ReLU (min 0, max "
                         "the largest float); this clamp has other bounds");
-  return emitElementwise(op, "relu");
+  return emitElementwise(op, kn::kRelu);
 }
 
 LogicalResult FunctionEmitter::emitConcat(tosa::ConcatOp op) {
@@ -450,7 +452,7 @@ LogicalResult FunctionEmitter::emitConcat(tosa::ConcatOp op) {
     }
   }
   pb::Instruction *instr = nullptr;
-  if (failed(emitSimple(op, "concat", op.getInput1(), symbols, &instr)))
+  if (failed(emitSimple(op, kn::kConcat, op.getInput1(), symbols, &instr)))
     return failure();
   addIntAttr(instr, "axis", axis);
   return success();
@@ -464,7 +466,7 @@ LogicalResult FunctionEmitter::emitTranspose(tosa::TransposeOp op) {
     symbols.push_back(dimOf(op.getInput1(), p));
   }
   pb::Instruction *instr = nullptr;
-  if (failed(emitSimple(op, "transpose", ValueRange{op.getInput1()}, symbols,
+  if (failed(emitSimple(op, kn::kTranspose, ValueRange{op.getInput1()}, symbols,
                         &instr)))
     return failure();
   addIntsAttr(instr, "perm", perm);
@@ -702,9 +704,9 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
   if (slot < 0)
     return op->emitError() << "'" << op->getName()
                            << "': cannot define its slot";
-  pb::Instruction *instr =
-      builder_.addInstruction(outType.getRank() == 0 ? "squeeze" : "reshape",
-                              locationName(op->getLoc()));
+  pb::Instruction *instr = builder_.addInstruction(
+      outType.getRank() == 0 ? kn::kSqueeze : kn::kReshape,
+      locationName(op->getLoc()));
   instr->add_inputs(*in);
   if (shapeSlot >= 0)
     instr->add_inputs(shapeSlot);
@@ -750,7 +752,7 @@ FailureOr<int> FunctionEmitter::emitShapeTensor(Operation *op,
       auto it = shapeOf.find(holder);
       if (it == shapeOf.end()) {
         int shape = newSlot(program->slots(holder).shape_size());
-        pb::Instruction *instr = builder_.addInstruction("shape", name);
+        pb::Instruction *instr = builder_.addInstruction(kn::kShape, name);
         instr->add_inputs(holder);
         instr->add_outputs(shape);
         it = shapeOf.emplace(holder, shape).first;
@@ -758,13 +760,13 @@ FailureOr<int> FunctionEmitter::emitShapeTensor(Operation *op,
       int index = scalar(dim);
       for (int p = 0; p < exponent; ++p) {
         int picked = newSlot(1);
-        pb::Instruction *gather = builder_.addInstruction("gather", name);
+        pb::Instruction *gather = builder_.addInstruction(kn::kGather, name);
         gather->add_inputs(it->second);
         gather->add_inputs(index);
         gather->add_outputs(picked);
         addIntAttr(gather, "axis", 0);
         int product = newSlot(1);
-        pb::Instruction *mul = builder_.addInstruction("mul", name);
+        pb::Instruction *mul = builder_.addInstruction(kn::kMul, name);
         mul->add_inputs(piece);
         mul->add_inputs(picked);
         mul->add_outputs(product);
@@ -774,7 +776,7 @@ FailureOr<int> FunctionEmitter::emitShapeTensor(Operation *op,
     pieces.push_back(piece);
   }
   int shape = newSlot(static_cast<int64_t>(pieces.size()));
-  pb::Instruction *concat = builder_.addInstruction("concat", name);
+  pb::Instruction *concat = builder_.addInstruction(kn::kConcat, name);
   for (int p : pieces)
     concat->add_inputs(p);
   concat->add_outputs(shape);
@@ -890,7 +892,7 @@ LogicalResult FunctionEmitter::emitEmbeddingBag(EmbeddingBagOp op) {
   if (failed(result))
     return failure();
   pb::Instruction *instr =
-      builder_.addInstruction("embedding_bag", locationName(op.getLoc()));
+      builder_.addInstruction(kn::kEmbeddingBag, locationName(op.getLoc()));
   for (int s : slots)
     instr->add_inputs(s);
   instr->add_inputs(weightsSlot);
@@ -958,11 +960,11 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       })
       .Case<EmbeddingBagOp>([&](auto e) { return emitEmbeddingBag(e); })
       .Case<tosa::MatMulOp>([&](auto m) { return emitMatMul(m); })
-      .Case<tosa::AddOp>([&](auto) { return emitElementwise(op, "add"); })
-      .Case<tosa::SubOp>([&](auto) { return emitElementwise(op, "sub"); })
+      .Case<tosa::AddOp>([&](auto) { return emitElementwise(op, kn::kAdd); })
+      .Case<tosa::SubOp>([&](auto) { return emitElementwise(op, kn::kSub); })
       .Case<tosa::SigmoidOp>(
-          [&](auto) { return emitElementwise(op, "sigmoid"); })
-      .Case<tosa::TanhOp>([&](auto) { return emitElementwise(op, "tanh"); })
+          [&](auto) { return emitElementwise(op, kn::kSigmoid); })
+      .Case<tosa::TanhOp>([&](auto) { return emitElementwise(op, kn::kTanh); })
       .Case<tosa::ClampOp>([&](auto c) { return emitClamp(c); })
       .Case<tosa::ConcatOp>([&](auto c) { return emitConcat(c); })
       .Case<tosa::TransposeOp>([&](auto t) { return emitTranspose(t); })
@@ -976,7 +978,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return emitReshape(op, c.getSrc(), c.getResult());
       })
       .Case<tensor::CastOp>(
-          [&](tensor::CastOp c) { return emitElementwise(op, "identity"); })
+          [&](tensor::CastOp c) { return emitElementwise(op, kn::kIdentity); })
       .Case<func::ReturnOp>([&](auto r) { return emitReturn(r); })
       .Default([&](Operation *other) {
         return other->emitError()
@@ -985,7 +987,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                   "ember.embedding_bag_collection, ember.grouped_lookup, "
                   "ember.keyed_tensor.*, ember collectives, tosa.matmul/add/"
                   "sub/mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
-                  "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/select/"
+                  "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/"
+                  "select/"
                   "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
                   "slice/tile, tensor.expand_shape/collapse_shape/cast/"
                   "reshape/extract_slice/insert_slice, arith casts, "
@@ -1048,7 +1051,7 @@ LogicalResult FunctionEmitter::emitLinear(Operation *anchor,
   FailureOr<int> result = defineResult(anchor, anchor->getResult(0), symbols);
   if (failed(result))
     return failure();
-  pb::Instruction *instr = builder_.addInstruction("linear", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kLinear, name);
   instr->add_inputs(*x);
   instr->add_inputs(weightSlot);
   if (biasSlot >= 0)
@@ -1083,7 +1086,7 @@ LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {
       if (outSlot < 0)
         return op.emitError() << "cannot define the slot of result " << i;
       pb::Instruction *instr =
-          builder_.addInstruction("identity", locationName(op.getLoc()));
+          builder_.addInstruction(kn::kIdentity, locationName(op.getLoc()));
       instr->add_inputs(*slot);
       instr->add_outputs(outSlot);
     }
@@ -1120,7 +1123,7 @@ namespace {
 /// The functions to emit, one per rank: `name` alone, or `name_rank<r>`
 /// for every rank of a partitioned module (ember.world_size > 1).
 FailureOr<SmallVector<func::FuncOp>> rankFunctions(ModuleOp module,
-                                                  StringRef name) {
+                                                   StringRef name) {
   SmallVector<func::FuncOp> funcs;
   int64_t worldSize = 1;
   if (auto attr = module->getAttrOfType<IntegerAttr>("ember.world_size"))
@@ -1141,9 +1144,9 @@ FailureOr<SmallVector<func::FuncOp>> rankFunctions(ModuleOp module,
     std::string rankName = (name + "_rank" + std::to_string(r)).str();
     auto func = module.lookupSymbol<func::FuncOp>(rankName);
     if (!func)
-      return module.emitError() << "the module is for " << worldSize
-                                << " ranks but has no function '" << rankName
-                                << "'";
+      return module.emitError()
+             << "the module is for " << worldSize
+             << " ranks but has no function '" << rankName << "'";
     funcs.push_back(func);
   }
   return funcs;
@@ -1184,8 +1187,7 @@ void annotateSignature(func::FuncOp func, pb::Signature &signature) {
     else if (auto fromBags = dyn_cast<KJTFromBagsOp>(op))
       for (size_t f = 0; f < fromBags.getValues().size(); ++f)
         mark(fromBags.getValues()[f], fromBags.getOffsets()[f],
-             fromBags.getWeights().empty() ? Value()
-                                           : fromBags.getWeights()[f],
+             fromBags.getWeights().empty() ? Value() : fromBags.getWeights()[f],
              fromBags.getIncludeLastOffset()[f]);
   });
   for (const auto *specs : {&signature.outputs(), &signature.inputs()})
@@ -1205,10 +1207,10 @@ LogicalResult unifySymbols(func::FuncOp func, const pb::Signature &own,
                            const pb::Signature &reference,
                            pb::RankProgram &program) {
   std::map<std::string, std::string> rename;
-  auto match = [&](const google::protobuf::RepeatedPtrField<pb::TensorSpec>
-                       &mine,
-                   const google::protobuf::RepeatedPtrField<pb::TensorSpec>
-                       &theirs) -> LogicalResult {
+  auto match =
+      [&](const google::protobuf::RepeatedPtrField<pb::TensorSpec> &mine,
+          const google::protobuf::RepeatedPtrField<pb::TensorSpec> &theirs)
+      -> LogicalResult {
     if (mine.size() != theirs.size())
       return func.emitError("this rank's program has ")
              << mine.size() << " inputs/outputs, rank 0's " << theirs.size();
@@ -1221,9 +1223,8 @@ LogicalResult unifySymbols(func::FuncOp func, const pb::Signature &own,
         const pb::Dim &a = mine[i].shape(d), &b = theirs[i].shape(d);
         if (a.symbol().empty() != b.symbol().empty() ||
             (a.symbol().empty() && a.size() != b.size()))
-          return func.emitError("dim ")
-                 << d << " of '" << mine[i].name()
-                 << "' differs from rank 0's signature";
+          return func.emitError("dim ") << d << " of '" << mine[i].name()
+                                        << "' differs from rank 0's signature";
         if (a.symbol().empty())
           continue;
         auto [it, inserted] = rename.emplace(a.symbol(), b.symbol());
@@ -1313,9 +1314,9 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
     FunctionEmitter emitter((*funcs)[r], &rankPlan);
     int next = 0;
     if (worldSize > 1)
-      emitter.setCollectiveHook([&, r](Operation *op, int kind,
-                                       ArrayRef<int64_t> group)
-                                    -> FailureOr<int> {
+      emitter.setCollectiveHook([&,
+                                 r](Operation *op, int kind,
+                                    ArrayRef<int64_t> group) -> FailureOr<int> {
         int index = next++;
         if (r == 0) {
           pb::CollectiveDescriptor *d = plan.add_collectives();

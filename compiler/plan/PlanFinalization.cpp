@@ -4,7 +4,10 @@
 #include "plan/PlanMemoryPlanner.h"
 #include "plan/PlanStreams.h"
 
+#include "kernel_contract/kernel_contract.h"
 #include "mlir/IR/Diagnostics.h"
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 
@@ -39,8 +42,9 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
     // The collectives that carry float32 embeddings or partial sums.
     for (pb::RankProgram &program : *plan.mutable_programs())
       for (pb::Instruction &in : *program.mutable_instructions())
-        if (in.kernel() == "pooled_all_to_all" ||
-            in.kernel() == "reduce_scatter" || in.kernel() == "all_reduce") {
+        if (in.kernel() == kn::kPooledAllToAll ||
+            in.kernel() == kn::kReduceScatter ||
+            in.kernel() == kn::kAllReduce) {
           pb::Attribute *a = in.add_attrs();
           a->set_name("comm_dtype");
           a->set_s(options.commDType);

@@ -11,8 +11,11 @@
 #include "ember/EmberTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include "kernel_contract/kernel_contract.h"
 #include <cctype>
 #include <limits>
+
+namespace kn = ::ember::contract::kernel_names;
 
 namespace mlir::ember::plan_emitter {
 namespace {
@@ -267,17 +270,17 @@ LogicalResult PlanKjtLowering::emitCreate(Operation *op) {
     int hi = addSlot(name + ".offsets_hi", *dtype, {{lengthsDim, 1}});
     int lo = addSlot(name + ".offsets_lo", *dtype, {{lengthsDim, 1}});
     refs.lengths = addSlot(name + ".lengths", *dtype, {{lengthsDim, 1}});
-    pb::Instruction *slice = builder_.addInstruction("slice", name);
+    pb::Instruction *slice = builder_.addInstruction(kn::kSlice, name);
     slice->add_inputs(*offsetsSlot);
     slice->add_outputs(hi);
     addIntsAttr(slice, "starts", {1});
     addIntsAttr(slice, "ends", {std::numeric_limits<int64_t>::max()});
-    slice = builder_.addInstruction("slice", name);
+    slice = builder_.addInstruction(kn::kSlice, name);
     slice->add_inputs(*offsetsSlot);
     slice->add_outputs(lo);
     addIntsAttr(slice, "starts", {0});
     addIntsAttr(slice, "ends", {-1});
-    pb::Instruction *sub = builder_.addInstruction("sub", name);
+    pb::Instruction *sub = builder_.addInstruction(kn::kSub, name);
     sub->add_inputs(hi);
     sub->add_inputs(lo);
     sub->add_outputs(refs.lengths);
@@ -328,14 +331,14 @@ LogicalResult PlanKjtLowering::emitAccessor(Operation *op) {
       offsets = *slot;
     }
     pb::Instruction *instr =
-        builder_.addInstruction("lengths_to_offsets", name);
+        builder_.addInstruction(kn::kLengthsToOffsets, name);
     instr->add_inputs(kjt.lengths);
     instr->add_outputs(offsets);
     if (needsCast) {
       FailureOr<int> slot = hooks_.defineResult(op, result, {count});
       if (failed(slot))
         return failure();
-      pb::Instruction *cast = builder_.addInstruction("cast", name);
+      pb::Instruction *cast = builder_.addInstruction(kn::kCast, name);
       cast->add_inputs(offsets);
       cast->add_outputs(*slot);
       addStringAttr(cast, "to", "int32");
@@ -348,7 +351,7 @@ LogicalResult PlanKjtLowering::emitAccessor(Operation *op) {
   FailureOr<int> slot = hooks_.defineResult(op, result, {dim});
   if (failed(slot))
     return failure();
-  pb::Instruction *instr = builder_.addInstruction("identity", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kIdentity, name);
   instr->add_inputs(source);
   instr->add_outputs(*slot);
   return success();
@@ -382,7 +385,7 @@ LogicalResult PlanKjtLowering::emitPermute(Operation *op) {
       permute.getResult(), name, dtypeOf(type.getValueType()),
       dtypeOf(type.getLengthType()), input.weights >= 0,
       static_cast<int64_t>(permute.getPermutation().size()), input.batch);
-  pb::Instruction *instr = builder_.addInstruction("kjt_permute", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtPermute, name);
   addKjtInputs(instr, input);
   addKjtOutputs(instr, out, /*alwaysWeights=*/false);
   addIntsAttr(instr, "permutation", permute.getPermutation());
@@ -405,7 +408,7 @@ LogicalResult PlanKjtLowering::emitSplit(Operation *op) {
                     dtypeOf(type.getValueType()), dtypeOf(type.getLengthType()),
                     input.weights >= 0, type.getNumKeys(), input.batch));
   }
-  pb::Instruction *instr = builder_.addInstruction("kjt_split", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtSplit, name);
   addKjtInputs(instr, input);
   for (const KjtSlotRefs &part : parts)
     addKjtOutputs(instr, part, /*alwaysWeights=*/true);
@@ -416,7 +419,7 @@ LogicalResult PlanKjtLowering::emitSplit(Operation *op) {
 LogicalResult PlanKjtLowering::emitConcat(Operation *op) {
   auto concat = cast<KJTConcatOp>(op);
   std::string name = hooks_.location(op);
-  pb::Instruction *instr = builder_.addInstruction("kjt_concat", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtConcat, name);
   SmallVector<int64_t> keyCounts;
   DimInfo batch;
   bool weighted = false;
@@ -457,7 +460,7 @@ LogicalResult PlanKjtLowering::emitBucketize(Operation *op) {
       op, bucketize.getUnbucketizePermutation(), {input.numValues});
   if (failed(perm))
     return failure();
-  pb::Instruction *instr = builder_.addInstruction("kjt_bucketize", name);
+  pb::Instruction *instr = builder_.addInstruction(kn::kKjtBucketize, name);
   addKjtInputs(instr, input);
   addKjtOutputs(instr, out, /*alwaysWeights=*/true);
   instr->add_outputs(*perm);
@@ -538,7 +541,7 @@ LogicalResult PlanKjtLowering::emitLookup(Operation *op) {
   keyed_[op->getResult(0)] = out;
 
   pb::Instruction *instr =
-      builder_.addInstruction("grouped_embedding_bag", name);
+      builder_.addInstruction(kn::kGroupedEmbeddingBag, name);
   addKjtInputs(instr, kjt);
   for (int s : tableSlots)
     instr->add_inputs(s);
@@ -585,7 +588,7 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
         hooks_.defineResult(op, values.getValues(), {(*in)->batch});
     if (failed(slot))
       return failure();
-    pb::Instruction *instr = builder_.addInstruction("identity", name);
+    pb::Instruction *instr = builder_.addInstruction(kn::kIdentity, name);
     instr->add_inputs((*in)->slot);
     instr->add_outputs(*slot);
     return success();
@@ -605,7 +608,7 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
                                               {(*in)->batch, staticDim(dim)});
     if (failed(slot))
       return failure();
-    pb::Instruction *instr = builder_.addInstruction("slice", name);
+    pb::Instruction *instr = builder_.addInstruction(kn::kSlice, name);
     instr->add_inputs((*in)->slot);
     instr->add_outputs(*slot);
     addIntsAttr(instr, "starts", {begin});
@@ -666,7 +669,7 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
     int part =
         addSlot(name + ".part", *dtype,
                 {{(*in)->batch, 1}, {staticDim(run.end - run.begin), 1}});
-    pb::Instruction *instr = builder_.addInstruction("slice", name);
+    pb::Instruction *instr = builder_.addInstruction(kn::kSlice, name);
     instr->add_inputs((*in)->slot);
     instr->add_outputs(part);
     addIntsAttr(instr, "starts", {run.begin});
@@ -678,8 +681,8 @@ LogicalResult PlanKjtLowering::emitKeyedTensor(Operation *op) {
   out.batch = batch;
   out.slot = addSlot(name, *dtype,
                      {{batch, 1}, {staticDim(resultType.getTotalDim()), 1}});
-  pb::Instruction *instr =
-      builder_.addInstruction(parts.size() == 1 ? "identity" : "concat", name);
+  pb::Instruction *instr = builder_.addInstruction(
+      parts.size() == 1 ? kn::kIdentity : kn::kConcat, name);
   for (int p : parts)
     instr->add_inputs(p);
   instr->add_outputs(out.slot);

@@ -1,6 +1,8 @@
 //===- PlanMemoryPlanner.cpp - Static arena offsets for plan slots --------===//
 #include "plan/PlanMemoryPlanner.h"
 
+#include "kernel_contract/kernel_contract.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -100,7 +102,8 @@ bool sameType(const pb::Slot &a, const pb::Slot &b) {
     const pb::Dim &x = a.shape(d), &y = b.shape(d);
     if (x.kind_case() != y.kind_case() || x.size() != y.size() ||
         x.symbol() != y.symbol() ||
-        (x.factor() == 0 ? 1 : x.factor()) != (y.factor() == 0 ? 1 : y.factor()))
+        (x.factor() == 0 ? 1 : x.factor()) !=
+            (y.factor() == 0 ? 1 : y.factor()))
       return false;
   }
   return true;
@@ -108,17 +111,18 @@ bool sameType(const pb::Slot &a, const pb::Slot &b) {
 
 } // namespace
 
-llvm::ArrayRef<llvm::StringRef> inPlaceKernels() {
-  static const llvm::StringRef kernels[] = {
-      "relu", "sigmoid", "tanh", "neg", "exp", "log", "sqrt", "abs",
-      "add",  "sub",     "mul",  "div", "max", "min", "pow"};
-  return kernels;
+bool isViewKernel(llvm::StringRef kernel) {
+  const ::ember::contract::KernelContract *c =
+      ::ember::contract::findKernelContract(
+          std::string_view(kernel.data(), kernel.size()));
+  return c && c->outputsAliasInputs();
 }
 
-llvm::ArrayRef<llvm::StringRef> viewKernels() {
-  static const llvm::StringRef kernels[] = {"reshape",   "flatten",  "squeeze",
-                                            "unsqueeze", "identity", "cast"};
-  return kernels;
+bool isInPlaceKernel(llvm::StringRef kernel) {
+  const ::ember::contract::KernelContract *c =
+      ::ember::contract::findKernelContract(
+          std::string_view(kernel.data(), kernel.size()));
+  return c && c->elementwiseInPlace();
 }
 
 std::vector<std::string> batchSymbols(const pb::Plan &plan) {
@@ -152,7 +156,7 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
   for (int i = 0; i < numInstrs; ++i) {
     const pb::Instruction &in = program.instructions(i);
-    bool view = llvm::is_contained(viewKernels(), in.kernel());
+    bool view = isViewKernel(in.kernel());
     for (int s : in.inputs())
       if (valid(s))
         last[s] = i;
@@ -202,8 +206,7 @@ MemoryPlanStats planMemory(pb::RankProgram &program,
   std::vector<bool> merged(candidates.size(), false);
   for (int i = 0; i < numInstrs; ++i) {
     const pb::Instruction &in = program.instructions(i);
-    if (in.outputs_size() == 0 ||
-        !llvm::is_contained(inPlaceKernels(), in.kernel()))
+    if (in.outputs_size() == 0 || !isInPlaceKernel(in.kernel()))
       continue;
     int out = in.outputs(0);
     if (!valid(out) || candidateOf[out] < 0)

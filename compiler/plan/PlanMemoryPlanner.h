@@ -7,7 +7,7 @@
 // of bounded symbols such as the batch under --max-batch) gets a fixed byte
 // offset in one static arena, chosen offline by lifetime-aware packing
 // (largest first, lowest offset that no slot alive at the same time uses),
-// and the result of an elementwise kernel (inPlaceKernels) may take the very
+// and the result of an elementwise kernel (isInPlaceKernel) may take the very
 // bytes of an input of the same type that dies at that instruction.
 // At run time such a slot costs no allocator work, and the arena is as small
 // as the packing allows instead of the sum of best-fit blocks rounded to
@@ -35,14 +35,14 @@
 
 namespace mlir::ember::plan_emitter {
 
-/// Kernels that may compute output 0 in place over an input of the same
-/// type (the runtime's KernelDef::elementwiseInPlace).
-llvm::ArrayRef<llvm::StringRef> inPlaceKernels();
+/// Whether the kernel contract (kernels.def, which the runtime's registries
+/// read too) lets `kernel`'s outputs be views of its inputs: their results
+/// get no offset and extend the lifetime of what they view.
+bool isViewKernel(llvm::StringRef kernel);
 
-/// Kernels whose outputs may be views of their inputs (the runtime's
-/// KernelDef::outputsAliasInputs); their results get no offset and extend
-/// the lifetime of what they view.
-llvm::ArrayRef<llvm::StringRef> viewKernels();
+/// Whether the contract lets `kernel` compute output 0 in place over an
+/// input of the same type.
+bool isInPlaceKernel(llvm::StringRef kernel);
 
 /// The symbols that name the batch: every symbolic dim 0 shared by a dense
 /// input and an output, and every KJT input's batch symbol.

@@ -17,6 +17,7 @@
 #include "batch_split.h"
 #include "ember/session.h"
 #include "io/npy.h"
+#include "kernel_contract/kernel_contract.h"
 #include "kernels/kernel_registry.h"
 #include "latency.h"
 #include "launcher.h"
@@ -351,16 +352,17 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (options->listKernels) {
-      std::vector<std::string> onCuda = cudaKernelNames();
-      for (const std::string &name : cpuKernels().names()) {
-        const KernelDef *def = cpuKernels().find(name);
-        bool cuda =
-            std::find(onCuda.begin(), onCuda.end(), name) != onCuda.end();
+      // The kernel contract, with each kernel's summary from the CPU
+      // registry (which kernel_contract_test keeps equal to the contract).
+      for (const contract::KernelContract &c : contract::kKernelContracts) {
+        const KernelDef *def = cpuKernels().find(c.name);
+        const std::string name(c.name);
+        const char *summary = def ? def->summary.c_str() : "";
         if (haveCudaBackend())
-          std::printf("%-24s %-5s %s\n", name.c_str(), cuda ? "cuda" : "",
-                      def->summary.c_str());
+          std::printf("%-24s %-5s %s\n", name.c_str(), c.onCuda() ? "cuda" : "",
+                      summary);
         else
-          std::printf("%-24s %s\n", name.c_str(), def->summary.c_str());
+          std::printf("%-24s %s\n", name.c_str(), summary);
       }
       return 0;
     }

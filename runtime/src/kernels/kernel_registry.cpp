@@ -1,11 +1,32 @@
 //===- kernel_registry.cpp - Kernels by name ------------------------------===//
 #include "kernels/kernel_registry.h"
 
+#include "kernel_contract/kernel_contract.h"
+
 namespace ember {
 
 Status KernelRegistry::add(KernelDef def) {
   if (def.name.empty() || !def.run)
     return internalError("kernel definition without a name or a function");
+  const contract::KernelContract *c =
+      check_ == KernelContractCheck::kEnforced
+          ? contract::findKernelContract(def.name)
+          : nullptr;
+  if (check_ == KernelContractCheck::kEnforced && !c)
+    return internalError("kernel '" + def.name +
+                         "' is not in the kernel contract "
+                         "(runtime/contract/kernel_contract/kernels.def)");
+  if (c) {
+    // Arity and memory facts come from the contract, never from the site
+    // that registers the kernel.
+    def.minInputs = c->minInputs;
+    def.maxInputs = c->maxInputs;
+    def.minOutputs = c->minOutputs;
+    def.maxOutputs = c->maxOutputs;
+    def.outputsAliasInputs = c->outputsAliasInputs();
+    def.elementwiseInPlace = c->elementwiseInPlace();
+    def.collectiveKind = static_cast<int>(c->collective);
+  }
   std::string name = def.name;
   if (!kernels_.emplace(name, std::move(def)).second)
     return internalError("kernel '" + name + "' is registered twice");

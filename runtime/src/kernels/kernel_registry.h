@@ -26,13 +26,18 @@ using KernelValidateFn = Status (*)(const Attributes &attrs, int numInputs,
 using KernelValidateGroupFn = Status (*)(const Attributes &attrs,
                                          int groupSize);
 
+/// A kernel as a backend registers it. The registry fills in the arity,
+/// outputsAliasInputs, elementwiseInPlace and collectiveKind from the kernel
+/// contract (runtime/contract/kernel_contract/kernels.def) and refuses a
+/// kernel that is not there: registration sites set the name, the
+/// functions, the summary and the backend's own facts (syncsHost).
 struct KernelDef {
-  std::string name;  // the plan's instruction kind, e.g. "embedding_bag"
+  std::string name; // the plan's instruction kind, e.g. "embedding_bag"
   KernelFn run = nullptr;
   KernelValidateFn validate = nullptr;
-  int minInputs = 0, maxInputs = 0;   // arity, checked before validate
+  int minInputs = 0, maxInputs = 0; // arity, checked before validate
   int minOutputs = 1, maxOutputs = 1;
-  std::string summary;                // one line for `ember-run --list-kernels`
+  std::string summary; // one line for `ember-run --list-kernels`
   /// The kernel may make an output a view of an input (setOutput) instead of
   /// writing new memory. The memory plan extends the input's lifetime over
   /// the view's, and the executor refuses such views from other kernels.
@@ -55,14 +60,25 @@ struct KernelDef {
 /// The kernels of one backend. Registration is explicit (no static
 /// initializers, which static linking drops): cpuKernels() calls every
 /// register*Kernels function of the CPU backend once.
+/// Whether a registry holds the product's kernels (every one in the kernel
+/// contract, which supplies its arity and memory facts) or kernels a test
+/// makes up for itself (kOff: the definition's own facts are kept).
+enum class KernelContractCheck { kEnforced, kOff };
+
 class KernelRegistry {
 public:
-  /// Fails if a kernel of that name exists already.
+  explicit KernelRegistry(
+      KernelContractCheck check = KernelContractCheck::kEnforced)
+      : check_(check) {}
+
+  /// Fails if a kernel of that name exists already or (kEnforced) is not in
+  /// the kernel contract; takes its arity and memory facts from the contract.
   Status add(KernelDef def);
   const KernelDef *find(std::string_view name) const;
   std::vector<std::string> names() const;
 
 private:
+  KernelContractCheck check_;
   std::map<std::string, KernelDef, std::less<>> kernels_;
 };
 

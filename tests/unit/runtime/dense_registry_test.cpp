@@ -1,7 +1,8 @@
 //===- dense_registry_test.cpp - Registration and plan-load validation ----===//
 //
-// Every dense/shape kernel is registered with a summary, and its validate
-// hook rejects malformed attributes at plan load (before any run).
+// The validate hooks of the dense/shape kernels reject malformed attributes
+// at plan load (before any run). That every kernel is registered, with a
+// summary and the contract's arity, is kernel_contract_test.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/attributes.h"
@@ -15,63 +16,6 @@
 using namespace ember;
 
 namespace {
-
-const char *const kKernels[] = {"linear",
-                                "matmul",
-                                "batch_matmul",
-                                "add",
-                                "sub",
-                                "mul",
-                                "div",
-                                "max",
-                                "min",
-                                "pow",
-                                "relu",
-                                "sigmoid",
-                                "tanh",
-                                "neg",
-                                "exp",
-                                "log",
-                                "sqrt",
-                                "abs",
-                                "identity",
-                                "equal",
-                                "less",
-                                "greater",
-                                "less_equal",
-                                "greater_equal",
-                                "where",
-                                "softmax",
-                                "layer_norm",
-                                "reduce_sum",
-                                "reduce_mean",
-                                "reduce_max",
-                                "dot_interaction",
-                                "dcn_cross",
-                                "concat",
-                                "reshape",
-                                "flatten",
-                                "transpose",
-                                "slice",
-                                "gather",
-                                "gather_elements",
-                                "cast",
-                                "unsqueeze",
-                                "squeeze",
-                                "expand",
-                                "scatter_nd",
-                                "constant_of_shape",
-                                "shape",
-                                "range"};
-
-TEST(DenseRegistry, EveryKernelIsRegisteredWithASummary) {
-  for (const char *name : kKernels) {
-    const KernelDef *def = cpuKernels().find(name);
-    ASSERT_NE(def, nullptr) << name;
-    EXPECT_FALSE(def->summary.empty()) << name;
-    EXPECT_LE(def->minInputs, def->maxInputs) << name;
-  }
-}
 
 struct BadAttrs {
   const char *kernel;

@@ -35,8 +35,6 @@ KernelDef allGatherKernel() {
   KernelDef d;
   d.name = "all_gather";
   d.run = run;
-  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kAllGather);
-  d.minInputs = d.maxInputs = 1;
   d.summary = "[B_me, ...] -> [sum B, ...] in group order";
   return d;
 }

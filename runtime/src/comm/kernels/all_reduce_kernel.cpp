@@ -129,8 +129,6 @@ KernelDef allReduceKernel() {
   d.name = "all_reduce";
   d.run = run;
   d.validate = validate;
-  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kAllReduce);
-  d.minInputs = d.maxInputs = 1;
   d.summary = "elementwise sum/max over the group (same shape everywhere)";
   return d;
 }

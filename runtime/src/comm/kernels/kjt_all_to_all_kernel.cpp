@@ -126,11 +126,6 @@ KernelDef kjtAllToAllKernel() {
   d.run = run;
   d.validate = validate;
   d.validateGroup = validateGroup;
-  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kKjtAllToAll);
-  d.minInputs = 2;
-  d.maxInputs = 3;
-  d.minOutputs = 2;
-  d.maxOutputs = 3;
   d.summary = "KJT (lengths, values, weights) keys -> their ranks (input dist)";
   return d;
 }

@@ -96,8 +96,6 @@ KernelDef pooledAllToAllKernel() {
   d.run = run;
   d.validate = validate;
   d.validateGroup = validateGroup;
-  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kAllToAll);
-  d.minInputs = d.maxInputs = 2;
   d.summary =
       "pooled embeddings [B_total, D_me] -> [B_me, sum D] (output dist)";
   return d;

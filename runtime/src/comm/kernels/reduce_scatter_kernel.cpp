@@ -92,8 +92,6 @@ KernelDef reduceScatterKernel() {
   d.name = "reduce_scatter";
   d.run = run;
   d.validate = validate;
-  d.collectiveKind = static_cast<int>(CollectiveInfo::Kind::kReduceScatter);
-  d.minInputs = d.maxInputs = 2;
   d.summary = "[B_total, ...] partial sums -> [B_me, ...] reduced (row-wise)";
   return d;
 }

@@ -171,9 +171,7 @@ Status registerCastKernels(KernelRegistry &registry) {
   def.name = "cast";
   def.run = castKernel;
   def.validate = validateCast;
-  def.minInputs = def.maxInputs = 1;
   def.summary = "converts to attr to (a dtype name); same dtype aliases";
-  def.outputsAliasInputs = true;
   return registry.add(std::move(def));
 }
 

@@ -97,8 +97,6 @@ Status registerCrossKernels(KernelRegistry &registry) {
   def.name = "dcn_cross";
   def.run = crossKernel;
   def.validate = validateCross;
-  def.minInputs = 3;
-  def.maxInputs = 5;
   def.summary =
       "DCN-v2 cross layer x0 * (xl·Wᵀ + b) + xl, full or low rank (V, W)";
   return registry.add(std::move(def));

@@ -152,7 +152,6 @@ Status registerReduceKernels(KernelRegistry &registry) {
     def.name = e.name;
     def.run = e.fn;
     def.validate = validateReduce;
-    def.minInputs = def.maxInputs = 1;
     def.summary = e.summary;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }

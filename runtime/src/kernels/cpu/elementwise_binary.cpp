@@ -153,10 +153,8 @@ Status registerBinaryKernels(KernelRegistry &registry) {
     KernelDef def;
     def.name = e.name;
     def.run = e.fn;
-    def.minInputs = def.maxInputs = 2;
     def.summary = e.summary;
     // binarySpan: out[i] = f(a[i], b[i]) for a full-shape operand.
-    def.elementwiseInPlace = true;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

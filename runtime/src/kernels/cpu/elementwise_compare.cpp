@@ -147,28 +147,25 @@ Status registerCompareKernels(KernelRegistry &registry) {
   struct Entry {
     const char *name;
     KernelFn fn;
-    int inputs;
     const char *summary;
   };
   const Entry entries[] = {
-      {"equal", compareKernel<CompareOp::kEqual>, 2,
+      {"equal", compareKernel<CompareOp::kEqual>,
        "a == b with broadcasting -> bool"},
-      {"less", compareKernel<CompareOp::kLess>, 2,
+      {"less", compareKernel<CompareOp::kLess>,
        "a < b with broadcasting -> bool"},
-      {"greater", compareKernel<CompareOp::kGreater>, 2,
+      {"greater", compareKernel<CompareOp::kGreater>,
        "a > b with broadcasting -> bool"},
-      {"less_equal", compareKernel<CompareOp::kLessEqual>, 2,
+      {"less_equal", compareKernel<CompareOp::kLessEqual>,
        "a <= b with broadcasting -> bool"},
-      {"greater_equal", compareKernel<CompareOp::kGreaterEqual>, 2,
+      {"greater_equal", compareKernel<CompareOp::kGreaterEqual>,
        "a >= b with broadcasting -> bool"},
-      {"where", whereKernel, 3,
-       "condition ? a : b with broadcasting (any dtype)"},
+      {"where", whereKernel, "condition ? a : b with broadcasting (any dtype)"},
   };
   for (const Entry &e : entries) {
     KernelDef def;
     def.name = e.name;
     def.run = e.fn;
-    def.minInputs = def.maxInputs = e.inputs;
     def.summary = e.summary;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }

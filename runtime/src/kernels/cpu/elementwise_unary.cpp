@@ -81,10 +81,7 @@ Status registerUnaryKernels(KernelRegistry &registry) {
     KernelDef def;
     def.name = e.name;
     def.run = e.fn;
-    def.minInputs = def.maxInputs = 1;
     def.summary = e.summary;
-    def.outputsAliasInputs = e.fn == identityKernel;
-    def.elementwiseInPlace = e.fn != identityKernel; // o[i] = f(x[i])
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

@@ -98,9 +98,6 @@ KernelDef embeddingBagKernelDef() {
   def.name = "embedding_bag";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 3;
-  def.maxInputs = 4;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary = "pooled lookup (sum/mean/max) of bags of ids in one table, "
                 "PyTorch F.embedding_bag semantics";
   return def;

@@ -77,8 +77,6 @@ KernelDef embeddingSequenceKernelDef() {
   def.name = "embedding_sequence";
   def.run = run;
   def.validate = validate;
-  def.minInputs = def.maxInputs = 2;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary = "unpooled lookup: one float32 row per id";
   return def;
 }

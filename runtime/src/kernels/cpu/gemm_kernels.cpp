@@ -129,8 +129,6 @@ Status registerGemmKernels(KernelRegistry &registry) {
   linear.name = "linear";
   linear.run = linearKernel;
   linear.validate = validateLinear;
-  linear.minInputs = 2;
-  linear.maxInputs = 3;
   linear.summary =
       "x[M,K] · weight[N,K]ᵀ (+ bias[N]) then activation (OpenBLAS sgemm)";
   EMBER_RETURN_IF_ERROR(registry.add(std::move(linear)));
@@ -138,7 +136,6 @@ Status registerGemmKernels(KernelRegistry &registry) {
   KernelDef matmul;
   matmul.name = "matmul";
   matmul.run = matmulKernel;
-  matmul.minInputs = matmul.maxInputs = 2;
   matmul.summary =
       "ONNX MatMul: [..., M, K] · [..., K, N] with broadcast batch dims";
   EMBER_RETURN_IF_ERROR(registry.add(std::move(matmul)));
@@ -147,7 +144,6 @@ Status registerGemmKernels(KernelRegistry &registry) {
   bmm.name = "batch_matmul";
   bmm.run = batchMatmulKernel;
   bmm.validate = validateBatchMatmul;
-  bmm.minInputs = bmm.maxInputs = 2;
   bmm.summary = "a[B,M,K] · b[B,K,N] (or b[B,N,K]ᵀ with transpose_b)";
   EMBER_RETURN_IF_ERROR(registry.add(std::move(bmm)));
   return Status::ok();

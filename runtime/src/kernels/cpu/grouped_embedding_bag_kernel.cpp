@@ -33,7 +33,6 @@ namespace ember::embedding {
 namespace {
 
 constexpr int kFirstTable = kFirstGroupedTable;
-constexpr int kMaxTables = 65536;
 
 Status validate(const Attributes &attrs, int numInputs, int numOutputs) {
   return readGroupedAttrs(attrs, numInputs - kFirstTable).status();
@@ -146,9 +145,6 @@ KernelDef groupedEmbeddingBagKernelDef() {
   def.name = "grouped_embedding_bag";
   def.run = run;
   def.validate = validate;
-  def.minInputs = kFirstTable + 1;
-  def.maxInputs = kFirstTable + kMaxTables;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary = "table-batched pooled lookup of every feature of a KJT into "
                 "one [B, output_width] output";
   return def;

@@ -124,7 +124,6 @@ Status registerInteractionKernels(KernelRegistry &registry) {
   def.name = "dot_interaction";
   def.run = dotInteractionKernel;
   def.validate = validateInteraction;
-  def.minInputs = def.maxInputs = 2;
   def.summary = "DLRM dot interaction: [B,D] + [B,F*D] -> [B, D + pairs]";
   return registry.add(std::move(def));
 }

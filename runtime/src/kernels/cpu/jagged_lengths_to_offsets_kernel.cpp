@@ -28,8 +28,6 @@ KernelDef lengthsToOffsetsKernelDef() {
   KernelDef def;
   def.name = "lengths_to_offsets";
   def.run = run;
-  def.minInputs = def.maxInputs = 1;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary =
       "exclusive cumulative sum of lengths [K] into int64 offsets [K+1]";
   return def;

@@ -179,8 +179,6 @@ KernelDef jaggedToPaddedKernelDef() {
   def.name = "jagged_to_padded";
   def.run = runToPadded;
   def.validate = validateToPadded;
-  def.minInputs = def.maxInputs = 2;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary =
       "jagged values [N, D...] + offsets [B+1] -> padded [B, max_length, D...]";
   return def;
@@ -190,8 +188,6 @@ KernelDef paddedToJaggedKernelDef() {
   KernelDef def;
   def.name = "padded_to_jagged";
   def.run = runToJagged;
-  def.minInputs = def.maxInputs = 2;
-  def.minOutputs = def.maxOutputs = 1;
   def.summary =
       "padded [B, L, D...] + offsets [B+1] -> jagged values [N, D...]";
   return def;

@@ -169,9 +169,6 @@ KernelDef kjtBucketizeKernelDef() {
   def.name = "kjt_bucketize";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 2;
-  def.maxInputs = 3;
-  def.minOutputs = def.maxOutputs = 4;
   def.summary = "split a KJT's ids into row-wise shards (FBGEMM "
                 "block_bucketize_sparse_features)";
   return def;

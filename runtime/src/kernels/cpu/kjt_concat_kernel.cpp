@@ -149,10 +149,6 @@ KernelDef kjtConcatKernelDef() {
   def.name = "kjt_concat";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 3;
-  def.maxInputs = 3 * 4096;
-  def.minOutputs = 2;
-  def.maxOutputs = 3;
   def.summary = "concatenate the keys of KJTs of the same batch size";
   return def;
 }

@@ -219,10 +219,6 @@ KernelDef kjtFromBagsKernelDef() {
   def.name = "kjt_from_bags";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 3;
-  def.maxInputs = 3 * 4096;
-  def.minOutputs = 2;
-  def.maxOutputs = 3;
   def.summary = "a KJT from per-feature nn.EmbeddingBag (ids, offsets) bags";
   return def;
 }

@@ -110,10 +110,6 @@ KernelDef kjtPermuteKernelDef() {
   def.name = "kjt_permute";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 2;
-  def.maxInputs = 3;
-  def.minOutputs = 2;
-  def.maxOutputs = 3;
   def.summary = "reorder (repeat, drop) the keys of a KJT";
   return def;
 }

@@ -90,10 +90,6 @@ KernelDef kjtSplitKernelDef() {
   def.name = "kjt_split";
   def.run = run;
   def.validate = validate;
-  def.minInputs = 2;
-  def.maxInputs = 3;
-  def.minOutputs = 3;
-  def.maxOutputs = 3 * 4096;
   def.summary = "split a KJT into parts of consecutive keys";
   return def;
 }

@@ -76,8 +76,6 @@ Status registerNormKernels(KernelRegistry &registry) {
   def.name = "layer_norm";
   def.run = layerNormKernel;
   def.validate = validateLayerNorm;
-  def.minInputs = 1;
-  def.maxInputs = 3;
   def.summary =
       "layer normalization over dims [axis:] with optional gamma, beta";
   return registry.add(std::move(def));

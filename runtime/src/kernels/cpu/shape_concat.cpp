@@ -52,8 +52,6 @@ Status registerConcatKernels(KernelRegistry &registry) {
   def.name = "concat";
   def.run = concatKernel;
   def.validate = validateConcat;
-  def.minInputs = 1;
-  def.maxInputs = 1 << 16;
   def.summary = "concatenates the inputs along attr axis (any dtype)";
   return registry.add(std::move(def));
 }

@@ -43,8 +43,6 @@ Status registerExpandKernels(KernelRegistry &registry) {
   def.name = "expand";
   def.run = expandKernel;
   def.validate = validateExpand;
-  def.minInputs = 1;
-  def.maxInputs = 2;
   def.summary = "broadcasts x to attr shape (numpy rules), any dtype";
   return registry.add(std::move(def));
 }

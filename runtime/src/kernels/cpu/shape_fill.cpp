@@ -134,14 +134,12 @@ Status registerFillKernels(KernelRegistry &registry) {
   KernelDef range;
   range.name = "range";
   range.run = rangeKernel;
-  range.minInputs = range.maxInputs = 3;
   range.summary = "ONNX Range from scalar inputs start, limit, delta";
   EMBER_RETURN_IF_ERROR(registry.add(std::move(range)));
   KernelDef cos;
   cos.name = "constant_of_shape";
   cos.run = constantOfShapeKernel;
   cos.validate = validateConstantOfShape;
-  cos.minInputs = cos.maxInputs = 1;
   cos.summary =
       "tensor of the int64 shape input filled with attr value (attr dtype)";
   return registry.add(std::move(cos));

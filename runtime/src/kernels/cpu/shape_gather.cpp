@@ -111,7 +111,6 @@ Status registerGatherKernels(KernelRegistry &registry) {
   gather.name = "gather";
   gather.run = gatherKernel;
   gather.validate = validateGatherAxis;
-  gather.minInputs = gather.maxInputs = 2;
   gather.summary =
       "ONNX Gather along attr axis (int32/int64 indices, any dtype)";
   EMBER_RETURN_IF_ERROR(registry.add(std::move(gather)));
@@ -119,7 +118,6 @@ Status registerGatherKernels(KernelRegistry &registry) {
   elements.name = "gather_elements";
   elements.run = gatherElementsKernel;
   elements.validate = validateGatherAxis;
-  elements.minInputs = elements.maxInputs = 2;
   elements.summary = "ONNX GatherElements along attr axis";
   return registry.add(std::move(elements));
 }

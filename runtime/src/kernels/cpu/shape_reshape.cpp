@@ -235,30 +235,25 @@ Status registerReshapeKernels(KernelRegistry &registry) {
     const char *name;
     KernelFn fn;
     KernelValidateFn validate;
-    int minInputs, maxInputs;
     const char *summary;
   };
   const Entry entries[] = {
-      {"reshape", reshapeKernel, validateReshape, 1, 2,
+      {"reshape", reshapeKernel, validateReshape,
        "view with attr shape (-1 infers, 0 copies the input dim), no copy"},
-      {"flatten", flattenKernel, validateFlatten, 1, 1,
+      {"flatten", flattenKernel, validateFlatten,
        "view as [prod(dims[:axis]), prod(dims[axis:])], no copy"},
-      {"squeeze", squeezeKernel, validateAxes, 1, 1,
+      {"squeeze", squeezeKernel, validateAxes,
        "drops size-1 dims (attr axes, or all), no copy"},
-      {"unsqueeze", unsqueezeKernel, validateUnsqueeze, 1, 1,
+      {"unsqueeze", unsqueezeKernel, validateUnsqueeze,
        "inserts size-1 dims at attr axes of the result, no copy"},
-      {"shape", shapeKernel, validateShape, 1, 1,
-       "the input's dims as int64 [rank]"},
+      {"shape", shapeKernel, validateShape, "the input's dims as int64 [rank]"},
   };
   for (const Entry &e : entries) {
     KernelDef def;
     def.name = e.name;
     def.run = e.fn;
     def.validate = e.validate;
-    def.minInputs = e.minInputs;
-    def.maxInputs = e.maxInputs;
     def.summary = e.summary;
-    def.outputsAliasInputs = std::string_view(e.name) != "shape";
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
   return Status::ok();

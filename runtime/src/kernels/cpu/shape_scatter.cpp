@@ -108,7 +108,6 @@ Status registerScatterKernels(KernelRegistry &registry) {
   def.name = "scatter_nd";
   def.run = scatterNdKernel;
   def.validate = validateScatterNd;
-  def.minInputs = def.maxInputs = 3;
   def.summary =
       "ONNX ScatterND (reduction none): copy of data with slices replaced";
   return registry.add(std::move(def));

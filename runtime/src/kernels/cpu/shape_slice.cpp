@@ -130,7 +130,6 @@ Status registerSliceKernels(KernelRegistry &registry) {
   def.name = "slice";
   def.run = sliceKernel;
   def.validate = validateSlice;
-  def.minInputs = def.maxInputs = 1;
   def.summary = "ONNX Slice with attrs starts/ends/axes/steps, any dtype";
   return registry.add(std::move(def));
 }

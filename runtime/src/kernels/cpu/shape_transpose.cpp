@@ -91,7 +91,6 @@ Status registerTransposeKernels(KernelRegistry &registry) {
   def.name = "transpose";
   def.run = transposeKernel;
   def.validate = validateTranspose;
-  def.minInputs = def.maxInputs = 1;
   def.summary = "permutes dims by attr perm (default reversed), any dtype";
   return registry.add(std::move(def));
 }

@@ -99,7 +99,6 @@ Status registerSoftmaxKernels(KernelRegistry &registry) {
   def.name = "softmax";
   def.run = softmaxKernel;
   def.validate = validateSoftmax;
-  def.minInputs = def.maxInputs = 1;
   def.summary = "numerically stable softmax along attr axis (default -1)";
   return registry.add(std::move(def));
 }
