@@ -1,0 +1,163 @@
+"""TorchRec's stock models (torchrec.models.dlrm: DLRM, DLRM_DCN, DLRM_Projection), built
+with TorchRec's own EmbeddingBagCollection / EmbeddingBagConfig / KeyedJaggedTensor, through
+ember.export -> ember-compile -> ember-run on one rank, compared with TorchRec eager.
+
+Optional: skipped unless TorchRec is importable (ctest test `torchrec` runs it in the venv
+of scripts/setup-torchrec-venv.sh). Small sizes, fixed seeds; edge cases: batch 1, a
+feature whose bags are all empty, ids at the table edge, another value count than the
+example's.
+"""
+
+import os
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+torchrec = pytest.importorskip("torchrec", reason="TorchRec is not importable "
+                               "(bash scripts/setup-torchrec-venv.sh makes a venv with it)")
+pytest.importorskip("onnx")
+pytestmark = pytest.mark.torchrec
+
+import ember  # noqa: E402
+from e2e import compile_and_run, kjt_arrays  # noqa: E402
+from torchrec import EmbeddingBagCollection, EmbeddingBagConfig, KeyedJaggedTensor  # noqa: E402
+from torchrec.models.dlrm import DLRM, DLRM_DCN, DLRM_Projection  # noqa: E402
+
+ROWS = {"f_user": 300, "f_item": 200, "f_ctx": 100}
+KEYS = list(ROWS)
+DIM = 8
+DENSE_IN = 6
+RTOL, ATOL = 1e-4, 1e-6
+
+
+def make_ebc():
+    return EmbeddingBagCollection(tables=[
+        EmbeddingBagConfig(name=f"t_{key[2:]}", embedding_dim=DIM, num_embeddings=rows,
+                           feature_names=[key])
+        for key, rows in ROWS.items()], device=torch.device("cpu"))
+
+
+def make_model(kind: str) -> nn.Module:
+    torch.manual_seed(0)
+    if kind == "DLRM":
+        model = DLRM(embedding_bag_collection=make_ebc(), dense_in_features=DENSE_IN,
+                     dense_arch_layer_sizes=[16, DIM], over_arch_layer_sizes=[12, 1])
+    elif kind == "DLRM_DCN":
+        model = DLRM_DCN(embedding_bag_collection=make_ebc(), dense_in_features=DENSE_IN,
+                         dense_arch_layer_sizes=[16, DIM], over_arch_layer_sizes=[12, 1],
+                         dcn_num_layers=2, dcn_low_rank_dim=4)
+    elif kind == "DLRM_Projection":
+        model = DLRM_Projection(embedding_bag_collection=make_ebc(), dense_in_features=DENSE_IN,
+                                dense_arch_layer_sizes=[16, DIM], over_arch_layer_sizes=[12, 1],
+                                interaction_branch1_layer_sizes=[16, 3 * DIM],
+                                interaction_branch2_layer_sizes=[16, 2 * DIM])
+    else:
+        raise ValueError(kind)
+    # TorchRec initializes small weights (outputs near one value for every sample); wider
+    # random weights make the comparison sensitive to every input.
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.4)
+    return model.eval()
+
+
+def random_kjt(batch: int, seed: int, empty_key: str = "f_ctx", max_len: int = 4):
+    """Random bags (some empty); every bag of ``empty_key`` is empty; the last id of a
+    non-empty feature is at its table's edge."""
+    g = torch.Generator().manual_seed(seed)
+    lengths, values = [], []
+    for key in KEYS:
+        lens = torch.zeros(batch, dtype=torch.int64) if key == empty_key else \
+            torch.randint(0, max_len + 1, (batch,), generator=g)
+        if key != empty_key and int(lens.sum()) == 0:
+            lens[0] = 1
+        ids = torch.randint(0, ROWS[key], (int(lens.sum()),), generator=g)
+        if ids.numel():
+            ids[-1] = ROWS[key] - 1
+        lengths.append(lens)
+        values.append(ids)
+    return KeyedJaggedTensor.from_lengths_sync(keys=KEYS, values=torch.cat(values),
+                                               lengths=torch.cat(lengths))
+
+
+def run_inputs(dense, kjt):
+    return {"dense_features": dense.numpy(), **kjt_arrays("sparse_features", kjt)}
+
+
+def eager(model, dense, kjt):
+    with torch.no_grad():
+        return model(dense, kjt).numpy()
+
+
+@pytest.mark.parametrize("batch", [1, 5])
+@pytest.mark.parametrize("kind", ["DLRM", "DLRM_DCN", "DLRM_Projection"])
+def test_stock_model_matches_torchrec_eager(kind, batch, tmp_path, record_property):
+    model = make_model(kind)
+    g = torch.Generator().manual_seed(batch)
+    example = (torch.randn(batch, DENSE_IN, generator=g), random_kjt(batch, seed=1, empty_key=""))
+    # The plan is compiled once from the example and run on other data: another value count,
+    # a feature with only empty bags.
+    dense, kjt = torch.randn(batch, DENSE_IN, generator=g), random_kjt(batch, seed=2)
+    assert int(kjt.lengths()[2 * batch:].sum()) == 0
+    got = compile_and_run(model, example, run_inputs(dense, kjt), tmp_path, kind)
+    want = eager(model, dense, kjt)
+    assert len(got) == 1 and got[0].shape == want.shape == (batch, 1)
+    np.testing.assert_allclose(got[0], want, rtol=RTOL, atol=ATOL)
+    record_property("max_abs_diff", float(np.abs(got[0] - want).max()))
+    if batch > 1:
+        assert np.ptp(want) > 1e-2  # the samples differ: a mixed-up batch would show
+
+
+def test_stock_dlrm_onnx_uses_importer_ops(tmp_path):
+    """The interaction's triu pairs are one constant Gather; the MLPs are Gemms."""
+    onnx = pytest.importorskip("onnx")
+    model = make_model("DLRM")
+    path = str(tmp_path / "dlrm.onnx")
+    ember.export(model, (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key="")), path)
+    m = onnx.load(path)
+    ops = [n.op_type for n in m.graph.node]
+    assert ops.count("Gather") == 1 and ops.count("Gemm") == 4 and ops.count("MatMul") == 1
+    assert [n.op_type for n in m.graph.node if n.domain == "ember"] == [
+        "KJT", "EmbeddingBagCollection", "KeyedTensorGet", "KeyedTensorGet", "KeyedTensorGet"]
+    assert [i.name for i in m.graph.input] == [
+        "dense_features", "sparse_features.values", "sparse_features.lengths"]
+
+
+def test_unsupported_stock_module_names_its_path(tmp_path):
+    """DLRM_DCN with TorchRec's VectorCrossNet (torch.tensordot, not exported): the error
+    names the node, the module path and the operation, and no file is written."""
+    from torchrec.modules.crossnet import VectorCrossNet
+
+    model = make_model("DLRM_DCN")
+    model.inter_arch.crossnet = VectorCrossNet(in_features=(len(KEYS) + 1) * DIM, num_layers=2)
+    example = (torch.randn(3, DENSE_IN), random_kjt(3, seed=4))
+    with pytest.raises(ember.ExportError,
+                       match=r"node 'tensordot' \(call_function tensordot\) in module "
+                             r"'inter_arch\.crossnet': operation not supported by the exporter"):
+        ember.export(model, example, str(tmp_path / "vcn.onnx"))
+    assert os.listdir(tmp_path) == []
+
+
+def test_unsupported_stock_leaf_module_names_its_path(tmp_path):
+    """TorchRec's EmbeddingCollection (sequence embeddings) is not exported yet."""
+    from torchrec import EmbeddingCollection, EmbeddingConfig
+
+    class Seq(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sparse = nn.Module()
+            self.sparse.ec = EmbeddingCollection(tables=[EmbeddingConfig(
+                name="t", embedding_dim=4, num_embeddings=10, feature_names=["f_user"])],
+                device=torch.device("cpu"))
+
+        def forward(self, kjt):
+            return self.sparse.ec(kjt)["f_user"].values()
+
+    kjt = KeyedJaggedTensor.from_lengths_sync(keys=["f_user"], values=torch.tensor([1, 2, 9]),
+                                              lengths=torch.tensor([2, 1]))
+    with pytest.raises(ember.ExportError, match=r"in module 'sparse\.ec': module type "
+                                                r"EmbeddingCollection is not supported"):
+        ember.export(Seq(), (kjt,), str(tmp_path / "seq.onnx"))
+    assert os.listdir(tmp_path) == []
