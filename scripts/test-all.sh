@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # Sets everything up, builds Ember (release preset) and runs every test:
-# unit (GoogleTest), lit (FileCheck) and the end-to-end/python tests.
+# unit (GoogleTest), lit (FileCheck) and the end-to-end/python tests, the latter
+# also with PyTorch 2.14 + TorchRec 1.9 (ctest test `torchrec`, in the venv that
+# scripts/setup-torchrec-venv.sh makes from PyPI: about 3 GB the first time, then
+# reused). EMBER_TORCHREC=0 leaves that venv out (the test then reports itself skipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
+if [ "${EMBER_TORCHREC:-1}" != 0 ]; then
+  bash scripts/setup-torchrec-venv.sh
+fi
 cmake --preset release
 cmake --build --preset release
 ctest --preset release --output-on-failure -j2
