@@ -226,7 +226,8 @@ def test_module_reading_its_own_parameters_exports(tmp_path):
 
 class _TensorIndexing(torch.nn.Module):
     """DLRM's pairwise interactions ``inter[:, triu[0], triu[1]]`` (a buffer's rows as index
-    tensors), a tensor literal behind ``...``, and one index tensor given as input."""
+    tensors), a tensor literal behind ``...``, a list of ints, an index computed from a
+    shape, and one index tensor given as input."""
 
     def __init__(self):
         super().__init__()
@@ -236,7 +237,9 @@ class _TensorIndexing(torch.nn.Module):
         inter = torch.bmm(x, torch.transpose(x, 1, 2))
         pairs = inter[:, self.triu[0], self.triu[1]]
         cols = x[..., torch.tensor([3, -1, 0])]
-        return pairs, cols, x[:, idx]
+        rows = x[:, :, [0, 2]]
+        first = x[:, torch.arange(x.size(1) - 1)]
+        return pairs, cols, x[:, idx], rows, first
 
 
 def test_index_tensors_become_gathers(tmp_path):
@@ -246,12 +249,15 @@ def test_index_tensors_become_gathers(tmp_path):
     ember.export(model, (x, idx), path)
     m = onnx.load(path)
     gathers = [n for n in m.graph.node if n.op_type == "Gather"]
-    assert len(gathers) == 3
+    assert len(gathers) == 5
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
     # triu pairs of a 4x4 matrix, flattened: row * 4 + column
     assert inits[gathers[0].input[1]].tolist() == [1, 2, 3, 6, 7, 11]
     assert inits[gathers[1].input[1]].tolist() == [3, 3, 0]  # negative indices wrapped
-    assert gathers[2].input[1] == "idx"
+    assert inits[gathers[2].input[1]].tolist() == [0, 2]
+    assert inits[gathers[3].input[1]].tolist() == [0, 1, 2]  # arange(x.size(1) - 1)
+    assert gathers[4].input[1] == "idx"
+    assert [onnx.helper.get_attribute_value(g.attribute[0]) for g in gathers] == [1, 2, 2, 1, 1]
     feeds = {"x": x.numpy(), "idx": idx.numpy()}
     for got, want in zip(onnx_reference.run(m, feeds), model(x, idx)):
         np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)

@@ -97,6 +97,7 @@ class _Converter:
         self.env: Dict[torch.fx.Node, Any] = {}
         self.counter = 0
         self.uses_ember = False
+        self.constant_memo: Dict[torch.fx.Node, bool] = {}
         # (values, lengths, weights, K) of a per-key KJT idiom -> its K single-key KJTs.
         self.per_key_kjts: Dict[Tuple[str, str, Optional[str], int], List[str]] = {}
 
@@ -753,36 +754,49 @@ class _Converter:
                                  view_index=concrete if direct and not full else None)
 
     def is_tensor_index(self, item: Any) -> bool:
-        if isinstance(item, torch.Tensor):
+        if isinstance(item, torch.Tensor) or _is_int_list(item):
             return True
         return isinstance(item, torch.fx.Node) and isinstance(self.env.get(item), _Tensor)
 
     def constant_value(self, arg: Any) -> Optional[torch.Tensor]:
-        """The value of a tensor that depends on no graph input (a buffer, ``buf[0]``,
-        ``torch.arange(n)``...), else None."""
+        """The value of a tensor that depends on no graph input (a buffer, ``buf[0]``, a
+        list of ints, ``torch.arange(x.size(1))``...), else None."""
         if isinstance(arg, torch.Tensor):
             return arg
+        if _is_int_list(arg):
+            return torch.tensor(arg, dtype=torch.int64)
         if not isinstance(arg, torch.fx.Node) or not self.is_constant(arg):
             return None
         rep = self.env.get(arg)
         if isinstance(rep, tuple) and rep[0] == "const":
             value = rep[1]
-        elif arg.op == "get_attr":
-            value = arg.meta.get("ember_value")
-            value = _attribute(self.gm, arg.target) if value is None else value
+        elif "ember_const" in arg.meta:
+            value = arg.meta["ember_const"]  # a shape-only value, before later in-place ops
+        elif arg.op == "get_attr" and arg.meta.get("ember_value") is None:
+            value = _attribute(self.gm, arg.target)
         else:
             value = arg.meta.get("ember_value")
         return value if isinstance(value, torch.Tensor) else None
 
     def is_constant(self, node: torch.fx.Node) -> bool:
+        """True when ``node``'s value depends on no graph input: attributes, shape-only
+        values, and pure ops on those."""
+        memo = self.constant_memo
+        if node in memo:
+            return memo[node]
         rep = self.env.get(node)
         if (isinstance(rep, tuple) and rep[0] == "const") or node.op == "get_attr":
-            return True
-        if node.op not in ("call_function", "call_method") or _is_mutation(node):
-            return False
-        inputs: List[torch.fx.Node] = []
-        torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
-        return all(self.is_constant(i) for i in inputs)
+            result = True
+        elif node.op not in ("call_function", "call_method") or _is_mutation(node):
+            result = False
+        elif node.meta.get("ember_static"):
+            result = True
+        else:
+            inputs: List[torch.fx.Node] = []
+            torch.fx.node.map_arg((node.args, node.kwargs), inputs.append)
+            result = all(self.is_constant(i) for i in inputs)
+        memo[node] = result
+        return result
 
     def convert_tensor_index(self, node, rep: "_Tensor", index: tuple, value) -> None:
         """``x[:, i, j]`` with index tensors on consecutive dims after full slices (torch's
@@ -898,6 +912,12 @@ def _after(user: torch.fx.Node, node: torch.fx.Node) -> bool:
 
 def _is_mutation(node: torch.fx.Node) -> bool:
     return node.target is operator.setitem or node.target in _INPLACE
+
+
+def _is_int_list(item: Any) -> bool:
+    """``x[:, [0, 2]]``: a list of ints is an index tensor in torch."""
+    return (isinstance(item, list) and bool(item)
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in item))
 
 
 def _module_of(node: torch.fx.Node) -> str:
