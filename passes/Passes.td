@@ -344,4 +344,24 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::ember::EmberDialect"];
 }
 
+def EmberSetCommCodec : Pass<"ember-set-comm-codec", "::mlir::ModuleOp"> {
+  let summary = "Sets the wire format of the collectives' float payloads";
+  let description = [{
+    Sets the `codec` of every `ember.pooled_all_to_all`,
+    `ember.reduce_scatter` and `ember.all_reduce` whose payload is `f32` and
+    whose group has more than one rank: their embeddings or partial sums then
+    travel as 16-bit values (`fp16` or `bf16`) and are widened back to
+    `f32` on arrival (the runtime's `comm_dtype`, docs/cuda-nccl.md).
+    `codec=none` removes every codec. `ember-compile --comm-dtype
+    float16|bfloat16` runs this pass after partitioning.
+
+    Errors: a codec other than none, fp16 and bf16 (the runtime has no fp8
+    codec).
+  }];
+  let options = [
+    Option<"codec", "codec", "std::string", "\"fp16\"",
+           "none, fp16 or bf16">,
+  ];
+}
+
 #endif // EMBER_PASSES_TD

@@ -97,6 +97,12 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createEmberPartition());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // --comm-dtype: the collectives' float payloads travel narrower.
+  if (options.commDType == "float16" || options.commDType == "bfloat16") {
+    EmberSetCommCodecOptions codec;
+    codec.codec = options.commDType == "float16" ? "fp16" : "bf16";
+    pm.addPass(createEmberSetCommCodec(codec));
+  }
 }
 
 LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
@@ -136,7 +142,6 @@ planEmitterOptions(const CompileOptions &options) {
   out.maxBatch = options.maxBatch;
   out.planMemory = options.planMemory;
   out.commStream = options.commStream;
-  out.commDType = options.commDType;
   return out;
 }
 

@@ -35,7 +35,8 @@ struct CompileOptions {
   /// Collectives on a communication stream: -1 CUDA only, 0 never, 1 always.
   int commStream = -1;
   /// float32 (exact, default), float16 or bfloat16: the payload encoding of
-  /// the pooled all-to-all, reduce-scatter and all-reduce.
+  /// the pooled all-to-all, reduce-scatter and all-reduce (the
+  /// ember-set-comm-codec pass sets their codec, the emitter lowers it).
   std::string commDType = "float32";
 
   /// Sharding (docs/sharding.md). With worldSize > 1 the pipeline plans

@@ -172,10 +172,18 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
     return op->emitError() << what
                            << " without batch_of is not supported by the plan "
                               "emitter (the partitioning pass always sets it)";
-  if ((pooled && pooled.getCodec()) || (scatter && scatter.getCodec()))
-    return op->emitError() << what
-                           << " with a codec is not supported by the CPU "
-                              "runtime yet";
+  // The codec (ember-set-comm-codec) becomes the kernel's comm_dtype.
+  std::optional<CommCodec> codec =
+      pooled ? pooled.getCodec() : scatter.getCodec();
+  const char *commDType = nullptr;
+  if (codec == CommCodec::fp16)
+    commDType = "float16";
+  else if (codec == CommCodec::bf16)
+    commDType = "bfloat16";
+  else if (codec && *codec != CommCodec::none)
+    return op->emitError() << what << " with codec "
+                           << stringifyCommCodec(*codec)
+                           << ": the runtime has fp16 and bf16 codecs only";
   if (scatter && scatter.getReduction() != ReduceKind::sum &&
       scatter.getReduction() != ReduceKind::max)
     return op->emitError() << what << " supports sum and max reductions";
@@ -229,6 +237,8 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
   else
     addStringAttr(instr, "reduce",
                   scatter.getReduction() == ReduceKind::max ? "max" : "sum");
+  if (commDType)
+    addStringAttr(instr, "comm_dtype", commDType);
   return success();
 }
 

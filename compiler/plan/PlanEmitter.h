@@ -62,10 +62,6 @@ struct PlanEmitterOptions {
   /// (PlanStreams.h): -1 = for the CUDA target only, 0 = never, 1 = always
   /// (the CPU backend runs in program order and ignores streams).
   int commStream = -1;
-  /// The comm_dtype attribute of pooled_all_to_all, reduce_scatter and
-  /// all_reduce: "float16" or "bfloat16" sends their float32 payload as 16-bit
-  /// values (docs/cuda-nccl.md); empty or "float32" leaves it exact.
-  std::string commDType;
   /// When set, receives what the memory planner did.
   MemoryPlanStats *memoryStats = nullptr;
 };

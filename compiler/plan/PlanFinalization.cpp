@@ -34,22 +34,6 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
       bounds[symbol] = options.maxBatch;
     }
   }
-  if (!options.commDType.empty() && options.commDType != "float32") {
-    if (options.commDType != "float16" && options.commDType != "bfloat16")
-      return module.emitError() << "--comm-dtype must be float32, float16 or "
-                                   "bfloat16, not '"
-                                << options.commDType << "'";
-    // The collectives that carry float32 embeddings or partial sums.
-    for (pb::RankProgram &program : *plan.mutable_programs())
-      for (pb::Instruction &in : *program.mutable_instructions())
-        if (in.kernel() == kn::kPooledAllToAll ||
-            in.kernel() == kn::kReduceScatter ||
-            in.kernel() == kn::kAllReduce) {
-          pb::Attribute *a = in.add_attrs();
-          a->set_name("comm_dtype");
-          a->set_s(options.commDType);
-        }
-  }
   MemoryPlanStats stats;
   for (pb::RankProgram &program : *plan.mutable_programs()) {
     // On the GPU, collectives run on their own stream (PlanStreams.h).

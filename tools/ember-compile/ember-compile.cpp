@@ -227,6 +227,13 @@ int main(int argc, char **argv) {
                  << maxBatch << ")\n";
     return 1;
   }
+  if (commDType != "float32" && commDType != "float16" &&
+      commDType != "bfloat16") {
+    llvm::errs() << "ember-compile: --comm-dtype must be float32, float16 or "
+                    "bfloat16, not '"
+                 << commDType << "'\n";
+    return 1;
+  }
   // --mlir-timing reports import, each pass and plan emission.
   mlir::DefaultTimingManager timing;
   mlir::applyDefaultTimingManagerCLOptions(timing);
@@ -243,7 +250,7 @@ int main(int argc, char **argv) {
   options.dumpAfterEachDir = dumpAfterEach;
   options.planMemory = !noMemoryPlan;
   options.commDType = commDType;
-  options.commStream = commStream == cl::BOU_UNSET ? -1
+  options.commStream = commStream == cl::BOU_UNSET  ? -1
                        : commStream == cl::BOU_TRUE ? 1
                                                     : 0;
   // Without --world-size, a topology file gives it.
@@ -270,8 +277,8 @@ int main(int argc, char **argv) {
                : 0;
   }
   mlir::TimingScope passTiming = rootTiming.nest("passes");
-  if (mlir::failed(
-          mlir::ember::driver::runCompilePipeline(*module, options, &passTiming)))
+  if (mlir::failed(mlir::ember::driver::runCompilePipeline(*module, options,
+                                                           &passTiming)))
     return 1;
   passTiming.stop();
 
