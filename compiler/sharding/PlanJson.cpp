@@ -263,8 +263,10 @@ llvm::Expected<TableSharding> parseParameterSharding(StringRef table,
       if (field.kind() != json::Value::Null)
         spec = &field;
     } else if (key == "cache_params" || key == "enforce_hbm" ||
-               key == "stochastic_rounding" || key == "bounds_check_mode") {
-      // TorchRec fields Ember does not use.
+               key == "stochastic_rounding" || key == "bounds_check_mode" ||
+               key == "output_dtype" || key == "key_value_params") {
+      // The other fields of TorchRec 1.9's ParameterSharding: accepted,
+      // not used by Ember.
     } else {
       return makeError("unknown field '" + key + "'");
     }

@@ -89,9 +89,12 @@ TEST(PlanJson, ReadsTorchRecParameterSharding) {
                   "placement": "rank:0/cuda:0"},
                  {"shard_offsets": [500, 0], "shard_sizes": [500, 64],
                   "placement": "rank:1/cuda:1"}]},
-               "cache_params": null},
+               "cache_params": null, "enforce_hbm": null,
+               "stochastic_rounding": null, "bounds_check_mode": null,
+               "output_dtype": "FP32", "key_value_params": null},
     "t_item": {"sharding_type": "data_parallel", "compute_kernel": "dense",
-               "ranks": [1, 0], "sharding_spec": null}
+               "ranks": [1, 0], "sharding_spec": null,
+               "output_dtype": null, "key_value_params": null}
   })");
   ASSERT_TRUE(static_cast<bool>(plan)) << errorOf(plan.takeError());
   const TableSharding &user = plan->at("t_user");
