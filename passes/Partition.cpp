@@ -114,29 +114,96 @@ unsigned groupIndex(Analysis &a, Route route, PoolingMode pooling) {
   return a.groups.size() - 1;
 }
 
+/// Whether an embedding_bag_collection's `ember.sharding` (one per table)
+/// shards any table (data-parallel collections stay whole).
+bool shardsATable(EmbeddingBagCollectionOp op) {
+  auto shardings = op->getAttrOfType<ArrayAttr>(kShardingAttr);
+  return shardings && llvm::any_of(shardings, [](Attribute attr) {
+           auto sharding = dyn_cast<ShardingAttr>(attr);
+           return !sharding || !sharding.isReplicated();
+         });
+}
+
+/// Rewrites every embedding_bag_collection that shards a table into the
+/// per-feature pooled lookups TorchRec's sharded EmbeddingBagCollection
+/// computes: the KJT is split into one-key KJTs, key i is looked up with an
+/// `ember.embedding_bag` over its values and offsets (and weights) in its
+/// table, carrying that table's sharding, and the [B, D] results,
+/// concatenated in key order, make the keyed tensor. The bags then take the
+/// same input dist, lookups and output dist as a model's own bags. A table
+/// read by several features is partitioned once per feature (its shards are
+/// stored once per feature).
+LogicalResult decomposeShardedCollections(func::FuncOp func) {
+  SmallVector<EmbeddingBagCollectionOp> collections;
+  func.walk([&](EmbeddingBagCollectionOp op) {
+    if (shardsATable(op))
+      collections.push_back(op);
+  });
+  for (EmbeddingBagCollectionOp op : collections) {
+    auto shardings = op->getAttrOfType<ArrayAttr>(kShardingAttr);
+    if (shardings.size() != op.getTables().size())
+      return op.emitError("'")
+             << kShardingAttr << "' has " << shardings.size() << " entries for "
+             << op.getTables().size() << " tables";
+    for (Attribute attr : shardings)
+      if (!isa<ShardingAttr>(attr))
+        return op.emitError("'")
+               << kShardingAttr << "' must hold one #ember.sharding per table";
+    KeyedJaggedTensorType kjtType = op.getFeatures().getType();
+    if (kjtType.isVariableBatch())
+      return op.emitError("a variable-batch KJT cannot be sharded yet (only "
+                          "data_parallel)");
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type f32 = b.getF32Type();
+    unsigned numKeys = kjtType.getNumKeys();
+    SmallVector<int64_t> oneEach(numKeys, 1);
+    auto split = KJTSplitOp::create(b, loc, op.getFeatures(), oneEach);
+    SmallVector<Value> columns;
+    int64_t width = 0;
+    for (unsigned i = 0; i < numKeys; ++i) {
+      Value feature = split.getResults()[i];
+      // Named after the key: the bag's tables and messages say which one.
+      Location keyLoc = NameLoc::get(b.getStringAttr(kjtType.getKey(i)), loc);
+      Value ids = KJTValuesOp::create(b, keyLoc, feature);
+      Value offsets = KJTOffsetsOp::create(b, keyLoc, feature);
+      Value weights = kjtType.isWeighted()
+                          ? Value(KJTWeightsOp::create(b, keyLoc, feature))
+                          : Value();
+      int64_t t = op.getFeatureTables()[i];
+      Value table = op.getTables()[t];
+      int64_t dim = cast<TableType>(table.getType()).getDim();
+      auto bagType = RankedTensorType::get({ShapedType::kDynamic, dim}, f32);
+      auto pooling = cast<PoolingModeAttr>(op.getPooling()[t]);
+      auto bag = EmbeddingBagOp::create(b, keyLoc, bagType, table, ids, offsets,
+                                        weights, pooling, IntegerAttr(),
+                                        b.getUnitAttr());
+      bag->setAttr(kShardingAttr, shardings[t]);
+      columns.push_back(bag);
+      width += dim;
+    }
+    auto resultType = cast<KeyedTensorType>(op.getResult().getType());
+    Value values =
+        columns.size() == 1
+            ? columns.front()
+            : tosa::ConcatOp::create(
+                  b, loc,
+                  RankedTensorType::get({ShapedType::kDynamic, width}, f32),
+                  columns, b.getI32IntegerAttr(1));
+    if (values.getType() != resultType.getValuesType())
+      values =
+          tensor::CastOp::create(b, loc, resultType.getValuesType(), values);
+    Value keyed = KeyedTensorCreateOp::create(b, loc, resultType, values);
+    op.getResult().replaceAllUsesWith(keyed);
+    op.erase();
+  }
+  return success();
+}
+
 /// Validates the sharding of every bag and lists the shards to look up.
 FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
   Analysis a;
   a.worldSize = worldSize;
-  // KJT models (embedding_bag_collection) run data parallel only for now.
-  WalkResult walk = func.walk([&](EmbeddingBagCollectionOp op) {
-    auto shardings = op->getAttrOfType<ArrayAttr>(kShardingAttr);
-    if (shardings && worldSize > 1)
-      for (Attribute attr : shardings) {
-        auto sharding = dyn_cast<ShardingAttr>(attr);
-        if (!sharding || !sharding.isReplicated()) {
-          op.emitError("ember-partition shards the tables of "
-                       "ember.embedding_bag ops (models taking (ids, offsets) "
-                       "bags); an embedding_bag_collection (a KJT input) can "
-                       "only be data_parallel for now (--sharding "
-                       "data_parallel)");
-          return WalkResult::interrupt();
-        }
-      }
-    return WalkResult::advance();
-  });
-  if (walk.wasInterrupted())
-    return failure();
   SmallVector<EmbeddingBagOp> bags = collectBags(func);
   for (auto [index, op] : llvm::enumerate(bags)) {
     auto sharding = op->getAttrOfType<ShardingAttr>(kShardingAttr);
@@ -773,6 +840,8 @@ struct PartitionPass
           << functionName << "' to partition";
       return signalPassFailure();
     }
+    if (worldSize > 1 && failed(decomposeShardedCollections(func)))
+      return signalPassFailure();
     FailureOr<Analysis> analysis = analyze(func, worldSize);
     if (failed(analysis))
       return signalPassFailure();

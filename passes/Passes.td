@@ -247,6 +247,14 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
        (`batch_of`), so ranks may run different batch sizes. Slices,
        concatenations (column shards) and adds give each bag its `[B, D]`.
 
+    An `ember.embedding_bag_collection` (a KJT input) that shards any of its
+    tables (its `ember.sharding` is an array, one per table) first becomes
+    one `ember.embedding_bag` per feature over the KJT's one-key parts
+    (`ember.kjt.split`, `.values`, `.offsets`, `.weights`), each with its
+    table's sharding, and an `ember.keyed_tensor.create` of their columns;
+    those bags are then partitioned as above. A collection whose tables are
+    all data parallel stays whole.
+
     Data-parallel tables keep their `ember.embedding_bag` (every rank holds
     the table); the rest of the model is data parallel. With a world size
     of 1 the attributes are dropped and nothing else changes.

@@ -2,8 +2,10 @@
 
 usage: run_test.py CASE EMBER_COMPILE EMBER_RUN WORKDIR
 
-Cases (MODEL is dlrm, the examples/dlrm model, or mixed, make_mixed_model.py:
-mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset):
+Cases (MODEL is dlrm, the examples/dlrm model; mixed, make_mixed_model.py:
+mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset;
+or kjt, make_kjt_model.py: a KJT input into an EmbeddingBagCollection with
+a table shared by two features, as TorchRec models take their features):
   MODEL_N     for N ranks (1, 2 or 4) and every sharding (the planner's own
               choice and each forced type): ember-compile --world-size N
               --sharding S, ember-run --nproc N on one global batch of 13
@@ -71,10 +73,11 @@ def make_model(model, work):
                     os.path.join(work, "expected_prob.npy"))
         return (["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
                  "offsets2"], ["prob"])
-    proc = run([sys.executable, os.path.join(HERE, "make_mixed_model.py"),
-                work, "--batch", str(BATCH)])
+    script = "make_kjt_model.py" if model == "kjt" else "make_mixed_model.py"
+    proc = run([sys.executable, os.path.join(HERE, script), work, "--batch",
+                str(BATCH)])
     if proc.returncode != 0:
-        fail("make_mixed_model.py failed", proc)
+        fail(script + " failed", proc)
     io = dict(line.split(None, 1) for line in
               open(os.path.join(work, "io.txt")).read().splitlines())
     return io["inputs"].split(), io["outputs"].split()

@@ -286,3 +286,63 @@ module attributes {ember.world_size = 1 : i64} {
     return %r : tensor<?x2xf32>
   }
 }
+
+// -----
+
+// An embedding_bag_collection (a KJT input, as TorchRec models take their
+// features) whose tables are sharded becomes one embedding_bag per feature
+// over the KJT's one-key parts, each with its table's sharding (t0 is read
+// by "a" and "c"); the bags are then partitioned like any others and the
+// keyed tensor is rebuilt from their columns in key order.
+
+// CHECK-LABEL: func.func @main_rank0
+// CHECK: %[[S:.*]]:3 = ember.kjt.split %arg0 [1, 1, 1]
+// CHECK: ember.kjt.from_bags values({{.*}}) offsets({{.*}}) include_last_offset = [true, true, true] num_rows = [5, 3, 3] {ember.feature_names = ["b", "a", "c"]}
+// CHECK: ember.kjt_all_to_all.tensors
+// CHECK: ember.grouped_lookup
+// CHECK: ember.pooled_all_to_all {{.*}} dim_per_rank [2, 8]
+// CHECK: ember.keyed_tensor.create {{.*}} -> !ember.keyed_tensor<["a" : 4, "b" : 2, "c" : 4], f32>
+// CHECK-NOT: ember.embedding_bag_collection
+// CHECK: return
+// CHECK-LABEL: func.func @main_rank1
+module attributes {ember.world_size = 2 : i64} {
+  func.func @main(%k: !ember.kjt<["a", "b", "c"], values = i64, lengths = i32>)
+      -> !ember.keyed_tensor<["a" : 4, "b" : 2, "c" : 4], f32> {
+    %w0 = arith.constant dense<1.0> : tensor<3x4xf32>
+    %t0 = ember.table.from_tensor %w0 : tensor<3x4xf32> -> !ember.table<3x4, f32>
+    %w1 = arith.constant dense<2.0> : tensor<5x2xf32>
+    %t1 = ember.table.from_tensor %w1 : tensor<5x2xf32> -> !ember.table<5x2, f32>
+    %kt = ember.embedding_bag_collection %k tables(%t0, %t1)
+        feature_tables = [0, 1, 0] pooling = [sum, mean]
+        {ember.sharding = [#ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [3, 4], rank = 1>]>,
+                           #ember.sharding<table_wise, shards = [#ember.shard<offsets = [0, 0], sizes = [5, 2], rank = 0>]>]}
+        : !ember.kjt<["a", "b", "c"], values = i64, lengths = i32>,
+          !ember.table<3x4, f32>, !ember.table<5x2, f32>
+        -> !ember.keyed_tensor<["a" : 4, "b" : 2, "c" : 4], f32>
+    return %kt : !ember.keyed_tensor<["a" : 4, "b" : 2, "c" : 4], f32>
+  }
+}
+
+// -----
+
+// A collection whose tables are all data parallel stays whole (one grouped
+// lookup on every rank).
+
+// CHECK-LABEL: func.func @main_rank0
+// CHECK: ember.embedding_bag_collection
+// CHECK-NOT: ember.sharding
+// CHECK-NOT: ember.kjt_all_to_all
+// CHECK: return
+module attributes {ember.world_size = 2 : i64} {
+  func.func @main(%k: !ember.kjt<["a"], values = i64, lengths = i32>)
+      -> !ember.keyed_tensor<["a" : 4], f32> {
+    %w0 = arith.constant dense<1.0> : tensor<3x4xf32>
+    %t0 = ember.table.from_tensor %w0 : tensor<3x4xf32> -> !ember.table<3x4, f32>
+    %kt = ember.embedding_bag_collection %k tables(%t0)
+        feature_tables = [0] pooling = [sum]
+        {ember.sharding = [#ember.sharding<data_parallel>]}
+        : !ember.kjt<["a"], values = i64, lengths = i32>, !ember.table<3x4, f32>
+        -> !ember.keyed_tensor<["a" : 4], f32>
+    return %kt : !ember.keyed_tensor<["a" : 4], f32>
+  }
+}
