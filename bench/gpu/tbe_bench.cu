@@ -308,27 +308,44 @@ struct DeviceBuffers {
   }
 };
 
+/// Milliseconds of `iters` calls of `enqueue` (each enqueues work on the
+/// default stream), between two events.
+template <class Enqueue> Result<float> timeLoop(int iters, Enqueue &&enqueue) {
+  cudaEvent_t start, stop;
+  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
+  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
+  Status status = cudaStatus(cudaEventRecord(start), "cudaEventRecord");
+  for (int i = 0; status.isOk() && i < iters; ++i)
+    status = enqueue();
+  float ms = 0;
+  if (status.isOk())
+    status = cudaStatus(cudaEventRecord(stop), "cudaEventRecord");
+  if (status.isOk())
+    status = cudaStatus(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  if (status.isOk())
+    status = cudaStatus(cudaEventElapsedTime(&ms, start, stop),
+                        "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  if (!status.isOk())
+    return status;
+  return ms;
+}
+
 /// Device-to-device cudaMemcpy bandwidth (bytes read + written per second).
 Result<double> memcpyBandwidth(size_t bytes, int iters) {
   DeviceBuffers buf;
   EMBER_ASSIGN_OR_RETURN(void *a, buf.alloc(bytes, "memcpy source"));
   EMBER_ASSIGN_OR_RETURN(void *b, buf.alloc(bytes, "memcpy destination"));
   EMBER_CUDA_RETURN_IF_ERROR(cudaMemset(a, 1, bytes));
-  cudaEvent_t start, stop;
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
   EMBER_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice)); // warm-up
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(start));
-  for (int i = 0; i < iters; ++i)
-    EMBER_CUDA_RETURN_IF_ERROR(
-        cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
-  float ms = 0;
-  EMBER_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  EMBER_ASSIGN_OR_RETURN(
+      float ms, timeLoop(iters, [&] {
+        return cudaStatus(
+            cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice),
+            "cudaMemcpyAsync");
+      }));
   return 2.0 * static_cast<double>(bytes) * iters / (ms * 1e-3);
 }
 
@@ -416,18 +433,10 @@ Status runCase(const std::string &label, const Options &o, double memcpyBw,
     args.chunksPerLane = chunksPerLane;
     for (int i = 0; i < o.warmup; ++i)
       EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
-    cudaEvent_t start, stop;
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&start));
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventCreate(&stop));
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(start));
-    for (int i = 0; i < o.iters; ++i)
-      EMBER_RETURN_IF_ERROR(launchTbeForward(args, multiprocessors, nullptr));
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop));
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop));
-    float ms = 0;
-    EMBER_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start, stop));
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
+    EMBER_ASSIGN_OR_RETURN(float ms, timeLoop(o.iters, [&] {
+                             return launchTbeForward(args, multiprocessors,
+                                                     nullptr);
+                           }));
     DeviceErrorRecord record;
     EMBER_CUDA_RETURN_IF_ERROR(
         cudaMemcpy(&record, errors, sizeof record, cudaMemcpyDeviceToHost));
