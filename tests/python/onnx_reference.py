@@ -93,6 +93,8 @@ def _attr(node, name, default=None):
                 return a.s.decode()
             if a.type == a.STRINGS:
                 return [s.decode() for s in a.strings]
+            if a.type == a.TENSOR:
+                return a.t
     return default
 
 
@@ -182,7 +184,9 @@ def run(model, feeds):
         elif op == "Cast":
             outs = [x[0].astype(_NP_TYPES[_attr(node, "to")])]
         elif op == "Slice":
-            data, starts, ends, axes, steps = x
+            data, starts, ends = x[:3]
+            axes = x[3] if len(x) > 3 and x[3] is not None else range(len(starts))
+            steps = x[4] if len(x) > 4 and x[4] is not None else [1] * len(starts)
             index = [slice(None)] * data.ndim
             for s, e, a, st in zip(starts, ends, axes, steps):
                 index[int(a)] = slice(int(s), int(e), int(st))
@@ -195,6 +199,12 @@ def run(model, feeds):
             for i, idx in enumerate(flat_idx):
                 out[tuple(idx)] = flat_upd[i]
             outs = [out]
+        elif op == "Shape":
+            dims = np.array(x[0].shape, dtype=np.int64)
+            outs = [dims[_attr(node, "start", 0):_attr(node, "end", len(dims))]]
+        elif op == "ConstantOfShape":
+            fill = numpy_helper.to_array(_attr(node, "value"))
+            outs = [np.full(tuple(int(d) for d in x[0]), fill.reshape(-1)[0], dtype=fill.dtype)]
         elif op == "Expand":
             outs = [x[0] * np.ones(tuple(int(d) for d in x[1]), dtype=x[0].dtype)]
         elif op == "Gather":

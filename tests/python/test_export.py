@@ -33,13 +33,24 @@ def test_plain_fx_fails_on_the_model():
 def test_signature_follows_forward_with_kjt_flattened(exported):
     _, _, m = exported
     # The KJT's parts feed one ember.KJT node (the per-key idiom), so they are named as
-    # ember-compile's KJT input "kjt"; the value count is symbolic.
+    # ember-compile's KJT input "kjt"; the value count and the batch are symbolic.
     assert [i.name for i in m.graph.input] == ["dense", "kjt.values", "kjt.lengths"]
-    dims = [[d.dim_value or d.dim_param for d in i.type.tensor_type.shape.dim]
-            for i in m.graph.input]
-    assert dims == [[3, 3], ["N_kjt_values"], [6]]
+    assert _dims(m.graph.input) == [["B", 3], ["N_kjt_values"], ["2*B"]]
     assert [o.name for o in m.graph.output] == ["output_0"]
+    assert _dims(m.graph.output) == [["B", 1]]
     assert {(o.domain, o.version) for o in m.opset_import} == {("", 17), ("ember", 1)}
+
+
+def _dims(values):
+    return [[d.dim_value or d.dim_param for d in v.type.tensor_type.shape.dim] for v in values]
+
+
+def test_static_batch_keeps_the_example_shapes():
+    model, inputs = tiny_dlrm()
+    m = ember.to_onnx(model, inputs, dynamic_batch=False)
+    assert _dims(m.graph.input) == [[3, 3], ["N_kjt_values"], [6]]
+    assert _dims(m.graph.output) == [[3, 1]]
+    assert "ScatterND" in {n.op_type for n in m.graph.node}  # the slice write's box
 
 
 def test_embedding_bags_are_ember_nodes_with_weight_initializers(exported):
@@ -59,8 +70,10 @@ def test_embedding_bags_are_ember_nodes_with_weight_initializers(exported):
     inits = {t.name: onnx.numpy_helper.to_array(t) for t in m.graph.initializer}
     assert np.array_equal(inits["tables.1.weight"], model.tables[1].weight.detach().numpy())
     ops = {n.op_type for n in m.graph.node}
-    assert {"Gemm", "ScatterND", "Concat", "Sigmoid"} <= ops
-    assert not ops & {"Loop", "Split", "CumSum"}
+    # The slice write into a [B, ...] tensor: Slice + a fill of the box's run-time Shape +
+    # Concat (a ScatterND's box indices would hold the example's batch).
+    assert {"Gemm", "Concat", "Sigmoid", "Shape"} <= ops
+    assert not ops & {"Loop", "Split", "CumSum", "ScatterND"}
 
 
 def test_reference_evaluation_matches_eager(exported):
@@ -76,6 +89,16 @@ def test_reference_evaluation_matches_eager(exported):
     (out2,) = onnx_reference.run(m, {"dense": dense2.numpy(), "kjt.values": other.values().numpy(),
                                      "kjt.lengths": other.lengths().numpy()})
     np.testing.assert_allclose(out2, model(dense2, other).detach().numpy(), rtol=1e-5, atol=1e-6)
+    # Other batches (the export's batch is symbolic): 1 and 5.
+    for batch, lengths in ((1, [2, 0]), (5, [1, 0, 2, 1, 0, 3, 1, 1, 0, 2])):
+        ids = torch.arange(sum(lengths)) % 10
+        kjt3 = ember.KeyedJaggedTensor(["a", "b"], ids, torch.tensor(lengths))
+        dense3 = torch.randn(batch, 3)
+        (out3,) = onnx_reference.run(m, {"dense": dense3.numpy(), "kjt.values": ids.numpy(),
+                                         "kjt.lengths": kjt3.lengths().numpy()})
+        assert out3.shape == (batch, 1)
+        np.testing.assert_allclose(out3, model(dense3, kjt3).detach().numpy(), rtol=1e-5,
+                                   atol=1e-6)
 
 
 def test_failed_module_raises_and_writes_nothing(tmp_path):
@@ -107,8 +130,15 @@ def test_write_through_a_view_is_written_back(tmp_path):
 
     path = tmp_path / "v.onnx"
     ember.export(ViewWrite(), (torch.randn(2, 3),), str(path))
-    ops = [n.op_type for n in onnx.load(str(path)).graph.node]
-    assert "ScatterND" in ops  # the view's new value goes back into y
+    m = onnx.load(str(path))
+    ops = [n.op_type for n in m.graph.node]
+    assert "Concat" in ops and "ScatterND" not in ops  # the view's new value goes back into y
+    for batch in (1, 2, 5):
+        x = torch.randn(batch, 3)
+        np.testing.assert_allclose(onnx_reference.run(m, {"x": x.numpy()})[0],
+                                   ViewWrite()(x).numpy(), rtol=1e-6)
+    static = ember.to_onnx(ViewWrite(), (torch.randn(2, 3),), dynamic_batch=False)
+    assert "ScatterND" in [n.op_type for n in static.graph.node]
 
 
 def test_write_through_a_view_of_a_view_is_refused(tmp_path):
@@ -153,8 +183,17 @@ def test_mixed_standard_ops_match_eager(tmp_path):
             "Slice", "Cast"} <= set(ops)
     bags = {n.input[0]: {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
             for n in m.graph.node if n.op_type == "EmbeddingBag"}
-    assert bags["bag2d.weight"]["mode"] == b"max" and "padding_idx" not in bags["bag2d.weight"]
     assert bags["wbag.weight"]["padding_idx"] == 0
+    # A 2-D [B, L] input with a symbolic B: a KJT with lengths L (ConstantOfShape of B) into a
+    # one-table collection; with the example's batch, an EmbeddingBag with constant offsets.
+    ebc = [n for n in m.graph.node if n.op_type == "EmbeddingBagCollection"]
+    assert [n.input[1] for n in ebc] == ["bag2d.weight"] and "ConstantOfShape" in ops
+    assert [a.strings for a in ebc[0].attribute if a.name == "pooling"] == [[b"max"]]
+    static = ember.to_onnx(model, inputs, dynamic_batch=False)
+    static_bags = {n.input[0]: {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+                   for n in static.graph.node if n.op_type == "EmbeddingBag"}
+    assert static_bags["bag2d.weight"]["mode"] == b"max"
+    assert "padding_idx" not in static_bags["bag2d.weight"]
     feeds = {i.name: t.numpy() for i, t in zip(m.graph.input, inputs)}
     outs = onnx_reference.run(m, feeds)
     for got, want in zip(outs, model(*inputs)):

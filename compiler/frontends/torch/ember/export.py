@@ -1,9 +1,11 @@
 """ember.export: trace a model and write an ONNX file that ember-compile accepts.
 
 Standard ONNX ops (opset 17) where they are exact; the ``ember`` domain (version 1) for
-EmbeddingBag and KJT construction. Shapes are the example inputs' shapes (static).
-In-place ops and slice writes are functionalized here when the mutated tensor is not a
-view (a write through a view is refused with an error naming the node).
+EmbeddingBag and KJT construction. The batch is symbolic by default (``B``: dim 0 of dense
+inputs and outputs, ``K*B`` KJT lengths): ``_batch.py`` finds the dims that depend on it and
+shape computations use the run-time shape there; ``dynamic_batch=False`` keeps every dim the
+example's. In-place ops and slice writes are functionalized here when the mutated tensor is not
+a view (a write through a view is refused with an error naming the node).
 """
 
 import operator
@@ -17,6 +19,7 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 
+from . import _batch
 from .errors import TraceError
 from ._kjt_idiom import match_per_key_bag, split_by_per_key_sizes
 from .kjt import make_kjt
@@ -26,6 +29,7 @@ from .tracer import LeafSpec
 
 OPSET = 17
 EMBER_DOMAIN = "ember"
+INT64_MAX = 2 ** 63 - 1  # an open slice end (ONNX Slice clamps it to the run-time size)
 
 
 class ExportError(TraceError):
@@ -73,22 +77,42 @@ _VIEW_PRODUCERS = {"view", "reshape", "flatten", "transpose", "permute", "t", "s
 
 class _Tensor:
     def __init__(self, name: str, value: torch.Tensor, view_of: Optional["_Tensor"] = None,
-                 full_view: bool = False, view_index: Any = None):
+                 full_view: bool = False, view_index: Any = None, alt: Any = None):
         self.name = name
         self.value = value
+        # The value at twice the example's batch (dynamic-batch export), else None.
+        self.alt = alt
         self.view_of = view_of
         # A view of all of view_of's elements in the same layout (x[:, :], x.contiguous()):
         # a write through it is a write to the base.
         self.full_view = full_view and view_of is not None
         # For a view of part of view_of made by indexing it directly (x[:, 2:5]): the
-        # (concrete) index, so that an in-place op on the view can be written back.
+        # index (as traced), so that an in-place op on the view can be written back.
         self.view_index = view_index if view_of is not None else None
 
 
+class _Bounds:
+    def __init__(self):
+        self.starts: List[int] = []
+        self.ends: List[int] = []
+        self.axes: List[int] = []
+        self.steps: List[int] = []
+        self.squeeze: List[int] = []
+        self.unsqueeze: List[int] = []
+        self.full = True  # every slice covers its whole dim
+
+    def add(self, start: int, end: int, axis: int, step: int) -> None:
+        self.starts.append(start), self.ends.append(end), self.axes.append(axis)
+        self.steps.append(step)
+
+
 class _Converter:
-    def __init__(self, gm: torch.fx.GraphModule):
+    def __init__(self, gm: torch.fx.GraphModule, batch: Optional[_batch.BatchInfo] = None):
         self.onnx, self.TP, self.helper, self.numpy_helper = _onnx()
         self.gm = gm
+        self.batch = batch
+        # (size at the example's batch, size at twice that) -> (ONNX value, dim) holding it.
+        self.dim_sources: Dict[Tuple[int, int], Tuple[str, int]] = {}
         self.nodes: List[Any] = []
         self.initializers: List[Any] = []
         self.init_names: Dict[int, str] = {}
@@ -149,25 +173,138 @@ class _Converter:
             if isinstance(rep, _Tensor):
                 return rep.name
             if isinstance(rep, tuple) and rep[0] == "const":
+                if self.depends_on_batch(arg):
+                    return self.batch_scalar(arg, rep[1], node, like)
                 return self.const(rep[1], "c", like.dtype if like is not None and not isinstance(rep[1], torch.Tensor) else None)
             raise self.error(node, f"argument '{arg.name}' is not a tensor")
         if isinstance(arg, (int, float, bool)):
             return self.const(arg, "scalar", like.dtype if like is not None else None)
         raise self.error(node, f"unsupported argument {arg!r}")
 
-    def concrete(self, arg: Any, node: torch.fx.Node) -> Any:
-        """Python value of a static argument (ints, lists of ints...)."""
+    def concrete(self, arg: Any, node: torch.fx.Node, alt: bool = False,
+                 dynamic_ok: bool = False) -> Any:
+        """Python value of a static argument (ints, lists of ints...); with ``alt``, its value
+        at twice the example's batch. A value that depends on the batch is an error unless
+        ``dynamic_ok`` (the caller handles both values)."""
         if isinstance(arg, torch.fx.Node):
             rep = self.env[arg]
             if isinstance(rep, tuple) and rep[0] == "const":
+                if self.depends_on_batch(arg):
+                    if not dynamic_ok:
+                        raise self.error(node, f"'{arg.name}' depends on the batch size, which "
+                                               "is symbolic here (export with "
+                                               "dynamic_batch=False for the example's batch)")
+                    if alt:
+                        return self.batch.alt[arg.name]
                 return rep[1]
             raise self.error(node, f"argument '{arg.name}' must be known at export time")
         if isinstance(arg, (list, tuple)):
-            return type(arg)(self.concrete(a, node) for a in arg)
+            return type(arg)(self.concrete(a, node, alt, dynamic_ok) for a in arg)
         if isinstance(arg, slice):  # x[0:x.size(0)]: bounds computed from sizes
-            return slice(self.concrete(arg.start, node), self.concrete(arg.stop, node),
-                         self.concrete(arg.step, node))
+            return slice(self.concrete(arg.start, node, alt, dynamic_ok),
+                         self.concrete(arg.stop, node, alt, dynamic_ok),
+                         self.concrete(arg.step, node, alt, dynamic_ok))
         return arg
+
+    # ---------------------------------------------------------------- dynamic batch
+    def depends_on_batch(self, node: torch.fx.Node) -> bool:
+        return self.batch is not None and node.name in self.batch.dependent
+
+    def dynamic_dims(self, rep: "_Tensor") -> List[int]:
+        """Dims of ``rep`` whose size depends on the batch."""
+        if rep.alt is None or not isinstance(rep.alt, torch.Tensor):
+            return []
+        return [d for d in range(rep.value.dim()) if rep.value.shape[d] != rep.alt.shape[d]]
+
+    def attach_alt(self, rep: Any, alt: Any) -> None:
+        """Records the value at twice the batch on the reps a node produced, and makes their
+        batch-dependent dims sources for run-time shapes."""
+        if isinstance(rep, _Tensor) and isinstance(alt, torch.Tensor):
+            if rep.alt is None and alt.dim() == rep.value.dim():
+                rep.alt = alt
+            for d in self.dynamic_dims(rep):
+                self.dim_sources.setdefault((int(rep.value.shape[d]), int(rep.alt.shape[d])),
+                                            (rep.name, d))
+        elif isinstance(rep, tuple) and rep and rep[0] == "list" and isinstance(alt, (list, tuple)):
+            for r, a in zip(rep[1], alt):
+                self.attach_alt(r, a)
+        elif isinstance(rep, tuple) and rep and rep[0] == "dict" and isinstance(alt, dict):
+            for k, r in rep[1].items():
+                self.attach_alt(r, alt.get(k))
+        elif isinstance(rep, tuple) and rep and rep[0] == "keyed" and hasattr(alt, "values"):
+            self.attach_alt(rep[1], alt.values())
+
+    def dim_tensor(self, size: int, alt_size: int, node) -> str:
+        """A 1-D int64 [1] value holding a dim's run-time size."""
+        if size == alt_size:
+            return self.const([size], "dim", torch.int64)
+        source = self.dim_sources.get((int(size), int(alt_size)))
+        if source is None:
+            raise self.error(node, f"a size ({size} at the example's batch) depends on the "
+                                   "batch in a way the exporter cannot compute at run time "
+                                   "(export with dynamic_batch=False)")
+        name, d = source
+        return self.emit("Shape", [name], node, start=d, end=d + 1)[0]
+
+    def shape_tensor(self, shape, alt_shape, node, infer: bool = True) -> str:
+        """The 1-D int64 shape ``shape`` at run time: a constant when no dim depends on the
+        batch (or, with ``infer``, when one does: written -1, as Reshape infers it), else a
+        Concat of constants and Shape slices."""
+        shape = [int(d) for d in shape]
+        dyn = [] if alt_shape is None else [d for d in range(len(shape))
+                                            if shape[d] != int(alt_shape[d])]
+        if not dyn:
+            return self.const(shape, "shape", torch.int64)
+        if infer and len(dyn) == 1:
+            return self.const([-1 if d in dyn else n for d, n in enumerate(shape)], "shape",
+                              torch.int64)
+        parts = [self.dim_tensor(shape[d], int(alt_shape[d]), node) for d in range(len(shape))]
+        return self.emit("Concat", parts, node, axis=0)[0]
+
+    def filled(self, node, value: torch.Tensor, alt: Any, fill: Any) -> "_Tensor":
+        """A tensor of ``value``'s shape filled with ``fill``: a constant, or ConstantOfShape
+        of the run-time shape when its shape depends on the batch."""
+        if not isinstance(alt, torch.Tensor) or alt.shape == value.shape:
+            return _Tensor(self.const(torch.full(tuple(value.shape), fill, dtype=value.dtype),
+                                      node.name), value)
+        shape = self.shape_tensor(value.shape, alt.shape, node, infer=False)
+        fill_t = self.numpy_helper.from_array(
+            torch.tensor([fill], dtype=value.dtype).numpy(), "value")
+        out = self.emit("ConstantOfShape", [shape], node, value=fill_t)[0]
+        return _Tensor(out, value, alt=alt)
+
+    def batch_scalar(self, arg: torch.fx.Node, value: Any, node, like) -> str:
+        """A Python number that depends on the batch (``x.size(0)``) used as a tensor
+        operand: its run-time value, as a scalar of ``like``'s dtype."""
+        alt = self.batch.alt.get(arg.name)
+        if not isinstance(value, int) or not isinstance(alt, int):
+            raise self.error(node, f"'{arg.name}' depends on the batch size and is not a size "
+                                   "(export with dynamic_batch=False)")
+        out = self.dim_tensor(value, alt, node)
+        out = self.emit("Squeeze", [out, self.const([0], "axes", torch.int64)], node)[0]
+        dtype = like.dtype if like is not None else torch.int64
+        if dtype != torch.int64:
+            out = self.emit("Cast", [out], node, to=self.elem_type(torch.empty(0, dtype=dtype)))[0]
+        return out
+
+    def input_shape(self, node: torch.fx.Node, name: str, value: torch.Tensor,
+                    ragged: bool) -> List[Any]:
+        if ragged:
+            return [f"N_{name.replace('.', '_')}"]
+        params = self.batch.dim_params.get(node.target) if self.batch else None
+        shape: List[Any] = list(value.shape)
+        for d, p in enumerate(params or []):
+            if p:
+                shape[d] = p
+        return shape
+
+    def output_shape(self, rep: "_Tensor") -> List[Any]:
+        shape: List[Any] = list(rep.value.shape)
+        for d in self.dynamic_dims(rep):
+            b = self.batch.batch
+            shape[d] = _batch.BATCH if (d == 0 and shape[d] == b and rep.alt.shape[d] == 2 * b) \
+                else None
+        return shape
 
     # ---------------------------------------------------------------- driver
     def kjt_input_names(self) -> Dict[str, str]:
@@ -223,14 +360,16 @@ class _Converter:
                 if not isinstance(value, torch.Tensor):
                     raise self.error(node, "graph inputs must be tensors (flattened lists / KJTs are)")
                 name = input_names.get(node.target, node.target)
-                shape = [f"N_{name.replace('.', '_')}"] if node.target in ragged else list(value.shape)
+                shape = self.input_shape(node, name, value, node.target in ragged)
                 self.inputs.append(self.helper.make_tensor_value_info(
                     name, self.elem_type(value, node), shape))
                 self.env[node] = _Tensor(name, value)
             elif node.op == "output":
                 self.convert_output(node)
             elif node.meta.get("ember_static") and not _is_mutation(node):
-                if isinstance(value, torch.Tensor):
+                if isinstance(value, torch.Tensor) and self.depends_on_batch(node):
+                    self.env[node] = self.batch_constant(node, node.meta["ember_const"])
+                elif isinstance(value, torch.Tensor):
                     snapshot = node.meta["ember_const"]
                     self.env[node] = _Tensor(self.const(snapshot, node.name), snapshot)
                 else:
@@ -245,6 +384,8 @@ class _Converter:
                 self.convert_module(node, self.gm.get_submodule(node.target), value)
             else:
                 self.convert_op(node, value)
+            if self.batch is not None and node.op != "output":
+                self.attach_alt(self.env.get(node), self.batch.alt.get(node.name))
         self.remove_dead_nodes()
         self.name_kjt_inputs()
         graph = self.helper.make_graph(self.nodes, graph_name, self.inputs, self.outputs,
@@ -255,6 +396,18 @@ class _Converter:
         model = self.helper.make_model(graph, opset_imports=opsets, producer_name="ember")
         model.ir_version = min(model.ir_version, 8)
         return model
+
+    def batch_constant(self, node, snapshot: torch.Tensor) -> "_Tensor":
+        """A shape-only tensor whose value depends on the batch (``torch.zeros(x.size(0), 2)``):
+        ConstantOfShape when it is filled with one value, else an error."""
+        alt = self.batch.alt.get(node.name)
+        flat, alt_flat = snapshot.reshape(-1), alt.reshape(-1) if isinstance(alt, torch.Tensor) else None
+        if (alt_flat is not None and alt.dim() == snapshot.dim() and flat.numel() and alt_flat.numel()
+                and bool((flat == flat[0]).all()) and bool((alt_flat == flat[0]).all())):
+            return self.filled(node, snapshot, alt, flat[0].item())
+        raise self.error(node, "a tensor computed from the batch size (not a constant fill) is "
+                               "not exported with a dynamic batch (export with "
+                               "dynamic_batch=False)")
 
     def remove_dead_nodes(self) -> None:
         """Drops nodes and initializers no output depends on (e.g. the Split / CumSum of a
@@ -322,7 +475,7 @@ class _Converter:
             name = f"output_{i}"
             self.nodes.append(self.helper.make_node("Identity", [rep.name], [name], name=name))
             self.outputs.append(self.helper.make_tensor_value_info(
-                name, self.elem_type(rep.value), list(rep.value.shape)))
+                name, self.elem_type(rep.value), self.output_shape(rep)))
 
     # ---------------------------------------------------------------- modules
     def convert_module(self, node: torch.fx.Node, mod: nn.Module, value: Any) -> None:
@@ -392,6 +545,9 @@ class _Converter:
         ids_value = self.env[ids].value
         offsets = bound.get("offsets")
         ids_name = self.tensor(ids, node)
+        if ids_value.dim() == 2 and 0 in self.dynamic_dims(self.env[ids]):
+            self.convert_fixed_length_bags(node, mod, ids_name, ids_value, bound, value)
+            return
         if ids_value.dim() == 2:  # fixed-length bags: flatten ids, offsets 0, L, 2L, ...
             b, length = ids_value.shape
             ids_name = self.emit("Reshape", [ids_name, self.const([-1], "shape", torch.int64)], node)[0]
@@ -410,6 +566,29 @@ class _Converter:
         if mod.padding_idx is not None:
             attrs["padding_idx"] = int(mod.padding_idx)
         out = self.emit("EmbeddingBag", ins, node, domain=EMBER_DOMAIN, **attrs)[0]
+        self.env[node] = _Tensor(out, value)
+
+    def convert_fixed_length_bags(self, node, mod: nn.EmbeddingBag, ids: str, ids_value,
+                                  bound, value) -> None:
+        """A 2-D ``[B, L]`` input with a run-time B: one KJT whose lengths are all L
+        (ConstantOfShape of B) and a one-table EmbeddingBagCollection (ONNX has no Range over
+        a run-time size for the offsets 0, L, 2L, ...)."""
+        if mod.padding_idx is not None:
+            raise self.error(node, "nn.EmbeddingBag with padding_idx and a 2-D input is not "
+                                   "exported with a dynamic batch (export with "
+                                   "dynamic_batch=False)")
+        flat = self.const([-1], "shape", torch.int64)
+        parts = [self.emit("Reshape", [ids, flat], node)[0]]
+        batch = self.emit("Shape", [ids], node, start=0, end=1)[0]
+        fill = self.numpy_helper.from_array(np.array([ids_value.shape[1]], dtype=np.int64), "value")
+        parts.append(self.emit("ConstantOfShape", [batch], node, value=fill)[0])
+        psw = bound.get("per_sample_weights")
+        if psw is not None:
+            parts.append(self.emit("Reshape", [self.tensor(psw, node), flat], node)[0])
+        kjt = self.emit("KJT", parts, node, domain=EMBER_DOMAIN, keys=["key0"])[0]
+        weight = self.const(mod.weight, f"{node.target}.weight")
+        out = self.emit("EmbeddingBagCollection", [kjt, weight], node, domain=EMBER_DOMAIN,
+                        feature_tables=[0], pooling=[mod.mode])[0]
         self.env[node] = _Tensor(out, value)
 
     def convert_per_key_bag(self, node, mod: nn.EmbeddingBag, match, value) -> None:
@@ -509,8 +688,7 @@ class _Converter:
                     "ones_like": 1, torch.ones_like: 1}.get(target)
             if fill is None:
                 fill = self.concrete(args[2] if len(args) > 2 else kw["fill_value"], node)
-            filled = torch.full(tuple(value.shape), fill, dtype=value.dtype)
-            self.env[node] = _Tensor(self.const(filled, node.name), value)
+            self.env[node] = self.filled(node, value, self.alt_of(node), fill)
         elif target in _IDENTITY:
             # clone is a copy; contiguous/detach alias their input (a later write shows in both).
             copy = target in ("clone", torch.clone)
@@ -539,7 +717,8 @@ class _Converter:
             out = self.emit("Concat", names, node, axis=int(self.concrete(dim, node)))[0]
             self.env[node] = _Tensor(out, value)
         elif target in ("view", "reshape", "flatten", torch.flatten, torch.reshape):
-            shape = self.const(list(value.shape), "shape", torch.int64)
+            alt = self.alt_of(node)
+            shape = self.shape_tensor(value.shape, None if alt is None else alt.shape, node)
             out = self.emit("Reshape", [self.tensor(args[0], node), shape], node)[0]
             self.env[node] = _Tensor(out, value, view_of=self.base_of(args[0]))
         elif target in ("transpose", torch.transpose, "permute", "t"):
@@ -595,6 +774,9 @@ class _Converter:
         else:
             raise self.error(node, "operation not supported by the exporter")
 
+    def alt_of(self, node: torch.fx.Node) -> Any:
+        return None if self.batch is None else self.batch.alt.get(node.name)
+
     def bind(self, node, out: str, value, mutated: Optional[torch.fx.Node]) -> None:
         rep = _Tensor(out, value)
         self.env[node] = rep
@@ -617,7 +799,7 @@ class _Converter:
             for key, r in list(self.env.items()):
                 if r is old:
                     self.env[key] = rep
-            self.rebind(node, self.node_of(base), _Tensor(out, base.value))
+            self.rebind(node, self.node_of(base), _Tensor(out, base.value, alt=base.alt))
             return
         if old.view_of is not None:
             base = old.view_of  # a full-range view: the write replaces the base's value
@@ -637,9 +819,14 @@ class _Converter:
                 return key
         raise RuntimeError("internal error: a view's base has no node")
 
-    def scatter_into(self, node, rep: _Tensor, index, update: Any, update_value) -> str:
-        """ScatterND of ``update`` into the elements ``rep[index]`` selects; returns the
-        new value's name."""
+    def scatter_into(self, node, rep: _Tensor, index, update: Any, update_value,
+                     fill: Any = None) -> str:
+        """ScatterND of ``update`` into the elements ``rep[index]`` selects (``index`` as
+        traced); returns the new value's name. When a dim of ``rep`` depends on the batch,
+        the box is written with Slices and Concats of the run-time shape instead."""
+        if self.dynamic_dims(rep):
+            return self.write_box(node, rep, index, update, update_value, fill)
+        index = self.concrete(index, node)
         value = rep.value  # after the write (the example value was mutated in place)
         box = torch.arange(value.numel()).reshape(value.shape)[index]
         coords = np.stack(np.unravel_index(box.reshape(-1).numpy(), tuple(value.shape)), axis=-1)
@@ -650,6 +837,58 @@ class _Converter:
         if update_value is not None and update_value.dtype != value.dtype:
             upd = self.emit("Cast", [upd], node, to=self.elem_type(value, node))[0]
         return self.emit("ScatterND", [rep.name, indices, upd], node)[0]
+
+    def write_box(self, node, rep: _Tensor, index, update: str, update_value,
+                  fill: Any = None) -> str:
+        """``rep[index] = update`` for a box of slices with step 1 and ints, on a tensor whose
+        shape depends on the batch: the box's update (Expand to the box's run-time shape) is
+        put between the parts of ``rep`` before and after the box, one dim at a time."""
+        b = self.index_bounds(node, rep, index)
+        if b.unsqueeze or any(st != 1 for st in b.steps):
+            raise self.error(node, "a slice write with None or a step other than 1 into a "
+                                   "tensor whose shape depends on the batch")
+        box = self.emit("Slice", [rep.name, self.const(b.starts, "starts", torch.int64),
+                                  self.const(b.ends, "ends", torch.int64),
+                                  self.const(b.axes, "axes", torch.int64)], node)[0]
+        target = box
+        if b.squeeze:
+            target = self.emit("Squeeze", [box, self.const(b.squeeze, "axes", torch.int64)],
+                               node)[0]
+        shape = self.emit("Shape", [target], node)[0]
+        if fill is not None:  # x[box] = 0.5: a splat of the box's shape
+            fill_t = self.numpy_helper.from_array(
+                torch.tensor([fill], dtype=rep.value.dtype).numpy(), "value")
+            upd = self.emit("ConstantOfShape", [shape], node, value=fill_t)[0]
+        else:
+            upd = self.emit("Expand", [update, shape], node)[0]
+        if update_value is not None and update_value.dtype != rep.value.dtype:
+            upd = self.emit("Cast", [upd], node, to=self.elem_type(rep.value, node))[0]
+        if b.squeeze:
+            upd = self.emit("Unsqueeze", [upd, self.const(b.squeeze, "axes", torch.int64)],
+                            node)[0]
+        dims = [(a, s, e) for s, e, a in zip(b.starts, b.ends, b.axes)
+                if not (s == 0 and (e == INT64_MAX or (e >= rep.value.shape[a]
+                                                       and a not in self.dynamic_dims(rep))))]
+
+        def piece(x: str, axis: int, start: int, end: int) -> str:
+            return self.emit("Slice", [x, self.const([start], "starts", torch.int64),
+                                       self.const([end], "ends", torch.int64),
+                                       self.const([axis], "axes", torch.int64)], node)[0]
+
+        def assemble(x: str, rest) -> str:
+            if not rest:
+                return upd
+            axis, start, end = rest[0]
+            parts = []
+            if start != 0:
+                parts.append(piece(x, axis, 0, start))
+            parts.append(assemble(piece(x, axis, start, end), rest[1:]))
+            static = axis not in self.dynamic_dims(rep)
+            if end != INT64_MAX and not (static and end >= rep.value.shape[axis]):
+                parts.append(piece(x, axis, end, INT64_MAX))
+            return parts[0] if len(parts) == 1 else self.emit("Concat", parts, node, axis=axis)[0]
+
+        return assemble(rep.name, dims)
 
     def base_of(self, arg: torch.fx.Node) -> _Tensor:
         rep = self.env[arg]
@@ -681,6 +920,9 @@ class _Converter:
             if self.env[sizes_arg][1].value.dtype != torch.int64:
                 sizes = self.emit("Cast", [sizes], node, to=self.TP.INT64)[0]
         else:
+            if (dim % max(src.value.dim(), 1)) in self.dynamic_dims(src):
+                raise self.error(node, "split with constant sizes along a dim that depends on "
+                                       "the batch (export with dynamic_batch=False)")
             sizes = self.const([p.shape[dim] for p in parts], "split", torch.int64)
         outs = self.emit("Split", [src.name, sizes], node, n_out=len(parts), axis=dim)
         self.env[node] = ("list", [_Tensor(o, p, view_of=self.base_of(args[0])) for o, p in zip(outs, parts)])
@@ -706,14 +948,37 @@ class _Converter:
         if any(self.is_tensor_index(item) for item in index):
             self.convert_tensor_index(node, rep, index, value)
             return
+        b = self.index_bounds(node, rep, index)
+        name = rep.name
+        if b.axes:
+            name = self.emit("Slice", [name, self.const(b.starts, "starts", torch.int64),
+                                       self.const(b.ends, "ends", torch.int64),
+                                       self.const(b.axes, "axes", torch.int64),
+                                       self.const(b.steps, "steps", torch.int64)], node)[0]
+        if b.squeeze:
+            name = self.emit("Squeeze", [name, self.const(b.squeeze, "axes", torch.int64)], node)[0]
+        if b.unsqueeze:
+            name = self.emit("Unsqueeze", [name, self.const(b.unsqueeze, "axes", torch.int64)], node)[0]
+        direct = rep.view_of is None or rep.full_view
+        full = not b.squeeze and not b.unsqueeze and direct and b.full
+        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full,
+                                 view_index=index if direct and not full else None)
+
+    def index_bounds(self, node, rep: "_Tensor", index: tuple) -> "_Bounds":
+        """ONNX Slice bounds (and squeezed / unsqueezed axes) of ``rep[index]`` for ints,
+        slices, None and ``...``. On a dim that depends on the batch a bound is written
+        relative to the run-time size where the two traced batches say so (``x[-1]``,
+        ``x[1:]``, ``x[:x.size(0) - 1]``)."""
+        index = index if isinstance(index, tuple) else (index,)
         shape = list(rep.value.shape)
-        name, axis = rep.name, 0
-        starts, ends, axes, steps, squeeze, unsqueeze = [], [], [], [], [], []
-        out_axis = 0
-        for item in index:
-            item = self.concrete(item, node)
+        alt_shape = list(rep.alt.shape) if isinstance(rep.alt, torch.Tensor) else shape
+        items = self.concrete(index, node, dynamic_ok=True)
+        alt_items = self.concrete(index, node, alt=True, dynamic_ok=True)
+        b = _Bounds()
+        axis = out_axis = 0
+        for item, alt_item in zip(items, alt_items):
             if item is None:
-                unsqueeze.append(out_axis)
+                b.unsqueeze.append(out_axis)
                 out_axis += 1
                 continue
             if item is Ellipsis:
@@ -722,36 +987,45 @@ class _Converter:
                 axis += skip
                 out_axis += skip
                 continue
+            if axis >= len(shape):
+                raise self.error(node, f"too many indices for a {len(shape)}-D tensor")
+            n, n2 = shape[axis], alt_shape[axis]
             if isinstance(item, slice):
-                start, stop, step = item.indices(shape[axis])
-                if step <= 0:
+                start, stop, step = item.indices(n)
+                start2, stop2, step2 = alt_item.indices(n2)
+                if step <= 0 or step != step2:
                     raise self.error(node, "slices with step <= 0")
-                starts.append(start), ends.append(stop), axes.append(axis), steps.append(step)
+                onnx_start = self.bound(node, start, start2, n, n2, is_end=False)
+                onnx_end = self.bound(node, stop, stop2, n, n2, is_end=True)
+                b.full = b.full and onnx_start == 0 and step == 1 and (
+                    onnx_end == INT64_MAX or (n == n2 and onnx_end == n))
+                if not (onnx_start == 0 and onnx_end == INT64_MAX and step == 1):
+                    b.add(onnx_start, onnx_end, axis, step)  # ':' on a run-time dim: nothing
                 axis += 1
                 out_axis += 1
             elif isinstance(item, int):
-                i = item % shape[axis] if shape[axis] else item
-                starts.append(i), ends.append(i + 1), axes.append(axis), steps.append(1)
-                squeeze.append(axis)
+                i = item % n if n else item
+                i2 = alt_item % n2 if n2 else alt_item
+                start = self.bound(node, i, i2, n, n2, is_end=False)
+                end = start + 1 if start != -1 else INT64_MAX
+                b.add(start, end, axis, 1)
+                b.squeeze.append(axis)
+                b.full = False
                 axis += 1
             else:
                 raise self.error(node, f"index {item!r} (only ints, slices, None and ...)")
-        if axes:
-            name = self.emit("Slice", [name, self.const(starts, "starts", torch.int64),
-                                       self.const(ends, "ends", torch.int64),
-                                       self.const(axes, "axes", torch.int64),
-                                       self.const(steps, "steps", torch.int64)], node)[0]
-        if squeeze:
-            name = self.emit("Squeeze", [name, self.const(squeeze, "axes", torch.int64)], node)[0]
-        if unsqueeze:
-            name = self.emit("Unsqueeze", [name, self.const(unsqueeze, "axes", torch.int64)], node)[0]
-        direct = rep.view_of is None or rep.full_view
-        full = (not squeeze and not unsqueeze and direct
-                and all(st == 0 and en == shape[ax] and sp == 1
-                        for st, en, ax, sp in zip(starts, ends, axes, steps)))
-        concrete = tuple(self.concrete(i, node) for i in index)
-        self.env[node] = _Tensor(name, value, view_of=self.base_of(base), full_view=full,
-                                 view_index=concrete if direct and not full else None)
+        return b
+
+    def bound(self, node, at: int, alt_at: int, n: int, alt_n: int, is_end: bool) -> int:
+        """One Slice bound: the same position at both batches is a constant; the same
+        distance from the end is negative (or INT64_MAX at the end itself)."""
+        if at == alt_at:
+            return at
+        if at - n == alt_at - alt_n:
+            return at - n if at != n else INT64_MAX
+        raise self.error(node, f"a slice bound ({at} at the example's batch) depends on the "
+                               "batch in a way the exporter cannot write (export with "
+                               "dynamic_batch=False)")
 
     def is_tensor_index(self, item: Any) -> bool:
         if isinstance(item, torch.Tensor) or _is_int_list(item):
@@ -818,7 +1092,7 @@ class _Converter:
         for d, item in enumerate(items):
             if d in tensor_dims:
                 continue
-            item = self.concrete(item, node)
+            item = self.concrete(item, node, dynamic_ok=True)
             if not (isinstance(item, slice) and item.indices(shape[d]) == (0, shape[d], 1)):
                 raise self.error(node, f"index {item!r} beside index tensors (only full "
                                        f"slices ':' are exported there)")
@@ -837,7 +1111,14 @@ class _Converter:
             data = rep.name
             if count > 1:
                 merged = shape[:first] + [int(np.prod(sizes))] + shape[first + count:]
-                data = self.emit("Reshape", [data, self.const(merged, "shape", torch.int64)],
+                alt_merged = None
+                if self.dynamic_dims(rep):
+                    if any(d in self.dynamic_dims(rep) for d in tensor_dims):
+                        raise self.error(node, "constant index tensors on a dim that depends "
+                                               "on the batch")
+                    a = list(rep.alt.shape)
+                    alt_merged = a[:first] + [int(np.prod(sizes))] + a[first + count:]
+                data = self.emit("Reshape", [data, self.shape_tensor(merged, alt_merged, node)],
                                  node)[0]
             indices = self.const(flat, "indices", torch.int64)
         elif count == 1:
@@ -859,9 +1140,10 @@ class _Converter:
             raise self.error(node, "item assignment into a non-tensor")
         upd = self.tensor(update, node, like=rep.value)
         update_value = self.env[update].value if isinstance(update, torch.fx.Node) else None
-        out = self.scatter_into(node, rep, self.concrete(index, node), upd, update_value)
+        fill = update if isinstance(update, (int, float, bool)) else None
+        out = self.scatter_into(node, rep, index, upd, update_value, fill)
         self.env[node] = None
-        self.rebind(node, base, _Tensor(out, rep.value))
+        self.rebind(node, base, _Tensor(out, rep.value, alt=rep.alt))
 
 
 _SIZE_PRESERVING = {operator.add, operator.sub, operator.mul, torch.add, torch.sub, torch.mul,
@@ -965,6 +1247,7 @@ def _normalize_foreign_kjts(gm: torch.fx.GraphModule) -> None:
         with graph.inserting_before(node):
             new = graph.call_function(make_kjt, (list(keys), values, lengths, weights))
         new.meta = dict(node.meta)
+        new.meta["ember_kjt_class"] = cls  # _batch.py rebuilds it to run the graph again
         node.replace_all_uses_with(new)
         graph.erase_node(node)
     for node in list(graph.nodes):
@@ -979,24 +1262,49 @@ def _normalize_foreign_kjts(gm: torch.fx.GraphModule) -> None:
 
 
 def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
-            concrete_args: Optional[Dict[str, Any]] = None):
-    """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure)."""
+            concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True):
+    """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure).
+    With ``dynamic_batch`` (the default) the batch is the symbol ``B``; otherwise every dim
+    is the example's."""
     graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
     graphs.raise_if_failed()
-    _normalize_foreign_kjts(graphs[""])
-    onnx_model = _Converter(graphs[""]).convert(type(model).__name__)
+    gm = graphs[""]
+    _normalize_foreign_kjts(gm)
+    batch = _batch_info(gm) if dynamic_batch else None
+    onnx_model = _Converter(gm, batch).convert(type(model).__name__)
     onnx, *_ = _onnx()
     onnx.checker.check_model(onnx_model, full_check=True)
     return onnx_model
 
 
+def _batch_info(gm: torch.fx.GraphModule) -> Optional[_batch.BatchInfo]:
+    """The batch-dependent dims of ``gm``'s values (the graph run again at twice the
+    example's batch); None when no input has a batch dim."""
+    info = _batch.find_batch(gm)
+    if info is None:
+        return None
+    try:
+        _batch.run_at_double_batch(gm, info)
+    except Exception as e:  # the graph baked the example's batch in somewhere
+        raise ExportError(f"the traced graph does not run at another batch than the "
+                          f"example's ({type(e).__name__}: {e}); export with "
+                          f"dynamic_batch=False for a plan fixed at batch {info.batch}") from e
+    problems = _batch.specialization_errors(gm, info)
+    if problems:
+        raise ExportError("cannot export with a dynamic batch: " + "; ".join(problems)
+                          + f"; export with dynamic_batch=False for a plan fixed at batch "
+                            f"{info.batch}")
+    return info
+
+
 def export(model: nn.Module, example_inputs: Any, path: str,
            leaf_modules: Optional[Sequence[LeafSpec]] = None,
-           concrete_args: Optional[Dict[str, Any]] = None) -> None:
+           concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True) -> None:
     """Write ``model`` traced on ``example_inputs`` as ONNX to ``path``. Inputs are forward's
-    arguments in order with lists / tuples / KJTs flattened; outputs likewise. Raises
-    TraceError (naming every failed module) or ExportError and writes nothing on failure."""
-    onnx_model = to_onnx(model, example_inputs, leaf_modules, concrete_args)
+    arguments in order with lists / tuples / KJTs flattened; outputs likewise. The batch is
+    symbolic (``B``) unless ``dynamic_batch=False``. Raises TraceError (naming every failed
+    module) or ExportError and writes nothing on failure."""
+    onnx_model = to_onnx(model, example_inputs, leaf_modules, concrete_args, dynamic_batch)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".ember-export-", suffix=".onnx", dir=directory)
     try:

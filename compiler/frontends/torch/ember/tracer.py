@@ -376,8 +376,10 @@ class Tracer(torch.fx.Tracer):
 
     def _specializable(self, obj: torch.fx.Proxy, what: str) -> Any:
         value = require_known(obj, what)
-        if not is_static(obj):
-            where = user_stack_line()
+        where = user_stack_line()
+        if is_static(obj):
+            _record_specialization(obj, what, where)
+        else:
             raise DataDependentControlFlowError(
                 f"data-dependent control flow: {what} of '{obj.node.name}' depends on tensor "
                 f"values, not only on shapes" + (f" (at {where})" if where else "")
@@ -386,10 +388,13 @@ class Tracer(torch.fx.Tracer):
         return value
 
     def proxy_len(self, obj: torch.fx.Proxy) -> int:
-        return len(require_known(obj, "len()"))
+        value = require_known(obj, "len()")
+        _record_specialization(obj, "len()", user_stack_line())
+        return len(value)
 
     def iter(self, obj: torch.fx.Proxy):
         value = require_known(obj, "iteration")
+        _record_specialization(obj, "len()", user_stack_line())
         if isinstance(value, dict):
             return iter(list(value.keys()))
         return iter([obj[i] for i in range(len(value))])
@@ -582,3 +587,13 @@ def symbolic_trace(root: nn.Module, example_inputs: Optional[Sequence[Any]] = No
     tracer = Tracer(leaf_modules=leaf_modules)
     graph = tracer.trace(root, concrete_args, example_inputs=example_inputs)
     return tracer.graph_module(graph)
+
+
+def _record_specialization(obj: torch.fx.Proxy, what: str, where: Optional[str]) -> None:
+    """The trace baked in ``obj``'s example value (``int()``, ``bool()``, ``len()``): the
+    exporter refuses a dynamic batch when that value depends on the batch size."""
+    # The graph's last node so far: an index() that torch's argument parser makes while
+    # checking an int list (``torch.reshape(x, (B, -1))``) is followed by the node that
+    # records the call with the proxy itself, which bakes nothing in.
+    last = obj.tracer.graph._root.prev
+    obj.node.meta.setdefault("ember_specialized", []).append((what, where, last))
