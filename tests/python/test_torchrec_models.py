@@ -161,3 +161,67 @@ def test_unsupported_stock_leaf_module_names_its_path(tmp_path):
                                                 r"EmbeddingCollection is not supported"):
         ember.export(Seq(), (kjt,), str(tmp_path / "seq.onnx"))
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["DLRM", "DLRM_DCN", "DLRM_Projection"])
+def test_stock_model_one_export_runs_at_every_batch(kind, tmp_path, record_property):
+    """Exported once at batch 4 (the batch is symbolic), compiled once without and once with
+    --max-batch 16, run at batches 1, 3, 8 and 16 against TorchRec eager; batch 17 is above
+    the bound: a clean input error naming the KJT input and the batch symbol."""
+    from e2e import export_and_compile, run_plan
+
+    model = make_model(kind)
+    example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key=""))
+    diffs = {}
+    for args in ((), ("--max-batch", "16")):
+        name = kind + ("_bounded" if args else "")
+        plan = export_and_compile(model, example, tmp_path, name, compile_args=args)
+        for batch in (1, 3, 8, 16):
+            g = torch.Generator().manual_seed(100 + batch)
+            dense, kjt = torch.randn(batch, DENSE_IN, generator=g), random_kjt(batch, seed=batch)
+            (got,) = run_plan(plan, run_inputs(dense, kjt), tmp_path, name)
+            want = eager(model, dense, kjt)
+            assert got.shape == want.shape == (batch, 1)
+            np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+            diffs[f"{name}@{batch}"] = float(np.abs(got - want).max())
+    dense, kjt = torch.randn(17, DENSE_IN), random_kjt(17, seed=17)
+    proc = run_plan(plan, run_inputs(dense, kjt), tmp_path, kind + "_bounded", expect_ok=False)
+    assert proc.returncode == 1
+    assert ("KJT input 'sparse_features' batch size: 'B' is 17 for sparse_features, above the "
+            "plan's bound of 16") in proc.stderr
+    assert not (tmp_path / f"{kind}_bounded.out" / "output_0.npy").exists()
+    record_property("max_abs_diff", max(diffs.values()))
+
+
+def test_dense_and_sparse_batches_must_agree(tmp_path):
+    """The dense input and the KJT share the batch symbol B: different batches are an input
+    error naming both, not a short output."""
+    from e2e import export_and_compile, run_plan
+
+    model = make_model("DLRM")
+    plan = export_and_compile(model, (torch.randn(4, DENSE_IN), random_kjt(4, seed=3)),
+                              tmp_path, "dlrm")
+    proc = run_plan(plan, run_inputs(torch.randn(3, DENSE_IN), random_kjt(5, seed=5)),
+                    tmp_path, "dlrm", expect_ok=False)
+    assert proc.returncode == 1
+    assert "'B' is" in proc.stderr and "dense_features" in proc.stderr, proc.stderr
+
+
+def test_stock_dlrm_two_rank_data_parallel_equals_one_rank(tmp_path):
+    """ember-compile --world-size 2 --sharding data_parallel; ember-run --nproc 2 splits the
+    global batch of 8 (dense rows and KJT bags) over the ranks and gathers the outputs: they
+    equal the single-rank plan's on the same global batch, and TorchRec eager."""
+    from e2e import export_and_compile, run_plan
+
+    model = make_model("DLRM")
+    example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key=""))
+    single = export_and_compile(model, example, tmp_path, "single")
+    multi = export_and_compile(model, example, tmp_path, "multi",
+                               compile_args=("--world-size", "2", "--sharding", "data_parallel"))
+    g = torch.Generator().manual_seed(8)
+    dense, kjt = torch.randn(8, DENSE_IN, generator=g), random_kjt(8, seed=8)
+    (one,) = run_plan(single, run_inputs(dense, kjt), tmp_path, "single")
+    (two,) = run_plan(multi, run_inputs(dense, kjt), tmp_path, "multi", run_args=("--nproc", "2"))
+    assert two.shape == one.shape == (8, 1)
+    np.testing.assert_array_equal(two, one)
+    np.testing.assert_allclose(two, eager(model, dense, kjt), rtol=RTOL, atol=ATOL)

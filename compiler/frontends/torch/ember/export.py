@@ -571,7 +571,7 @@ class _Converter:
     def convert_fixed_length_bags(self, node, mod: nn.EmbeddingBag, ids: str, ids_value,
                                   bound, value) -> None:
         """A 2-D ``[B, L]`` input with a run-time B: one KJT whose lengths are all L
-        (ConstantOfShape of B) and a one-table EmbeddingBagCollection (ONNX has no Range over
+        (row sums of ones of the input's shape) and a one-table EmbeddingBagCollection (ONNX has no Range over
         a run-time size for the offsets 0, L, 2L, ...)."""
         if mod.padding_idx is not None:
             raise self.error(node, "nn.EmbeddingBag with padding_idx and a 2-D input is not "
@@ -579,9 +579,14 @@ class _Converter:
                                    "dynamic_batch=False)")
         flat = self.const([-1], "shape", torch.int64)
         parts = [self.emit("Reshape", [ids, flat], node)[0]]
-        batch = self.emit("Shape", [ids], node, start=0, end=1)[0]
-        fill = self.numpy_helper.from_array(np.array([ids_value.shape[1]], dtype=np.int64), "value")
-        parts.append(self.emit("ConstantOfShape", [batch], node, value=fill)[0])
+        # lengths: ones of ids' shape summed over each row (a fill of ids' own run-time shape,
+        # which the plan emitter can size).
+        one = self.numpy_helper.from_array(np.array([1], dtype=np.float32), "value")
+        ones = self.emit("ConstantOfShape", [self.emit("Shape", [ids], node)[0]], node,
+                         value=one)[0]
+        sums = self.emit("ReduceSum", [ones, self.const([1], "axes", torch.int64)], node,
+                         keepdims=0)[0]
+        parts.append(self.emit("Cast", [sums], node, to=self.TP.INT64)[0])
         psw = bound.get("per_sample_weights")
         if psw is not None:
             parts.append(self.emit("Reshape", [self.tensor(psw, node), flat], node)[0])
@@ -950,6 +955,23 @@ class _Converter:
             return
         b = self.index_bounds(node, rep, index)
         name = rep.name
+        gathers = [(a, st) for a, st in zip(b.axes, b.starts)
+                   if a in b.squeeze and a in self.dynamic_dims(rep)]
+        if gathers and not b.unsqueeze:
+            # x[-1] on a run-time dim: Gather of one constant index (a Slice there has a
+            # run-time size, which Squeeze cannot drop).
+            (axis, start), = gathers[:1]
+            keep = [i for i, a in enumerate(b.axes) if a != axis]
+            b.axes, b.starts, b.ends, b.steps = ([v[i] for i in keep] for v in
+                                                 (b.axes, b.starts, b.ends, b.steps))
+            b.squeeze = [a for a in b.squeeze if a != axis]
+            if len(gathers) > 1:
+                raise self.error(node, "several int indices on dims that depend on the batch")
+            name = self.emit("Gather", [name, self.const(start, "index", torch.int64)], node,
+                             axis=axis)[0]
+            # Later axes moved down by one.
+            b.axes = [a - 1 if a > axis else a for a in b.axes]
+            b.squeeze = [a - 1 if a > axis else a for a in b.squeeze]
         if b.axes:
             name = self.emit("Slice", [name, self.const(b.starts, "starts", torch.int64),
                                        self.const(b.ends, "ends", torch.int64),
