@@ -164,6 +164,11 @@ def test_command_line(tmp_path):
     ok = _cli("export_models:tiny_dlrm", str(tmp_path / "m.onnx"), cwd=str(tmp_path))
     assert ok.returncode == 0, ok.stderr
     assert [i.name for i in onnx.load(str(tmp_path / "m.onnx")).graph.input] == ["dense", "kjt.values", "kjt.lengths"]
+    assert _dims(onnx.load(str(tmp_path / "m.onnx")).graph.input)[0] == ["B", 3]
+    fixed = _cli("export_models:tiny_dlrm", str(tmp_path / "s.onnx"), "--static-batch",
+                 cwd=str(tmp_path))
+    assert fixed.returncode == 0, fixed.stderr
+    assert _dims(onnx.load(str(tmp_path / "s.onnx")).graph.input)[0] == [3, 3]
     bad = _cli("export_models:branchy", str(tmp_path / "b.onnx"), cwd=str(tmp_path))
     assert bad.returncode == 1 and "gate: DataDependentControlFlowError" in bad.stderr
     assert not (tmp_path / "b.onnx").exists()

@@ -1,4 +1,4 @@
-"""Command line: python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]...
+"""Command line: python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]... [--static-batch]
 
 FACTORY() returns either a model or a (model, example_inputs) pair; with --inputs, FN()
 returns the example inputs (a tuple of forward's positional arguments, or one tensor).
@@ -33,6 +33,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     exp.add_argument("output", help="ONNX file to write (written only on success)")
     exp.add_argument("--inputs", help="module:function returning the example inputs")
     exp.add_argument("--leaf", action="append", default=[], help="module path or class name to keep as a leaf")
+    exp.add_argument("--static-batch", action="store_true",
+                     help="keep the example's batch (default: the batch is the symbol B)")
     args = parser.parse_args(argv)
 
     import torch
@@ -52,7 +54,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError(f"{args.factory} returned {type(model).__name__}, not an nn.Module")
         if example_inputs is None:
             raise ValueError("no example inputs: return (model, inputs) from the factory or pass --inputs")
-        export(model, example_inputs, args.output, leaf_modules=args.leaf or None)
+        export(model, example_inputs, args.output, leaf_modules=args.leaf or None,
+               dynamic_batch=not args.static_batch)
     except (TraceError, ValueError, ImportError, AttributeError) as e:
         print(f"ember export: error: {e}", file=sys.stderr)
         return 1
