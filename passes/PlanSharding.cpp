@@ -37,6 +37,11 @@ namespace {
 /// The attribute names of the contract with the partitioning pass.
 constexpr StringLiteral kShardingAttrName = "ember.sharding";
 constexpr StringLiteral kWorldSizeAttrName = "ember.world_size";
+/// Set by the ONNX importer on an embedding_bag_collection from the
+/// exporter's table_names and module (TorchRec's table names and module
+/// path): the names of its tables in the plan and its ShardingPlan key.
+constexpr StringLiteral kTableNamesAttr = "ember.table_names";
+constexpr StringLiteral kModuleAttr = "ember.module";
 
 planner::TableFormat toPlannerFormat(TableFormat format) {
   switch (format) {
@@ -207,17 +212,31 @@ public:
             cast<KeyedJaggedTensorType>(collection.getFeatures().getType());
         ArrayRef<int64_t> featureTables = collection.getFeatureTables();
         std::vector<int64_t> indices;
+        // The frontend's table names and module path (TorchRec's
+        // EmbeddingBagConfig names), when it gave them.
+        auto tableNames = collection->getAttrOfType<ArrayAttr>(kTableNamesAttr);
+        if (tableNames && tableNames.size() != collection.getTables().size())
+          tableNames = nullptr;
+        auto modulePath = collection->getAttrOfType<StringAttr>(kModuleAttr);
         for (auto [operand, tableValue] :
              llvm::enumerate(collection.getTables())) {
-          // Name a symbol-less table after its first feature.
+          // Else name a symbol-less table after its first feature.
           std::string hint = "table_" + std::to_string(anonymous);
-          for (auto [feature, t] : llvm::enumerate(featureTables))
-            if (t == static_cast<int64_t>(operand)) {
-              hint = kjt.getKey(feature).str();
-              break;
-            }
+          auto given = tableNames ? dyn_cast<StringAttr>(tableNames[operand])
+                                  : StringAttr();
+          if (given && !given.getValue().empty()) {
+            hint = given.str();
+          } else {
+            for (auto [feature, t] : llvm::enumerate(featureTables))
+              if (t == static_cast<int64_t>(operand)) {
+                hint = kjt.getKey(feature).str();
+                break;
+              }
+          }
           ++anonymous;
           CollectedTable &table = tableOf(tableValue, hint);
+          if (modulePath && table.spec.module.empty())
+            table.spec.module = modulePath.str();
           auto pooling =
               cast<PoolingModeAttr>(collection.getPooling()[operand]);
           addUse(table, pooling.getValue(), kjt.isWeighted());
@@ -345,8 +364,8 @@ struct PlanShardingPass
 
     // Files first: a failure to write them leaves the IR unchanged.
     if (!exportFile.empty())
-      if (llvm::Error error =
-              planner::writeTextFile(exportFile, planner::planToJson(*plan))) {
+      if (llvm::Error error = planner::writeTextFile(
+              exportFile, planner::planToJson(*plan, specs))) {
         module.emitError("ember-plan-sharding: cannot write the plan to '")
             << exportFile << "': " << llvm::toString(std::move(error));
         return signalPassFailure();

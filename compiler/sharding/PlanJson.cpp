@@ -393,9 +393,14 @@ ember::sharding::parsePlanJson(StringRef text) {
   return plan;
 }
 
-std::string ember::sharding::planToJson(const ShardingPlan &plan) {
+std::string ember::sharding::planToJson(const ShardingPlan &plan,
+                                        const std::vector<TableSpec> &tables) {
   json::Object root;
   for (const TableSharding &sharding : plan.tables) {
+    std::string module;
+    for (const TableSpec &spec : tables)
+      if (spec.name == sharding.table)
+        module = spec.module;
     json::Object entry;
     entry["sharding_type"] = shardingKindName(sharding.kind).str();
     entry["compute_kernel"] = computeKernelName(sharding.kernel).str();
@@ -415,7 +420,14 @@ std::string ember::sharding::planToJson(const ShardingPlan &plan) {
              placementString(shard.rank, plan.topology.ranksPerNode)}});
       entry["sharding_spec"] = json::Object{{"shards", std::move(shards)}};
     }
-    root[sharding.table] = std::move(entry);
+    if (module.empty()) {
+      root[sharding.table] = std::move(entry);
+      continue;
+    }
+    json::Value &holder = root[module];
+    if (!holder.getAsObject())
+      holder = json::Object();
+    (*holder.getAsObject())[sharding.table] = std::move(entry);
   }
   std::string text;
   llvm::raw_string_ostream os(text);

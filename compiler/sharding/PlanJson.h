@@ -33,8 +33,11 @@ llvm::Error applyStatsJson(llvm::StringRef text,
 llvm::Expected<std::map<std::string, TableSharding>>
 parsePlanJson(llvm::StringRef text);
 
-/// Writes `plan` as {table name: ParameterSharding} (pretty-printed).
-std::string planToJson(const ShardingPlan &plan);
+/// Writes `plan` as TorchRec's ShardingPlan (pretty-printed): {module path:
+/// {table name: ParameterSharding}} for the tables whose spec in `tables`
+/// names a module, {table name: ParameterSharding} for the others.
+std::string planToJson(const ShardingPlan &plan,
+                       const std::vector<TableSpec> &tables = {});
 
 /// TorchRec's placement string of a shard on `rank`: "rank:<rank>/cuda:<local
 /// rank>".

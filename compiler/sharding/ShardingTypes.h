@@ -63,6 +63,10 @@ struct FeatureSpec {
 /// An embedding table to place.
 struct TableSpec {
   std::string name;
+  /// The module path of the collection that holds the table (TorchRec's
+  /// ShardingPlan key, e.g. "sparse_arch.embedding_bag_collection"); empty
+  /// when the model does not say.
+  std::string module;
   int64_t rows = 0;
   int64_t dim = 0;
   TableFormat format = TableFormat::F32;

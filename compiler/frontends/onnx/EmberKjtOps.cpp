@@ -156,6 +156,26 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
   }
   auto ebc = EmbeddingBagCollectionOp::create(b, loc, features, tables,
                                               *featureTables, pooling);
+  // The frontend's names of the tables and module path of the collection
+  // (TorchRec's EmbeddingBagConfig names and ShardingPlan key): the sharding
+  // planner names the tables so, and writes plans TorchRec can read.
+  if (const ::onnx::AttributeProto *names = ctx.attr("table_names")) {
+    if (names->strings_size() != numTables)
+      return ctx.emitError() << "'table_names' must give one name per table ("
+                             << numTables << ")";
+    llvm::StringSet<> seen;
+    SmallVector<Attribute> nameAttrs;
+    for (const std::string &name : names->strings()) {
+      if (name.empty() || !seen.insert(name).second)
+        return ctx.emitError()
+               << "table name '" << name << "' is empty or repeated";
+      nameAttrs.push_back(b.getStringAttr(name));
+    }
+    ebc->setAttr("ember.table_names", b.getArrayAttr(nameAttrs));
+  }
+  std::string module = ctx.stringAttr("module", "");
+  if (!module.empty())
+    ebc->setAttr("ember.module", b.getStringAttr(module));
   auto resultType = cast<KeyedTensorType>(ebc.getResult().getType());
   // A static batch when the KJT's lengths say it (static exports).
   int64_t batch = ShapedType::kDynamic;
@@ -269,7 +289,7 @@ void registerEmberKjtConverters(OpConverterRegistry &r) {
   r.add(kEmberDomain, "KeyedTensorGet", convertKeyedTensorGet,
         {"key", "start", "dim"});
   r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
-        {"feature_tables", "pooling"});
+        {"feature_tables", "pooling", "table_names", "module"});
 }
 
 } // namespace onnx_importer

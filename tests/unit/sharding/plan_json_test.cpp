@@ -2,6 +2,7 @@
 
 #include "sharding/PlanJson.h"
 #include "sharding/ShardingDriver.h"
+#include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
 
 using namespace ember::sharding;
@@ -192,6 +193,43 @@ TEST(PlanJson, ExportShape) {
   ASSERT_TRUE(static_cast<bool>(back)) << errorOf(back.takeError());
   EXPECT_EQ(back->at("a").shards, tw.shards);
   EXPECT_EQ(back->at("b").replicaRanks, dp.replicaRanks);
+}
+
+TEST(PlanJson, ExportNestsTablesUnderTheirModule) {
+  // TorchRec's ShardingPlan shape for tables whose collection has a module
+  // path; the others stay at the top level. The import reads both back.
+  ShardingPlan plan;
+  TableSharding user, item, loose;
+  user.table = "t_user";
+  item.table = "t_item";
+  loose.table = "bag0";
+  for (TableSharding *t : {&user, &item, &loose}) {
+    t->kind = ShardingKind::DataParallel;
+    t->kernel = ComputeKernel::Dense;
+    t->replicaRanks = {0, 1};
+  }
+  plan.tables = {user, item, loose};
+  TableSpec userSpec, itemSpec, looseSpec;
+  userSpec.name = "t_user";
+  itemSpec.name = "t_item";
+  userSpec.module = itemSpec.module = "sparse_arch.embedding_bag_collection";
+  looseSpec.name = "bag0";
+  std::string json = planToJson(plan, {userSpec, itemSpec, looseSpec});
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  ASSERT_TRUE(static_cast<bool>(parsed)) << errorOf(parsed.takeError());
+  const llvm::json::Object *root = parsed->getAsObject();
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->size(), 2u) << json;
+  const llvm::json::Object *module =
+      root->getObject("sparse_arch.embedding_bag_collection");
+  ASSERT_NE(module, nullptr) << json;
+  EXPECT_NE(module->getObject("t_user"), nullptr) << json;
+  EXPECT_NE(module->getObject("t_item"), nullptr) << json;
+  EXPECT_NE(root->getObject("bag0"), nullptr) << json;
+  llvm::Expected<std::map<std::string, TableSharding>> back =
+      parsePlanJson(json);
+  ASSERT_TRUE(static_cast<bool>(back)) << errorOf(back.takeError());
+  EXPECT_EQ(back->size(), 3u);
 }
 
 TEST(PlanJson, TableOverrides) {

@@ -636,8 +636,12 @@ class _Converter:
             weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
             pooling.append(mode)
             feature_tables.extend([i] * len(feature_names))
+        # The tables' names and the module path: the sharding planner names the tables so and
+        # writes TorchRec's ShardingPlan shape ({module path: {table: ParameterSharding}}).
         out = self.emit("EmbeddingBagCollection", [kjt_name] + weights, node,
-                        domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling)[0]
+                        domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling,
+                        table_names=[str(t[0]) for t in tables],
+                        module=str(node.target))[0]
         self.env[node] = ("keyed", _Tensor(out, value.values()), value)
 
     def convert_keyed(self, node, target, args, value) -> bool:

@@ -288,7 +288,7 @@ def two_bags_and_mlp():
                  extra_opsets=[helper.make_opsetid("ember", 1)])
 
 
-def _kjt_ebc_nodes(kjt_inputs, keys, kjt_attrs=None):
+def _kjt_ebc_nodes(kjt_inputs, keys, kjt_attrs=None, ebc_attrs=None):
     return [
         helper.make_node("KJT", kjt_inputs, ["kjt"], name="make_kjt", domain="ember",
                          keys=keys, **(kjt_attrs or {})),
@@ -296,7 +296,7 @@ def _kjt_ebc_nodes(kjt_inputs, keys, kjt_attrs=None):
                          domain="ember", permutation=[1, 0]),
         helper.make_node("EmbeddingBagCollection", ["kjt_p", "t0", "t1"], ["pooled"],
                          name="ebc", domain="ember", feature_tables=[0, 1],
-                         pooling=["sum", "sum"]),
+                         pooling=["sum", "sum"], **(ebc_attrs or {})),
     ]
 
 
@@ -325,6 +325,22 @@ def ember_kjt_offsets():
     return model(nodes, [vi("vals", I64, ["n"]), vi("offs", I64, [7])],
                  [vi("pooled", F, [3, 6])], _kjt_tables(),
                  extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_table_names():
+    """The exporter's TorchRec table names and module path on the collection."""
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"], ebc_attrs={
+        "table_names": ["t_b", "t_a"], "module": "sparse_arch.embedding_bag_collection"})
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("pooled", F, [3, 6])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
+
+
+@register
+def ember_kjt_bad_table_names():
+    nodes = _kjt_ebc_nodes(["v", "l"], ["a", "b"], ebc_attrs={"table_names": ["t", "t"]})
+    return model(nodes, [vi("v", I64, ["n"]), vi("l", I64, [6])], [vi("pooled", F, [3, 6])],
+                 _kjt_tables(), extra_opsets=[helper.make_opsetid("ember", 1)])
 
 
 @register
