@@ -230,14 +230,15 @@ def test_stock_dlrm_two_rank_data_parallel_equals_one_rank(tmp_path):
 @pytest.mark.parametrize("nproc", [2, 4])
 @pytest.mark.parametrize("sharding", ["table_wise", "row_wise", "column_wise",
                                       "table_row_wise", "auto"])
-def test_stock_dlrm_sharded_equals_one_rank_and_eager(sharding, nproc, tmp_path):
-    """TorchRec's DLRM with its EmbeddingBagCollection tables sharded (every sharding type,
-    2 and 4 ranks, 2 ranks per node): the input dist sends the KJT's bags to the tables'
-    ranks, the output dist returns the pooled rows. The outputs on a global batch of 11
-    (uneven over the ranks) equal the single-rank plan's and TorchRec eager."""
+@pytest.mark.parametrize("kind", ["DLRM", "DLRM_DCN"])
+def test_stock_model_sharded_equals_one_rank_and_eager(kind, sharding, nproc, tmp_path):
+    """TorchRec's DLRM and DLRM_DCN with their EmbeddingBagCollection tables sharded (every
+    sharding type, 2 and 4 ranks, 2 ranks per node): the input dist sends the KJT's bags to
+    the tables' ranks, the output dist returns the pooled rows. The outputs on a global
+    batch of 11 (uneven over the ranks) equal the single-rank plan's and TorchRec eager."""
     from e2e import export_and_compile, run_plan
 
-    model = make_model("DLRM")
+    model = make_model(kind)
     example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key=""))
     single = export_and_compile(model, example, tmp_path, "single")
     multi = export_and_compile(model, example, tmp_path, "multi", compile_args=(
