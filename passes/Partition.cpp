@@ -153,22 +153,41 @@ LogicalResult decomposeShardedCollections(func::FuncOp func) {
     if (kjtType.isVariableBatch())
       return op.emitError("a variable-batch KJT cannot be sharded yet (only "
                           "data_parallel)");
+    // The bags' inputs go as early as the KJT and the tables allow (the
+    // partitioning builds every input dist after the last input any sharded
+    // bag reads): a model whose first collection's result is read before a
+    // second collection's features are looked up still partitions.
+    Block *block = op->getBlock();
+    Value features = op.getFeatures();
+    OpBuilder in(op->getContext());
+    if (Operation *def = features.getDefiningOp())
+      in.setInsertionPointAfter(def);
+    else
+      in.setInsertionPointToStart(block);
+    for (Value table : op.getTables())
+      if (auto from = table.getDefiningOp<TableFromTensorOp>())
+        if (Operation *weights = from.getWeights().getDefiningOp())
+          if (weights->getNumOperands() == 0 && weights->getBlock() == block &&
+              from->getBlock() == block) {
+            weights->moveBefore(&block->front());
+            from->moveAfter(weights);
+          }
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type f32 = b.getF32Type();
     unsigned numKeys = kjtType.getNumKeys();
     SmallVector<int64_t> oneEach(numKeys, 1);
-    auto split = KJTSplitOp::create(b, loc, op.getFeatures(), oneEach);
+    auto split = KJTSplitOp::create(in, loc, features, oneEach);
     SmallVector<Value> columns;
     int64_t width = 0;
     for (unsigned i = 0; i < numKeys; ++i) {
       Value feature = split.getResults()[i];
       // Named after the key: the bag's tables and messages say which one.
       Location keyLoc = NameLoc::get(b.getStringAttr(kjtType.getKey(i)), loc);
-      Value ids = KJTValuesOp::create(b, keyLoc, feature);
-      Value offsets = KJTOffsetsOp::create(b, keyLoc, feature);
+      Value ids = KJTValuesOp::create(in, keyLoc, feature);
+      Value offsets = KJTOffsetsOp::create(in, keyLoc, feature);
       Value weights = kjtType.isWeighted()
-                          ? Value(KJTWeightsOp::create(b, keyLoc, feature))
+                          ? Value(KJTWeightsOp::create(in, keyLoc, feature))
                           : Value();
       int64_t t = op.getFeatureTables()[i];
       Value table = op.getTables()[t];
