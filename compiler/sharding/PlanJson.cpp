@@ -237,10 +237,15 @@ llvm::Expected<TableSharding> parseParameterSharding(StringRef table,
       std::optional<StringRef> name = field.getAsString();
       std::optional<ShardingKind> kind =
           name ? parseShardingKind(*name) : std::nullopt;
+      // TorchRec's table_column_wise is column shards placed on the ranks
+      // of one node: the same shards and lookups as column_wise for Ember
+      // (its partitioning does not depend on where the shards are).
+      if (name && *name == "table_column_wise")
+        kind = ShardingKind::ColumnWise;
       if (!kind)
         return makeError("'sharding_type' must be one of table_wise, "
                          "row_wise, column_wise, table_row_wise, "
-                         "data_parallel");
+                         "table_column_wise, data_parallel");
       sharding.kind = *kind;
       haveKind = true;
     } else if (key == "compute_kernel") {

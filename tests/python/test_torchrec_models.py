@@ -256,39 +256,44 @@ def test_stock_model_sharded_equals_one_rank_and_eager(kind, sharding, nproc, tm
     np.testing.assert_allclose(many, eager(model, dense, kjt), rtol=RTOL, atol=ATOL)
 
 
-def _torchrec_planner_plan(model, world_size):
+def _torchrec_planner_plan(model, world_size, constraints=None):
     """TorchRec's own planner on a CPU topology, for the model's EmbeddingBagCollection."""
     from torchrec.distributed.embeddingbag import EmbeddingBagCollectionSharder
     from torchrec.distributed.planner import EmbeddingShardingPlanner, Topology
 
-    planner = EmbeddingShardingPlanner(topology=Topology(world_size=world_size,
-                                                         compute_device="cpu"))
+    planner = EmbeddingShardingPlanner(
+        topology=Topology(world_size=world_size, compute_device="cpu"),
+        constraints=constraints)
     return planner.plan(model, [EmbeddingBagCollectionSharder()])
 
 
 def test_torchrec_planner_plan_compiles_with_ember(tmp_path):
-    """TorchRec's EmbeddingShardingPlanner plans the DLRM's tables; ember.torchrec_plan's
-    plan_to_json writes it; ember-compile --plan takes it (tables matched by TorchRec's
-    names), and the 2-rank run equals TorchRec eager. Forcing row_wise in the JSON shows
-    the plan is followed, not replanned."""
+    """TorchRec's EmbeddingShardingPlanner plans the DLRM's tables (t_item constrained to
+    table_column_wise, the others its own choice); ember.torchrec_plan's plan_to_json
+    writes it; t_user is then set row_wise by hand (TorchRec's planner offers no row_wise on
+    a CPU topology); ember-compile --plan takes it (tables matched by TorchRec's names, the
+    plan followed, not replanned), and the 2-rank run equals TorchRec eager."""
     import json
     import subprocess
 
     from e2e import export_and_compile, run_plan, tool
     from ember.torchrec_plan import plan_to_json
+    from torchrec.distributed.planner import ParameterConstraints
 
     model = make_model("DLRM")
-    plan = plan_to_json(_torchrec_planner_plan(model, 2))
+    plan = plan_to_json(_torchrec_planner_plan(model, 2, constraints={
+        "t_item": ParameterConstraints(sharding_types=["table_column_wise"])}))
     assert set(plan) == {"sparse_arch.embedding_bag_collection"}
     tables = plan["sparse_arch.embedding_bag_collection"]
     assert set(tables) == {"t_user", "t_item", "t_ctx"}
-    rows = {"t_user": ROWS["f_user"], "t_item": ROWS["f_item"], "t_ctx": ROWS["f_ctx"]}
-    half = (rows["t_user"] + 1) // 2
+    assert tables["t_item"]["sharding_type"] == "table_column_wise"
+    rows = ROWS["f_user"]
+    half = (rows + 1) // 2
     tables["t_user"] = {"sharding_type": "row_wise", "compute_kernel": "fused", "ranks": [0, 1],
                         "sharding_spec": {"shards": [
                             {"shard_offsets": [0, 0], "shard_sizes": [half, DIM],
                              "placement": "rank:0/cpu"},
-                            {"shard_offsets": [half, 0], "shard_sizes": [rows["t_user"] - half, DIM],
+                            {"shard_offsets": [half, 0], "shard_sizes": [rows - half, DIM],
                              "placement": "rank:1/cpu"}]}}
     plan_file = tmp_path / "torchrec_plan.json"
     plan_file.write_text(json.dumps(plan))
@@ -303,17 +308,19 @@ def test_torchrec_planner_plan_compiles_with_ember(tmp_path):
     (got,) = run_plan(sharded, run_inputs(dense, kjt), tmp_path, "sharded",
                       run_args=("--nproc", "2"))
     np.testing.assert_allclose(got, eager(model, dense, kjt), rtol=RTOL, atol=ATOL)
-    # What Ember compiled is what the JSON said: its own plan export shows it back.
+    # What Ember compiled is what the JSON said: its own plan export shows it back
+    # (table_column_wise as column_wise, the same shards).
     report = tmp_path / "report.json"
-    onnx_path = str(tmp_path / "sharded.onnx")
-    proc = subprocess.run([tool("EMBER_COMPILE", "ember-compile"), onnx_path, "-o", str(report),
-                           "--world-size", "2", "--plan", str(plan_file), "--emit",
-                           "sharding-plan"], capture_output=True, text=True)
+    proc = subprocess.run([tool("EMBER_COMPILE", "ember-compile"), str(tmp_path / "sharded.onnx"),
+                           "-o", str(report), "--world-size", "2", "--plan", str(plan_file),
+                           "--emit", "sharding-plan"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     back = json.loads(report.read_text())["sparse_arch.embedding_bag_collection"]
     assert back["t_user"]["sharding_type"] == "row_wise"
-    for name in ("t_item", "t_ctx"):
-        assert back[name]["sharding_type"] == tables[name]["sharding_type"]
+    assert back["t_item"]["sharding_type"] == "column_wise"
+    assert [s["shard_sizes"] for s in back["t_item"]["sharding_spec"]["shards"]] == \
+        [s["shard_sizes"] for s in tables["t_item"]["sharding_spec"]["shards"]]
+    assert back["t_ctx"]["sharding_type"] == tables["t_ctx"]["sharding_type"]
 
 
 @pytest.mark.parametrize("sharding", ["table_wise", "row_wise", "column_wise", "data_parallel"])

@@ -108,6 +108,23 @@ TEST(PlanJson, ReadsTorchRecParameterSharding) {
   EXPECT_EQ(item.replicaRanks, std::vector<int64_t>({0, 1}));
 }
 
+TEST(PlanJson, ReadsTorchRecTableColumnWiseAsColumnWise) {
+  llvm::Expected<std::map<std::string, TableSharding>> plan = parsePlanJson(R"({
+    "t": {"sharding_type": "table_column_wise", "compute_kernel": "fused",
+          "ranks": [2, 3],
+          "sharding_spec": {"shards": [
+            {"shard_offsets": [0, 0], "shard_sizes": [100, 32],
+             "placement": "rank:2/cuda:2"},
+            {"shard_offsets": [0, 32], "shard_sizes": [100, 32],
+             "placement": "rank:3/cuda:3"}]}}
+  })");
+  ASSERT_TRUE(static_cast<bool>(plan)) << errorOf(plan.takeError());
+  const TableSharding &t = plan->at("t");
+  EXPECT_EQ(t.kind, ShardingKind::ColumnWise);
+  ASSERT_EQ(t.shards.size(), 2u);
+  EXPECT_EQ(t.shards[1], (Shard{0, 32, 100, 32, 3}));
+}
+
 TEST(PlanJson, ReadsTorchRecModuleNesting) {
   // TorchRec's ShardingPlan: module path -> table -> ParameterSharding.
   const char *text = R"({
