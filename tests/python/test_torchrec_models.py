@@ -140,6 +140,31 @@ def test_unsupported_stock_module_names_its_path(tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+def test_quantized_ebc_is_refused_not_exported_wrong(tmp_path):
+    """TorchRec's quantized EmbeddingBagCollection keeps FBGEMM's packed int8 rows (codes,
+    fp16 scale and bias): the export refuses it naming the module, instead of writing the
+    packed bytes as if they were a table."""
+    from torchrec.quant.embedding_modules import EmbeddingBagCollection as QuantEBC
+
+    ebc = make_ebc()
+    ebc.qconfig = torch.quantization.QConfig(
+        activation=torch.quantization.PlaceholderObserver.with_args(dtype=torch.qint8),
+        weight=torch.quantization.PlaceholderObserver.with_args(dtype=torch.qint8))
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sparse = QuantEBC.from_float(ebc)
+
+        def forward(self, kjt):
+            return self.sparse(kjt).values()
+
+    with pytest.raises(ember.ExportError,
+                       match=r"in module 'sparse': TorchRec's quantized EmbeddingBagCollection"):
+        ember.export(Model(), (random_kjt(3, seed=5, empty_key=""),), str(tmp_path / "q.onnx"))
+    assert os.listdir(tmp_path) == []
+
+
 def test_unsupported_stock_leaf_module_names_its_path(tmp_path):
     """TorchRec's EmbeddingCollection (sequence embeddings) is not exported yet."""
     from torchrec import EmbeddingCollection, EmbeddingConfig

@@ -508,6 +508,12 @@ class _Converter:
         elif isinstance(mod, nn.EmbeddingBag):
             self.convert_embedding_bag(node, mod, args, kw, value)
         elif isinstance(mod, EmbeddingBagCollection) or _is_torchrec_ebc(mod):
+            if type(mod).__module__.startswith("torchrec.quant."):
+                # Its tables are FBGEMM's packed rows (codes with fp16 scale and bias),
+                # not float tables: exporting them as tables would be wrong.
+                raise self.error(node, "TorchRec's quantized EmbeddingBagCollection (packed "
+                                       "int8/int4 rows) is not supported by the exporter yet; "
+                                       "export the float model")
             rep = self.env.get(x) if isinstance(x, torch.fx.Node) else None
             if (_is_torchrec_ebc(mod) and not mod.is_weighted() and isinstance(rep, tuple)
                     and rep[0] == "kjt" and rep[3]):
