@@ -41,6 +41,16 @@ def make_inputs(batch, seed, max_bag=4):
     return inputs
 
 
+def legacy_exporter():
+    """torch.onnx.export's TorchScript exporter: the default of PyTorch 1.x, and
+    dynamo=False from PyTorch 2.x on (whose default, the dynamo exporter, needs
+    onnxscript and gives other graphs)."""
+    import inspect
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        return {"dynamo": False}
+    return {}
+
+
 def build_model(seed=0, arch="dlrm", low_rank=0):
     """The example's model with its weights drawn from `seed`."""
     torch.manual_seed(seed)
@@ -64,7 +74,8 @@ def export(outdir, batch, seed=0, arch="dlrm", low_rank=0):
         torch.onnx.export(model, tuple(example),
                           os.path.join(outdir, "model.onnx"),
                           input_names=INPUT_NAMES, output_names=["prob"],
-                          opset_version=17, dynamic_axes=dynamic)
+                          opset_version=17, dynamic_axes=dynamic,
+                          **legacy_exporter())
     arrays = {n: v.numpy() for n, v in zip(INPUT_NAMES, inputs)}
     np.savez(os.path.join(outdir, "inputs.npz"), **arrays)
     for name, value in arrays.items():
