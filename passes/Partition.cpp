@@ -32,6 +32,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <string>
@@ -124,6 +125,28 @@ bool shardsATable(EmbeddingBagCollectionOp op) {
          });
 }
 
+/// Moves `op` (and, first, the ops of `block` it reads) right after the
+/// latest of its operands' definitions, or to the top of `block`, when it and
+/// they are free of memory effects and have no regions.
+void hoistPureChain(Operation *op, Block *block) {
+  if (!op || op->getBlock() != block || op->getNumRegions() != 0 ||
+      !isMemoryEffectFree(op))
+    return;
+  Operation *latest = nullptr;
+  for (Value operand : op->getOperands()) {
+    Operation *def = operand.getDefiningOp();
+    if (!def || def->getBlock() != block)
+      continue;
+    hoistPureChain(def, block);
+    if (!latest || latest->isBeforeInBlock(def))
+      latest = def;
+  }
+  if (latest)
+    op->moveAfter(latest);
+  else
+    op->moveBefore(&block->front());
+}
+
 /// Rewrites every embedding_bag_collection that shards a table into the
 /// per-feature pooled lookups TorchRec's sharded EmbeddingBagCollection
 /// computes: the KJT is split into one-key KJTs, key i is looked up with an
@@ -159,11 +182,7 @@ LogicalResult decomposeShardedCollections(func::FuncOp func) {
     // second collection's features are looked up still partitions.
     Block *block = op->getBlock();
     Value features = op.getFeatures();
-    OpBuilder in(op->getContext());
-    if (Operation *def = features.getDefiningOp())
-      in.setInsertionPointAfter(def);
-    else
-      in.setInsertionPointToStart(block);
+    // Tables first: moving an op would move an insertion point set after it.
     for (Value table : op.getTables())
       if (auto from = table.getDefiningOp<TableFromTensorOp>())
         if (Operation *weights = from.getWeights().getDefiningOp())
@@ -172,6 +191,15 @@ LogicalResult decomposeShardedCollections(func::FuncOp func) {
             weights->moveBefore(&block->front());
             from->moveAfter(weights);
           }
+    // The KJT itself as early as its operands allow (a permute of the KJT
+    // argument goes to the top), so that no collection's lookups must wait
+    // for ops placed after another collection's results are read.
+    hoistPureChain(features.getDefiningOp(), block);
+    OpBuilder in(op->getContext());
+    if (Operation *def = features.getDefiningOp())
+      in.setInsertionPointAfter(def);
+    else
+      in.setInsertionPointToStart(block);
     OpBuilder b(op);
     Location loc = op.getLoc();
     Type f32 = b.getF32Type();

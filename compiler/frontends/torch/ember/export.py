@@ -11,7 +11,7 @@ a view (a write through a view is refused with an error naming the node).
 import operator
 import os
 import tempfile
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 import torch
@@ -122,6 +122,8 @@ class _Converter:
         self.counter = 0
         self.uses_ember = False
         self.constant_memo: Dict[torch.fx.Node, bool] = {}
+        # Keyed tensors made of several collections' columns (a feature read by two tables).
+        self.concatenated_keyed: Set[str] = set()
         # (values, lengths, weights, K) of a per-key KJT idiom -> its K single-key KJTs.
         self.per_key_kjts: Dict[Tuple[str, str, Optional[str], int], List[str]] = {}
 
@@ -623,31 +625,50 @@ class _Converter:
         self.env[node] = _Tensor(out, value)
 
     def convert_ebc(self, node, tables, features, value) -> None:
-        """One ember.EmbeddingBagCollection node over the KJT (permuted first when the module
+        """ember.EmbeddingBagCollection nodes over the KJT (permuted first when the module
         reads its features in another order than the KJT holds them). ``tables``: (name,
-        weight, pooling, feature names) per table, in the module's order."""
+        weight, pooling, feature names) per table, in the module's order. A feature read by
+        several tables (TorchRec's "f@t0", "f@t1" keys) would repeat a key in one KJT: the
+        tables are then cut into consecutive groups that read no feature twice, one
+        collection each, and their columns concatenated in table order."""
         rep = self.env.get(features) if isinstance(features, torch.fx.Node) else None
         if not (isinstance(rep, tuple) and rep[0] == "kjt"):
             raise self.error(node, "the EmbeddingBagCollection input must be a KJT")
         _, kjt_name, kjt_keys, weighted = rep
-        wanted = [f for t in tables for f in t[3]]
-        missing = [f for f in wanted if f not in kjt_keys]
+        missing = [f for t in tables for f in t[3] if f not in kjt_keys]
         if missing:
             raise self.error(node, f"the KJT has no feature(s) {missing}")
-        if wanted != kjt_keys:
-            kjt_name = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
-                                 permutation=[kjt_keys.index(f) for f in wanted])[0]
-        weights, feature_tables, pooling = [], [], []
-        for i, (name, weight, mode, feature_names) in enumerate(tables):
-            weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
-            pooling.append(mode)
-            feature_tables.extend([i] * len(feature_names))
-        # The tables' names and the module path: the sharding planner names the tables so and
-        # writes TorchRec's ShardingPlan shape ({module path: {table: ParameterSharding}}).
-        out = self.emit("EmbeddingBagCollection", [kjt_name] + weights, node,
-                        domain=EMBER_DOMAIN, feature_tables=feature_tables, pooling=pooling,
-                        table_names=[str(t[0]) for t in tables],
-                        module=str(node.target))[0]
+        groups: List[list] = []
+        seen: Set[str] = set()
+        for table in tables:
+            if not groups or seen & set(table[3]):
+                groups.append([])
+                seen = set()
+            groups[-1].append(table)
+            seen |= set(table[3])
+        outs = []
+        for group in groups:
+            wanted = [f for t in group for f in t[3]]
+            kjt = kjt_name
+            if wanted != kjt_keys:
+                kjt = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
+                                permutation=[kjt_keys.index(f) for f in wanted])[0]
+            weights, feature_tables, pooling = [], [], []
+            for i, (name, weight, mode, feature_names) in enumerate(group):
+                weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
+                pooling.append(mode)
+                feature_tables.extend([i] * len(feature_names))
+            # The tables' names and the module path: the sharding planner names the tables
+            # so and writes TorchRec's ShardingPlan shape ({module path: {table: ...}}).
+            outs.append(self.emit("EmbeddingBagCollection", [kjt] + weights, node,
+                                  domain=EMBER_DOMAIN, feature_tables=feature_tables,
+                                  pooling=pooling, table_names=[str(t[0]) for t in group],
+                                  module=str(node.target))[0])
+        if len(outs) == 1:
+            out = outs[0]
+        else:
+            out = self.emit("Concat", outs, node, axis=1)[0]
+            self.concatenated_keyed.add(out)
         self.env[node] = ("keyed", _Tensor(out, value.values()), value)
 
     def convert_keyed(self, node, target, args, value) -> bool:
@@ -676,8 +697,15 @@ class _Converter:
         if key not in kt.keys():
             raise self.error(node, f"the KeyedTensor has no key '{key}'")
         i = kt.keys().index(key)
+        start, dim = int(kt.offset_per_key()[i]), int(kt.length_per_key()[i])
+        if values.name in self.concatenated_keyed:
+            # Several collections' columns: the key's columns of their concatenation.
+            out = self.emit("Slice", [values.name, self.const([start], "starts", torch.int64),
+                                      self.const([start + dim], "ends", torch.int64),
+                                      self.const([1], "axes", torch.int64)], node)[0]
+            return _Tensor(out, value)
         out = self.emit("KeyedTensorGet", [values.name], node, domain=EMBER_DOMAIN, key=key,
-                        start=int(kt.offset_per_key()[i]), dim=int(kt.length_per_key()[i]))[0]
+                        start=start, dim=dim)[0]
         return _Tensor(out, value)
 
     # ---------------------------------------------------------------- ops
