@@ -255,9 +255,9 @@ def test_stock_dlrm_two_rank_data_parallel_equals_one_rank(tmp_path):
 @pytest.mark.parametrize("nproc", [2, 4])
 @pytest.mark.parametrize("sharding", ["table_wise", "row_wise", "column_wise",
                                       "table_row_wise", "auto"])
-@pytest.mark.parametrize("kind", ["DLRM", "DLRM_DCN"])
+@pytest.mark.parametrize("kind", ["DLRM", "DLRM_DCN", "DLRM_Projection"])
 def test_stock_model_sharded_equals_one_rank_and_eager(kind, sharding, nproc, tmp_path):
-    """TorchRec's DLRM and DLRM_DCN with their EmbeddingBagCollection tables sharded (every
+    """TorchRec's DLRM, DLRM_DCN and DLRM_Projection with their EmbeddingBagCollection tables sharded (every
     sharding type, 2 and 4 ranks, 2 ranks per node): the input dist sends the KJT's bags to
     the tables' ranks, the output dist returns the pooled rows. The outputs on a global
     batch of 11 (uneven over the ranks) equal the single-rank plan's and TorchRec eager."""
@@ -442,3 +442,57 @@ def test_feature_read_by_two_tables(sharding, tmp_path):
     want = eager(model, dense, kjt)
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
     assert np.ptp(want) > 1e-2
+
+
+class WeightedModel(nn.Module):
+    """TorchRec's weighted EmbeddingBagCollection (is_weighted=True: the KJT's weights scale
+    the rows, sum pooling) into a linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.sparse = EmbeddingBagCollection(tables=[
+            EmbeddingBagConfig(name=f"t_{key[2:]}", embedding_dim=DIM, num_embeddings=rows,
+                               feature_names=[key])
+            for key, rows in ROWS.items()], is_weighted=True, device=torch.device("cpu"))
+        self.over = nn.Linear(len(ROWS) * DIM, 1)
+
+    def forward(self, sparse_features):
+        return torch.sigmoid(self.over(self.sparse(sparse_features).values()))
+
+
+def weighted_kjt(batch: int, seed: int):
+    kjt = random_kjt(batch, seed)
+    g = torch.Generator().manual_seed(seed + 100)
+    return KeyedJaggedTensor.from_lengths_sync(
+        keys=KEYS, values=kjt.values(), lengths=kjt.lengths(),
+        weights=torch.rand(kjt.values().numel(), generator=g) + 0.5)
+
+
+@pytest.mark.parametrize("sharding", [None, "table_wise", "row_wise", "column_wise"])
+def test_weighted_ebc_matches_eager(sharding, tmp_path):
+    """A weighted EBC: the KJT's per-value weights travel with its ids (through the input
+    all-to-all when sharded) and scale the pooled rows, on one rank and on 2 ranks."""
+    from e2e import export_and_compile, run_plan
+
+    torch.manual_seed(0)
+    model = WeightedModel()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.normal_(0.0, 0.4)
+    model.eval()
+    args = () if sharding is None else ("--world-size", "2", "--sharding", sharding)
+    plan = export_and_compile(model, (weighted_kjt(4, seed=3),), tmp_path, "weighted",
+                              compile_args=args)
+    kjt = weighted_kjt(9, seed=9)
+    run_args = () if sharding is None else ("--nproc", "2")
+    (got,) = run_plan(plan, kjt_arrays("sparse_features", kjt), tmp_path, "weighted",
+                      run_args=run_args)
+    with torch.no_grad():
+        want = model(kjt).numpy()
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+    # The weights matter: without them the output differs.
+    with torch.no_grad():
+        unweighted = model(KeyedJaggedTensor.from_lengths_sync(
+            keys=KEYS, values=kjt.values(), lengths=kjt.lengths(),
+            weights=torch.ones(kjt.values().numel()))).numpy()
+    assert np.abs(unweighted - want).max() > 1e-3
