@@ -55,8 +55,12 @@ def make_model(kind: str) -> nn.Module:
                                 interaction_branch2_layer_sizes=[16, 2 * DIM])
     else:
         raise ValueError(kind)
-    # TorchRec initializes small weights (outputs near one value for every sample); wider
-    # random weights make the comparison sensitive to every input.
+    return widened(model)
+
+
+def widened(model: nn.Module) -> nn.Module:
+    """TorchRec initializes small weights (outputs near one value for every sample); wider
+    random weights make the comparison sensitive to every input. In eval mode."""
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0.0, 0.4)
@@ -394,6 +398,17 @@ def test_plan_from_json_refuses_tables_outside_a_module():
         plan_from_json({"m": {"t": {"sharding_spec": None}}})
 
 
+def test_plan_to_json_refuses_a_spec_without_shards():
+    from types import SimpleNamespace
+
+    from ember.torchrec_plan import plan_to_json
+
+    sharding = SimpleNamespace(sharding_type="table_wise", compute_kernel="fused", ranks=[0],
+                               sharding_spec=object())
+    with pytest.raises(ValueError, match="table 't' of 'm': sharding spec object has no shard"):
+        plan_to_json(SimpleNamespace(plan={"m": {"t": sharding}}))
+
+
 class SharedFeatureModel(nn.Module):
     """TorchRec's EmbeddingBagCollection with f_user read by two tables (TorchRec's keys
     "f_user@t_user", "f_ctx", "f_item", "f_user@t_user2"), its values and one key read by name
@@ -427,11 +442,7 @@ def test_feature_read_by_two_tables(sharding, tmp_path):
     from e2e import export_and_compile, run_plan
 
     torch.manual_seed(0)
-    model = SharedFeatureModel()
-    with torch.no_grad():
-        for p in model.parameters():
-            p.normal_(0.0, 0.4)
-    model.eval()
+    model = widened(SharedFeatureModel())
     example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key=""))
     args = () if sharding is None else ("--world-size", "2", "--sharding", sharding)
     plan = export_and_compile(model, example, tmp_path, "shared", compile_args=args)
@@ -475,11 +486,7 @@ def test_weighted_ebc_matches_eager(sharding, tmp_path):
     from e2e import export_and_compile, run_plan
 
     torch.manual_seed(0)
-    model = WeightedModel()
-    with torch.no_grad():
-        for p in model.parameters():
-            p.normal_(0.0, 0.4)
-    model.eval()
+    model = widened(WeightedModel())
     args = () if sharding is None else ("--world-size", "2", "--sharding", sharding)
     plan = export_and_compile(model, (weighted_kjt(4, seed=3),), tmp_path, "weighted",
                               compile_args=args)
