@@ -111,17 +111,20 @@ bool sameType(const pb::Slot &a, const pb::Slot &b) {
 
 } // namespace
 
+namespace {
+const ::ember::contract::KernelContract *contractFor(llvm::StringRef kernel) {
+  return ::ember::contract::findKernelContract(
+      std::string_view(kernel.data(), kernel.size()));
+}
+} // namespace
+
 bool isViewKernel(llvm::StringRef kernel) {
-  const ::ember::contract::KernelContract *c =
-      ::ember::contract::findKernelContract(
-          std::string_view(kernel.data(), kernel.size()));
+  const ::ember::contract::KernelContract *c = contractFor(kernel);
   return c && c->outputsAliasInputs();
 }
 
 bool isInPlaceKernel(llvm::StringRef kernel) {
-  const ::ember::contract::KernelContract *c =
-      ::ember::contract::findKernelContract(
-          std::string_view(kernel.data(), kernel.size()));
+  const ::ember::contract::KernelContract *c = contractFor(kernel);
   return c && c->elementwiseInPlace();
 }
 
