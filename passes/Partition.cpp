@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "ember/EmberOps.h"
 #include "ember/EmberShardingAttrs.h"
+#include "passes/PartitionSequences.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -70,10 +71,11 @@ struct ShardItem {
   int64_t column = -1; // first column in its output dist result
 };
 
-/// A grouped lookup: the items of one route and pooling mode.
+/// A grouped lookup: the items of one route, pooling mode and table format.
 struct LookupGroup {
   Route route;
   PoolingMode pooling;
+  TableFormat format;
 };
 
 struct ShardedTable {
@@ -107,11 +109,12 @@ SmallVector<EmbeddingBagOp> collectBags(func::FuncOp func) {
   return bags;
 }
 
-unsigned groupIndex(Analysis &a, Route route, PoolingMode pooling) {
+unsigned groupIndex(Analysis &a, Route route, PoolingMode pooling,
+                    TableFormat format) {
   for (auto [i, g] : llvm::enumerate(a.groups))
-    if (g.route == route && g.pooling == pooling)
+    if (g.route == route && g.pooling == pooling && g.format == format)
       return i;
-  a.groups.push_back({route, pooling});
+  a.groups.push_back({route, pooling, format});
   return a.groups.size() - 1;
 }
 
@@ -309,10 +312,19 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
     switch (sharding.getShardingType()) {
     case ShardingType::table_wise:
     case ShardingType::column_wise: {
+      // A column shard of a row-wise quantized table keeps its rows' scale
+      // and bias; int4 codes go two a byte, so its shards take even columns.
       if (sharding.getShardingType() == ShardingType::column_wise &&
-          t.type.isQuantized())
-        return op.emitError("column_wise sharding needs a float table, not ")
-               << t.type;
+          t.type.getFormat() == TableFormat::int4_rowwise)
+        for (auto [k, shard] : llvm::enumerate(shards))
+          if (shard.getColumnOffset() % 2 != 0 ||
+              shard.getNumColumns() % 2 != 0)
+            return op.emitError("column shard #")
+                   << k << " of " << t.type << " has columns ["
+                   << shard.getColumnOffset() << ", "
+                   << shard.getColumnOffset() + shard.getNumColumns()
+                   << "): int4_rowwise shards must start and end at even "
+                      "columns (two codes a byte)";
       for (auto [k, shard] : llvm::enumerate(shards)) {
         ShardItem item;
         item.table = tableIndex;
@@ -324,7 +336,8 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
         item.key = tableKey(tableIndex);
         if (shards.size() > 1)
           item.key += ":c" + std::to_string(k);
-        item.group = groupIndex(a, Route::AllToAll, t.pooling);
+        item.group =
+            groupIndex(a, Route::AllToAll, t.pooling, t.type.getFormat());
         t.items.push_back(a.items.size());
         a.items.push_back(item);
       }
@@ -371,7 +384,8 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
         item.key = tableKey(tableIndex) + "@" + std::to_string(b);
         item.route = everyRank ? Route::ReduceScatter : Route::AllToAll;
         // Shards add partial sums; mean divides by the bag size afterwards.
-        item.group = groupIndex(a, item.route, PoolingMode::sum);
+        item.group =
+            groupIndex(a, item.route, PoolingMode::sum, t.type.getFormat());
         t.items.push_back(a.items.size());
         a.items.push_back(item);
       }
@@ -402,6 +416,37 @@ DenseElementsAttr sliceWeights(DenseElementsAttr weights, int64_t row0,
     std::memcpy(data.data() + r * cols * elementBytes,
                 raw.data() + ((row0 + r) * width + col0) * elementBytes,
                 cols * elementBytes);
+  return DenseElementsAttr::getFromRawBuffer(sliceType, data);
+}
+
+/// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of a row-wise
+/// quantized table's bytes: the columns' codes, then each row's own scale and
+/// bias (a column slice dequantizes with its row's scale and bias). int4
+/// columns are even (two codes a byte).
+DenseElementsAttr sliceQuantizedWeights(DenseElementsAttr weights,
+                                        TableType table, int64_t row0,
+                                        int64_t rows, int64_t col0,
+                                        int64_t cols) {
+  bool int4 = table.getFormat() == TableFormat::int4_rowwise;
+  int64_t codeBytes = int4 ? table.getDim() / 2 : table.getDim();
+  int64_t first = int4 ? col0 / 2 : col0, count = int4 ? cols / 2 : cols;
+  if (first == 0 && count == codeBytes) // whole rows
+    return sliceWeights(weights, row0, rows, 0, table.getRowBytes());
+  auto type = cast<RankedTensorType>(weights.getType());
+  auto sliceType =
+      RankedTensorType::get({rows, count + 8}, type.getElementType());
+  if (weights.isSplat())
+    return DenseElementsAttr::get(sliceType,
+                                  weights.getSplatValue<Attribute>());
+  int64_t width = type.getDimSize(1);
+  ArrayRef<char> raw = weights.getRawData();
+  std::vector<char> data(static_cast<size_t>(rows * (count + 8)));
+  for (int64_t r = 0; r < rows; ++r) {
+    const char *row = raw.data() + (row0 + r) * width;
+    char *out = data.data() + r * (count + 8);
+    std::memcpy(out, row + first, count);
+    std::memcpy(out + count, row + codeBytes, 8);
+  }
   return DenseElementsAttr::getFromRawBuffer(sliceType, data);
 }
 
@@ -526,17 +571,16 @@ Value RankRewriter::sourceKjt(const ClassPlan &plan,
 
 Value RankRewriter::localTable(const ShardItem &item) {
   const ShardedTable &t = a_.tables[item.table];
-  // Float tables slice rows and columns; quantized ones (whole rows of
-  // bytes) only rows, and only row-wise shards reach here for them.
-  bool quantized = t.type.isQuantized();
-  int64_t storageCols =
-      cast<RankedTensorType>(t.weights.getType()).getDimSize(1);
-  DenseElementsAttr slice = sliceWeights(
-      t.weights, item.rowOffset, item.numRows, quantized ? 0 : item.colOffset,
-      quantized ? storageCols : item.numCols);
+  // Float tables slice rows and columns of elements; quantized ones rows of
+  // bytes (a column shard: its codes and the rows' scale and bias).
+  DenseElementsAttr slice =
+      t.type.isQuantized()
+          ? sliceQuantizedWeights(t.weights, t.type, item.rowOffset,
+                                  item.numRows, item.colOffset, item.numCols)
+          : sliceWeights(t.weights, item.rowOffset, item.numRows,
+                         item.colOffset, item.numCols);
   Value weights = arith::ConstantOp::create(b_, loc_, slice);
-  auto type = TableType::get(func_.getContext(), item.numRows,
-                             quantized ? t.type.getDim() : item.numCols,
+  auto type = TableType::get(func_.getContext(), item.numRows, item.numCols,
                              t.type.getFormat());
   return TableFromTensorOp::create(b_, loc_, type, weights);
 }
@@ -895,9 +939,10 @@ struct PartitionPass
     func.walk(
         [](EmbeddingBagCollectionOp op) { op->removeAttr(kShardingAttr); });
     if (worldSize == 1) {
-      // One rank holds everything: the bags stay as they are.
+      // One rank holds everything: the lookups stay as they are.
       for (EmbeddingBagOp bag : collectBags(func))
         bag->removeAttr(kShardingAttr);
+      func.walk([](SequenceLookupOp op) { op->removeAttr(kShardingAttr); });
       return;
     }
     OpBuilder builder(func);
@@ -905,7 +950,8 @@ struct PartitionPass
       auto copy = cast<func::FuncOp>(builder.clone(*func));
       copy.setSymName(functionName + "_rank" + std::to_string(rank));
       copy->setAttr(kRankAttr, builder.getI64IntegerAttr(rank));
-      if (failed(RankRewriter(copy, *analysis, rank).run()))
+      if (failed(RankRewriter(copy, *analysis, rank).run()) ||
+          failed(partitionSequenceLookups(copy, rank, worldSize)))
         return signalPassFailure();
     }
     func.erase();

@@ -131,6 +131,22 @@ def EmberFoldShapes : Pass<"ember-fold-shapes"> {
   ];
 }
 
+def EmberSplitEmbeddingCollections : Pass<"ember-split-embedding-collections"> {
+  let summary = "Splits embedding collections into one sequence lookup per feature";
+  let description = [{
+    Every `ember.embedding_collection` (TorchRec's `EmbeddingCollection`:
+    unpooled lookups, one jagged result per KJT key) becomes the KJT split
+    into one-key KJTs (`ember.kjt.split`) and, per key, an
+    `ember.sequence_lookup` of the jagged tensor of its values and offsets
+    (`ember.jagged.create`, i64 offsets) in the key's table.
+    Each lookup keeps the collection's table name (`ember.table_name`, from
+    `ember.table_names`) and module path (`ember.module`), which the sharding
+    planner uses to name its tables. The lookups are what the planner, the
+    partitioning (sharded sequence lookups) and the plan emitter
+    (`embedding_sequence`) work on. IR without collections is unchanged.
+  }];
+}
+
 def EmberGroupTables : Pass<"ember-group-tables"> {
   let summary = "Table-batches embedding bag collections into grouped lookups";
   let description = [{

@@ -42,6 +42,8 @@ constexpr StringLiteral kWorldSizeAttrName = "ember.world_size";
 /// path): the names of its tables in the plan and its ShardingPlan key.
 constexpr StringLiteral kTableNamesAttr = "ember.table_names";
 constexpr StringLiteral kModuleAttr = "ember.module";
+/// On a sequence lookup: its EmbeddingCollection's name for the table.
+constexpr StringLiteral kTableNameAttr = "ember.table_name";
 
 planner::TableFormat toPlannerFormat(TableFormat format) {
   switch (format) {
@@ -204,6 +206,30 @@ public:
                      static_cast<double>(bags);
         }
         table.spec.features.push_back({table.spec.name, factor});
+        ops.push_back({op, {static_cast<int64_t>(indexOf(table))}});
+        return WalkResult::advance();
+      }
+      if (auto lookup = dyn_cast<SequenceLookupOp>(op)) {
+        // An EmbeddingCollection's feature (ember-split-embedding-collections
+        // keeps the collection's table name and module path on it).
+        std::string hint = "table_" + std::to_string(anonymous);
+        if (auto name = op->getAttrOfType<StringAttr>(kTableNameAttr);
+            name && !name.getValue().empty())
+          hint = name.str();
+        else if (std::optional<std::string> loc =
+                     locationName(lookup.getLoc()))
+          hint = *loc;
+        ++anonymous;
+        CollectedTable &table = tableOf(lookup.getTable(), hint);
+        if (auto modulePath = op->getAttrOfType<StringAttr>(kModuleAttr);
+            modulePath && table.spec.module.empty())
+          table.spec.module = modulePath.str();
+        table.spec.sequence = true;
+        if (!table.seenPooling)
+          table.seenPooling = true;
+        std::string feature =
+            locationName(lookup.getLoc()).value_or(table.spec.name);
+        table.spec.features.push_back({feature, 1.0});
         ops.push_back({op, {static_cast<int64_t>(indexOf(table))}});
         return WalkResult::advance();
       }
@@ -386,7 +412,7 @@ struct PlanShardingPass
     for (const planner::TableSharding &table : plan->tables)
       attrs.push_back(toAttr(context, table, plan->topology));
     for (auto &[op, indices] : collector.ops) {
-      if (isa<EmbeddingBagOp>(op)) {
+      if (isa<EmbeddingBagOp, SequenceLookupOp>(op)) {
         op->setAttr(kShardingAttrName, attrs[indices.front()]);
         continue;
       }

@@ -70,6 +70,9 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createEmberFunctionalize());
   pm.addPass(createEmberSimplifySlices());
   pm.addPass(createEmberFoldShapes());
+  // EmbeddingCollections: one sequence lookup per feature, which the planner,
+  // the partitioning and the plan emitter take.
+  pm.addPass(createEmberSplitEmbeddingCollections());
   if (!options.sharded()) {
     pm.addPass(createEmberGroupTables());
     pm.addPass(createCanonicalizerPass());

@@ -35,9 +35,12 @@ std::optional<std::string> tableFormatName(TableFormat format) {
     return std::string("float16");
   case TableFormat::bf16:
     return std::string("bfloat16");
-  default:
-    return std::nullopt;
+  case TableFormat::int8_rowwise:
+    return std::string("int8_rowwise");
+  case TableFormat::int4_rowwise:
+    return std::string("int4_rowwise");
   }
+  return std::nullopt;
 }
 
 /// `dims` with the factor of each symbolic dim.
@@ -59,7 +62,7 @@ bool PlanKjtLowering::handles(Operation *op) {
              KJTConcatOp, KJTBucketizeOp, EmbeddingBagCollectionOp,
              GroupedLookupOp, KeyedTensorCreateOp, KeyedTensorValuesOp,
              KeyedTensorGetOp, KeyedTensorRegroupOp>(op) ||
-         handlesCollective(op);
+         handlesCollective(op) || handlesJagged(op);
 }
 
 const KjtSlotRefs *PlanKjtLowering::lookupKjt(Value kjt) const {
@@ -201,6 +204,8 @@ LogicalResult PlanKjtLowering::defineInput(BlockArgument arg,
 LogicalResult PlanKjtLowering::emit(Operation *op) {
   if (handlesCollective(op))
     return emitCollective(op);
+  if (handlesJagged(op))
+    return emitJagged(op);
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case<KJTCreateOp>([&](auto) { return emitCreate(op); })
       .Case<KJTValuesOp, KJTLengthsOp, KJTOffsetsOp, KJTWeightsOp,
@@ -511,8 +516,8 @@ LogicalResult PlanKjtLowering::emitLookup(Operation *op) {
     if (!format || !weights)
       return op->emitError()
              << "'" << op->getName() << "': table " << i
-             << " must be a float table made by 'ember.table.from_tensor' of "
-                "a constant";
+             << " must be a table made by 'ember.table.from_tensor' of a "
+                "constant";
     FailureOr<int> slot = hooks_.operandSlot(op, weights);
     if (failed(slot))
       return failure();

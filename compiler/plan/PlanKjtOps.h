@@ -42,6 +42,16 @@ struct KjtSlotRefs {
   DimInfo numValues;
 };
 
+/// The slots of one jagged tensor value: values [N, dense...] and offsets
+/// [B + 1] (int64).
+struct JaggedSlotRefs {
+  int values = -1;
+  int offsets = -1;
+  DimInfo numValues;  ///< N
+  DimInfo numOffsets; ///< B + 1
+  DimInfo batch;      ///< B, when the plan knows it
+};
+
 /// The [B, sum(D)] slot of a keyed tensor value.
 struct KeyedTensorSlot {
   int slot = -1;
@@ -98,6 +108,12 @@ private:
   LogicalResult emitBucketize(Operation *op);
   LogicalResult emitLookup(Operation *op);
   LogicalResult emitKeyedTensor(Operation *op);
+  // Jagged tensors, sequence lookups and their all-to-all
+  // (PlanJaggedOps.cpp).
+  static bool handlesJagged(Operation *op);
+  LogicalResult emitJagged(Operation *op);
+  FailureOr<const JaggedSlotRefs *> jaggedOperand(Operation *op, Value v);
+  DimInfo batchOfOffsets(Value offsets) const;
   // The partitioned program's ops (PlanCollectiveOps.cpp).
   static bool handlesCollective(Operation *op);
   LogicalResult emitCollective(Operation *op);
@@ -126,6 +142,7 @@ private:
   KjtLoweringHooks hooks_;
   llvm::DenseMap<Value, KjtSlotRefs> kjts_;
   llvm::DenseMap<Value, KeyedTensorSlot> keyed_;
+  llvm::DenseMap<Value, JaggedSlotRefs> jaggeds_;
   /// Tensor results of collectives, by awaitable: the slot and its dims.
   llvm::DenseMap<Value, std::pair<int, DimList>> awaited_;
 };

@@ -38,6 +38,11 @@ double ember::sharding::idsPerSample(const TableSpec &table) {
   return ids;
 }
 
+double ember::sharding::outputRowsPerSample(const TableSpec &table) {
+  return table.sequence ? idsPerSample(table)
+                        : static_cast<double>(table.features.size());
+}
+
 double CostModel::allToAllSeconds(double bytes) const {
   const Topology &topo = options.topology;
   int64_t world = std::max<int64_t>(topo.worldSize, 1);
@@ -113,14 +118,17 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
   double idBytes =
       static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
   double inputBytes = ids * idBytes + globalBatch * numFeatures * kLengthBytes;
-  double outputBytes = globalBatch * numFeatures *
-                       static_cast<double>(geometry.cols) * kOutputBytes;
+  // Pooled: one row per bag; sequence: one per id the shard looked up.
+  double outputRows =
+      table.sequence ? ids : globalBatch * outputRowsPerSample(table);
+  double outputBytes =
+      outputRows * static_cast<double>(geometry.cols) * kOutputBytes;
 
   ShardLoad load;
   load.cost.lookup =
       lookupSeconds(table, kernel, ids, geometry.cols, outputBytes);
   load.cost.inputDist = allToAllSeconds(inputBytes);
-  if (kind == ShardingKind::TableRowWise && numShards > 1) {
+  if (kind == ShardingKind::TableRowWise && numShards > 1 && !table.sequence) {
     // Reduce-scatter inside the node, then the reduced blocks go to their
     // owners.
     double n = static_cast<double>(numShards);
@@ -159,10 +167,9 @@ ShardLoad CostModel::replicaLoad(const TableSpec &table,
                                  int64_t numReplicas) const {
   const Topology &topo = options.topology;
   double batch = static_cast<double>(options.batchSizePerRank);
-  double numFeatures = static_cast<double>(table.features.size());
   double ids = batch * idsPerSample(table);
-  double outputBytes =
-      batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
+  double outputBytes = batch * outputRowsPerSample(table) *
+                       static_cast<double>(table.dim) * kOutputBytes;
   ShardLoad load;
   // The rank looks up its own batch: no input or output distribution.
   load.cost.lookup =
@@ -192,8 +199,8 @@ ShardLoad CostModel::baseline(llvm::ArrayRef<TableSpec> tables) const {
         static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
     inputBytes +=
         batch * (idsPerSample(table) * idBytes + numFeatures * kLengthBytes);
-    outputBytes +=
-        batch * numFeatures * static_cast<double>(table.dim) * kOutputBytes;
+    outputBytes += batch * outputRowsPerSample(table) *
+                   static_cast<double>(table.dim) * kOutputBytes;
   }
   ShardLoad load;
   load.device.inputBuffers = toBytes(inputBytes * depth);

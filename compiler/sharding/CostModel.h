@@ -64,6 +64,9 @@ private:
 
 /// Total ids per sample of `table` (sum of its features' pooling factors).
 double idsPerSample(const TableSpec &table);
+/// Embedding rows per sample a lookup of `table` returns: one per feature
+/// (pooled), one per id (sequence).
+double outputRowsPerSample(const TableSpec &table);
 
 } // namespace ember::sharding
 

@@ -73,6 +73,9 @@ struct TableSpec {
   PoolingKind pooling = PoolingKind::Sum;
   /// Per-sample weights travel with the ids.
   bool weighted = false;
+  /// Unpooled lookups (TorchRec's EmbeddingCollection): a row comes back
+  /// for every id, not one pooled row per bag.
+  bool sequence = false;
   /// The features looked up in this table (at least one).
   std::vector<FeatureSpec> features;
 };

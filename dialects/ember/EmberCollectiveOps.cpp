@@ -314,16 +314,9 @@ LogicalResult PooledAllToAllOp::verify() {
 }
 
 LogicalResult SequenceAllToAllOp::verify() {
-  int64_t groupSize = getGroup().getSize();
-  for (auto [name, splits] :
-       {std::pair<StringRef, Value>{"send_splits", getSendSplits()},
-        std::pair<StringRef, Value>{"recv_splits", getRecvSplits()}}) {
-    auto type = cast<RankedTensorType>(splits.getType());
-    if (type.getRank() != 1 ||
-        (isStatic(type.getDimSize(0)) && type.getDimSize(0) != groupSize))
-      return emitOpError() << "'" << name << "' must be 1-D with one entry per "
-                           << "rank (" << groupSize << "), got " << type;
-  }
+  if (failed(verifyKeySplits(*this, getKeySplits(), getGroup(),
+                             getSent().getType())))
+    return failure();
   RankedTensorType input = getInput().getType();
   if (failed(verifyHasRows(*this, input)))
     return failure();

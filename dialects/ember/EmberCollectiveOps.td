@@ -165,19 +165,24 @@ def Ember_PooledAllToAllOp : Ember_IdentityOnOneRankOp<"pooled_all_to_all"> {
 }
 
 def Ember_SequenceAllToAllOp : Ember_IdentityOnOneRankOp<"sequence_all_to_all"> {
-  let summary = "all-to-all of sequence (unpooled) embeddings";
+  let summary = "all-to-all of sequence (unpooled) embeddings, back to their ids' senders";
   let description = [{
-    TorchRec's `alltoall_sequence`: the rows of `input` (one embedding per id,
-    `[N, D]`) are sent in consecutive chunks of `send_splits[r]` rows to group
-    position `r`, and the chunks received (`recv_splits[r]` rows from position
-    `r`) are concatenated in group order. The split sizes depend on the data
-    (they come from the KJT all-to-all), so they are `i32`/`i64` tensors of one
-    entry per rank. Every row keeps its trailing dims and element type.
+    TorchRec's `alltoall_sequence`: the output dist of sharded sequence
+    embeddings. `sent` is the KJT this rank sent in the matching input dist
+    (`ember.kjt_all_to_all.tensors` with the same `key_splits` and group);
+    `input` holds this rank's looked-up rows (one per id it received, `[N,
+    ...]`) in the order it received the ids, which must be grouped by sender
+    (source-major: what a position that receives one key gets). This rank
+    gets back, from each position `p`, one row per id it sent there (the sum
+    of `sent`'s lengths over the keys of slice `p`), concatenated in group
+    order: the rows of `sent`'s values in their order when each position
+    receives at most one key. The row counts depend on the data: the runtime
+    exchanges them. Every row keeps its trailing dims and element type.
 
     ```mlir
-    %a = ember.sequence_all_to_all %emb, %send, %recv
+    %a = ember.sequence_all_to_all %emb, %sent key_splits [0, 1]
            group<ranks = [0, 1]>
-           : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi64>
+           : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64>
            -> !ember.awaitable<tensor<?x16xf32>>
     ```
 
@@ -185,15 +190,15 @@ def Ember_SequenceAllToAllOp : Ember_IdentityOnOneRankOp<"sequence_all_to_all"> 
     chunk goes to itself) and canonicalizes to `ember.ready`.
   }];
   let arguments = (ins AnyRankedTensor:$input,
-                       RankedTensorOf<[I32, I64]>:$send_splits,
-                       RankedTensorOf<[I32, I64]>:$recv_splits,
+                       Ember_KeyedJaggedTensorType:$sent,
+                       DenseI64ArrayAttr:$key_splits,
                        Ember_GroupAttr:$group,
                        Ember_OptionalCodec:$codec);
   let results = (outs Ember_AwaitableType:$result);
   let assemblyFormat = [{
-    $input `,` $send_splits `,` $recv_splits `group` `` $group
-    (`codec` `` $codec^)? attr-dict `:` type($input) `,` type($send_splits) `,`
-    type($recv_splits) `->` qualified(type($result))
+    $input `,` $sent `key_splits` $key_splits `group` `` $group
+    (`codec` `` $codec^)? attr-dict `:` type($input) `,` qualified(type($sent))
+    `->` qualified(type($result))
   }];
 }
 

@@ -217,7 +217,9 @@ def Ember_KJTOffsetsOp : Ember_KJTAccessorOp<"offsets", "offsets (exclusive pref
     ```mlir
     %o = ember.kjt.offsets %k : !ember.kjt<["a"], values = i64, lengths = i32> -> tensor<?xi32>
     ```
-    Folds to the `offsets` operand of a `kjt.create` that has one.
+    Folds to the `offsets` operand of a `kjt.create` that has one. The
+    result has the lengths' element type, or i64 (what a jagged tensor's
+    offsets are) for i32 lengths.
   }];
 }
 def Ember_KJTWeightsOp : Ember_KJTAccessorOp<"weights", "per-value weights (weighted KJTs only)"> {

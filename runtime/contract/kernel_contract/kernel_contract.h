@@ -26,7 +26,7 @@ enum class KernelMemory : uint8_t {
 /// numbers are the plan format's, ember_plan.proto).
 enum class KernelCollective : uint8_t {
   kNone = 0,
-  kPooledAllToAll = 1,
+  kPooledAllToAll = 1, // ALL_TO_ALL: pooled_all_to_all, sequence_all_to_all
   kKjtAllToAll = 2,
   kReduceScatter = 3,
   kAllGather = 4,

@@ -30,10 +30,10 @@ func.func @wait_of_collective(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // On a group of one rank the identity collectives become ember.ready, and
 // their waits then fold away.
 // CHECK-LABEL: func.func @single_rank
-// CHECK-SAME: (%[[X:[a-z0-9]*]]: tensor<4x8xf32>, %[[E:[a-z0-9]*]]: tensor<?x16xf32>, %[[S:[a-z0-9]*]]: tensor<1xi64>)
+// CHECK-SAME: (%[[X:[a-z0-9]*]]: tensor<4x8xf32>, %[[E:[a-z0-9]*]]: tensor<?x16xf32>, %[[S:[a-z0-9]*]]: !ember.kjt
 // CHECK-NOT: ember.
 // CHECK: return %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[X]], %[[E]]
-func.func @single_rank(%x: tensor<4x8xf32>, %e: tensor<?x16xf32>, %s: tensor<1xi64>)
+func.func @single_rank(%x: tensor<4x8xf32>, %e: tensor<?x16xf32>, %s: !ember.kjt<["a"], values = i64, lengths = i64>)
     -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>,
         tensor<4x8xf32>, tensor<4x8xf32>, tensor<?x16xf32>) {
   %0 = ember.all_reduce mean %x group<ranks = [3]> : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
@@ -44,8 +44,8 @@ func.func @single_rank(%x: tensor<4x8xf32>, %e: tensor<?x16xf32>, %s: tensor<1xi
       : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
   %5 = ember.all_to_all_v %x send_splits [4] recv_splits [4] group<ranks = [3]> codec none
       : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
-  %6 = ember.sequence_all_to_all %e, %s, %s group<ranks = [3]>
-      : tensor<?x16xf32>, tensor<1xi64>, tensor<1xi64> -> !ember.awaitable<tensor<?x16xf32>>
+  %6 = ember.sequence_all_to_all %e, %s key_splits [1] group<ranks = [3]>
+      : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xf32>>
   %w0 = ember.wait %0 : !ember.awaitable<tensor<4x8xf32>>
   %w1 = ember.wait %1 : !ember.awaitable<tensor<4x8xf32>>
   %w2 = ember.wait %2 : !ember.awaitable<tensor<4x8xf32>>

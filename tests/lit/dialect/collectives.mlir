@@ -69,13 +69,13 @@ func.func @pooled(%x: tensor<8x16xf32>, %y: tensor<?x32xf32>)
 }
 
 // CHECK-LABEL: func.func @sequence
-// CHECK: ember.sequence_all_to_all %{{.*}}, %{{.*}}, %{{.*}} group<ranks = [0, 1]> codec fp8 : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi32> -> !ember.awaitable<tensor<?x16xf32>>
+// CHECK: ember.sequence_all_to_all %{{.*}}, %{{.*}} key_splits [1, 0] group<ranks = [0, 1]> codec fp8 : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xf32>>
 // GENERIC-LABEL: sym_name = "sequence"
-// GENERIC: "ember.sequence_all_to_all"(%{{.*}}, %{{.*}}, %{{.*}}) <{codec = #ember<codec fp8>, group = #ember.group<ranks = [0, 1]>}>
-func.func @sequence(%emb: tensor<?x16xf32>, %send: tensor<2xi64>, %recv: tensor<2xi32>)
+// GENERIC: "ember.sequence_all_to_all"(%{{.*}}, %{{.*}}) <{codec = #ember<codec fp8>, group = #ember.group<ranks = [0, 1]>, key_splits = array<i64: 1, 0>}>
+func.func @sequence(%emb: tensor<?x16xf32>, %sent: !ember.kjt<["a"], values = i64, lengths = i64>)
     -> !ember.awaitable<tensor<?x16xf32>> {
-  %a = ember.sequence_all_to_all %emb, %send, %recv group<ranks = [0, 1]> codec fp8
-      : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi32> -> !ember.awaitable<tensor<?x16xf32>>
+  %a = ember.sequence_all_to_all %emb, %sent key_splits [1, 0] group<ranks = [0, 1]> codec fp8
+      : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xf32>>
   return %a : !ember.awaitable<tensor<?x16xf32>>
 }
 

@@ -238,57 +238,49 @@ func.func @f(%x: tensor<8x16xf32>) {
 
 // -----
 
-func.func @f(%x: tensor<?x16xf32>, %s: tensor<3xi64>, %r: tensor<2xi64>) {
-  // expected-error @+1 {{'send_splits' must be 1-D with one entry per rank (2), got 'tensor<3xi64>'}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<?x16xf32>, tensor<3xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?x16xf32>>
+func.func @f(%x: tensor<?x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
+  // expected-error @+1 {{'key_splits' sends 2 keys in all but the input KJT has 1}}
+  %a = ember.sequence_all_to_all %x, %k key_splits [1, 1] group<ranks = [0, 1]> : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xf32>>
   return
 }
 
 // -----
 
-func.func @f(%x: tensor<?x16xf32>, %s: tensor<2xi64>, %r: tensor<2x1xi64>) {
-  // expected-error @+1 {{'recv_splits' must be 1-D with one entry per rank (2), got 'tensor<2x1xi64>'}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<?x16xf32>, tensor<2xi64>, tensor<2x1xi64> -> !ember.awaitable<tensor<?x16xf32>>
-  return
-}
-
-// -----
-
-func.func @f(%x: tensor<f32>, %s: tensor<2xi64>, %r: tensor<2xi64>) {
+func.func @f(%x: tensor<f32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
   // expected-error @+1 {{input must have a row dimension (rank >= 1), got 'tensor<f32>'}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<f32>, tensor<2xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?xf32>>
+  %a = ember.sequence_all_to_all %x, %k key_splits [0, 1] group<ranks = [0, 1]> : tensor<f32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?xf32>>
   return
 }
 
 // -----
 
-func.func @f(%x: tensor<?x16xf32>, %s: tensor<2xi64>, %r: tensor<2xi64>) {
+func.func @f(%x: tensor<?x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
   // expected-error @+1 {{result dim 1 is 8 but the input's is 16}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?x8xf32>>
+  %a = ember.sequence_all_to_all %x, %k key_splits [0, 1] group<ranks = [0, 1]> : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x8xf32>>
   return
 }
 
 // -----
 
-func.func @f(%x: tensor<?x16xf32>, %s: tensor<2xi64>, %r: tensor<2xi64>) {
+func.func @f(%x: tensor<?x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
   // expected-error @+1 {{result has rank 3 but the input has rank 2}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?x16x1xf32>>
+  %a = ember.sequence_all_to_all %x, %k key_splits [0, 1] group<ranks = [0, 1]> : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16x1xf32>>
   return
 }
 
 // -----
 
-func.func @f(%x: tensor<?x16xi32>, %s: tensor<2xi64>, %r: tensor<2xi64>) {
+func.func @f(%x: tensor<?x16xi32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
   // expected-error @+1 {{codec bf16 needs a floating-point payload, got element type 'i32'}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> codec bf16 : tensor<?x16xi32>, tensor<2xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?x16xi32>>
+  %a = ember.sequence_all_to_all %x, %k key_splits [0, 1] group<ranks = [0, 1]> codec bf16 : tensor<?x16xi32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xi32>>
   return
 }
 
 // -----
 
-func.func @f(%x: tensor<?x16xf32>, %s: tensor<2xi64>, %r: tensor<2xi64>) {
+func.func @f(%x: tensor<?x16xf32>, %k: !ember.kjt<["a"], values = i64, lengths = i64>) {
   // expected-error @+1 {{result element type 'i32' differs from the input's 'f32'}}
-  %a = ember.sequence_all_to_all %x, %s, %r group<ranks = [0, 1]> : tensor<?x16xf32>, tensor<2xi64>, tensor<2xi64> -> !ember.awaitable<tensor<?x16xi32>>
+  %a = ember.sequence_all_to_all %x, %k key_splits [0, 1] group<ranks = [0, 1]> : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xi32>>
   return
 }
 

@@ -9,6 +9,7 @@ namespace ember::collective {
 
 KernelDef kjtAllToAllKernel();
 KernelDef pooledAllToAllKernel();
+KernelDef sequenceAllToAllKernel();
 KernelDef reduceScatterKernel();
 KernelDef allGatherKernel();
 KernelDef allReduceKernel();

@@ -2,11 +2,11 @@
 //-*-===//
 //
 // The runtime side of the collective contract (docs/plan-format.md,
-// "Collectives"): kjt_all_to_all, pooled_all_to_all, reduce_scatter,
-// all_gather, all_reduce. Each instruction names its CollectiveDescriptor
-// (Instruction.collective); batch sizes that depend on other ranks are
-// exchanged by the kernel itself, and empty peer buffers are skipped. In a
-// single-rank session (group of one) they copy their input.
+// "Collectives"): kjt_all_to_all, pooled_all_to_all, sequence_all_to_all,
+// reduce_scatter, all_gather, all_reduce. Each instruction names its
+// CollectiveDescriptor (Instruction.collective); batch sizes that depend on
+// other ranks are exchanged by the kernel itself, and empty peer buffers are
+// skipped. In a single-rank session (group of one) they copy their input.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_COMM_KERNELS_COLLECTIVE_KERNELS_H

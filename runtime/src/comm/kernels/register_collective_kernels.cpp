@@ -7,8 +7,8 @@ namespace ember {
 Status registerCollectiveKernels(KernelRegistry &registry) {
   using namespace collective;
   for (KernelDef (*make)() :
-       {kjtAllToAllKernel, pooledAllToAllKernel, reduceScatterKernel,
-        allGatherKernel, allReduceKernel})
+       {kjtAllToAllKernel, pooledAllToAllKernel, sequenceAllToAllKernel,
+        reduceScatterKernel, allGatherKernel, allReduceKernel})
     EMBER_RETURN_IF_ERROR(registry.add(make()));
   return Status::ok();
 }

@@ -14,6 +14,7 @@ namespace ember::cuda::collectives {
 
 KernelDef kjtAllToAllKernel();
 KernelDef pooledAllToAllKernel();
+KernelDef sequenceAllToAllKernel();
 KernelDef reduceScatterKernel();
 KernelDef allGatherKernel();
 KernelDef allReduceKernel();

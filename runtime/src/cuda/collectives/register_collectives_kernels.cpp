@@ -7,8 +7,8 @@ namespace ember::cuda {
 Status registerCollectiveKernels(KernelRegistry &r) {
   using namespace collectives;
   for (KernelDef (*make)() :
-       {kjtAllToAllKernel, pooledAllToAllKernel, reduceScatterKernel,
-        allGatherKernel, allReduceKernel})
+       {kjtAllToAllKernel, pooledAllToAllKernel, sequenceAllToAllKernel,
+        reduceScatterKernel, allGatherKernel, allReduceKernel})
     EMBER_RETURN_IF_ERROR(r.add(make()));
   return Status::ok();
 }

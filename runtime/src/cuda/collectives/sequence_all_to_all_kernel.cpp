@@ -1,0 +1,109 @@
+//===- sequence_all_to_all_kernel.cpp - sequence_all_to_all on CUDA -------===//
+//
+// As comm/kernels/sequence_all_to_all_kernel.cpp, with the data on the
+// device:
+// 1. kjt_all_to_all's count kernel sums the lengths per position (and finds
+//    a negative one); the g sums come back through the pinned host staging
+//    with the kernel's one synchronization (the output size depends on
+//    them);
+// 2. (rows expected, row elements, dtype) are exchanged on the host;
+// 3. rows' blocks (contiguous per destination) go with one NCCL
+//    all-to-all-v straight into the output (device copies for a group of
+//    one): the received blocks are the output, in position order.
+//
+//===----------------------------------------------------------------------===//
+#include "comm/kernels/collective_kernel_defs.h"
+#include "comm/kernels/sequence_all_to_all_plan.h"
+#include "cuda/collectives/collective_launch.h"
+#include "cuda/collectives/cuda_collective_defs.h"
+#include "cuda/collectives/device_collective.h"
+#include "cuda/cuda_status.h"
+
+#include <cstring>
+
+namespace ember::cuda::collectives {
+
+using namespace ember::collective;
+
+namespace {
+
+/// Step 1: expect[p], the sum of the lengths of position p's keys, checked
+/// as the CPU kernel checks them.
+Status sumLengths(KernelContext &ctx, KernelEnv &env, const Group &group,
+                  const SequenceAllToAllInput &in, const Tensor &lengths,
+                  std::vector<int64_t> &expect) {
+  const std::string &where = group.what;
+  const int g = group.size();
+  expect.assign(g, 0);
+  if (lengths.dim(0) == 0)
+    return Status::ok(); // nothing to read back
+  const bool is64 = lengths.dtype() == DType::kInt64;
+  const size_t resultBytes = static_cast<size_t>(g + 1) * sizeof(uint64_t);
+  if (!env.hostStaging || env.hostStagingBytes < resultBytes)
+    return internalError(where + ": the host staging buffer is too small for " +
+                         std::to_string(g + 1) + " counts");
+  EMBER_ASSIGN_OR_RETURN(char *resultBytesPtr, scratchBytes(ctx, resultBytes));
+  auto *sums = reinterpret_cast<unsigned long long *>(resultBytesPtr);
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(sums, 0, g * sizeof(uint64_t), env.stream));
+  EMBER_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(sums + g, 0xff, sizeof(uint64_t), env.stream));
+  EMBER_ASSIGN_OR_RETURN(int64_t * lenOffDevice, uploadInts(ctx, in.lenOff));
+  EMBER_RETURN_IF_ERROR(launchKjtCount(env, lengths.data(), is64,
+                                       lengths.dim(0), lenOffDevice, g, sums,
+                                       sums + g));
+  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+      env.hostStaging, sums, resultBytes, cudaMemcpyDeviceToHost, env.stream));
+  EMBER_RETURN_IF_ERROR(synchronizeStream(ctx, where + " (lengths)"));
+  std::vector<uint64_t> host(g + 1);
+  std::memcpy(host.data(), env.hostStaging, resultBytes);
+  if (host[g] != ~uint64_t{0}) {
+    // Error path only: one more read for the message.
+    const int64_t i = static_cast<int64_t>(host[g]);
+    int64_t len = 0;
+    EMBER_CUDA_RETURN_IF_ERROR(
+        cudaMemcpy(&len,
+                   static_cast<const char *>(lengths.data()) +
+                       i * dtypeSize(lengths.dtype()),
+                   dtypeSize(lengths.dtype()), cudaMemcpyDeviceToHost));
+    if (!is64)
+      len = static_cast<int32_t>(len & 0xffffffff);
+    return negativeLength(where, i, len);
+  }
+  for (int p = 0; p < g; ++p)
+    // A sum past kMaxSequenceRows (or wrapped past 2^63) is refused by
+    // exchangeSequenceCounts.
+    expect[p] = host[p] > static_cast<uint64_t>(kMaxSequenceRows)
+                    ? kMaxSequenceRows + 1
+                    : static_cast<int64_t>(host[p]);
+  return Status::ok();
+}
+
+Status run(KernelContext &ctx) {
+  Group group = groupOf(ctx);
+  const std::string &where = group.what;
+  EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
+  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllInput in,
+                         checkSequenceAllToAllInput(ctx, group));
+  const Tensor &rows = ctx.input(0), &lengths = ctx.input(1);
+  std::vector<int64_t> expect;
+  EMBER_RETURN_IF_ERROR(sumLengths(ctx, *env, group, in, lengths, expect));
+  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllPlan plan,
+                         exchangeSequenceCounts(group, in, rows, expect));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, rows.dtype(), plan.outputShape));
+  std::vector<SendBuffer> sends;
+  std::vector<RecvBuffer> recvs;
+  sequenceBlocks(plan, rows, *out, sends, recvs);
+  return deviceExchange(ctx, group, sends, recvs, "");
+}
+
+} // namespace
+
+KernelDef sequenceAllToAllKernel() {
+  KernelDef d = collective::sequenceAllToAllKernel();
+  d.run = run;
+  return d;
+}
+
+} // namespace ember::cuda::collectives
