@@ -503,8 +503,9 @@ def main():
         files = sorted(os.listdir(dump))
         want = ["00-input.mlir", "01-ember-raise-embedding-bags.mlir",
                 "02-ember-functionalize.mlir", "03-ember-simplify-slices.mlir",
-                "04-ember-fold-shapes.mlir", "05-ember-group-tables.mlir",
-                "06-canonicalize.mlir"]
+                "04-ember-fold-shapes.mlir",
+                "05-ember-split-embedding-collections.mlir",
+                "06-ember-group-tables.mlir", "07-canonicalize.mlir"]
         if files != want:
             fail("dump files %s, expected %s" % (files, want))
         first = open(os.path.join(dump, files[0])).read()
