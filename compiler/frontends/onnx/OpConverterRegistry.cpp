@@ -52,6 +52,7 @@ const OpConverterRegistry &OpConverterRegistry::get() {
     registerLoopConverters(r);
     registerEmberDomainConverters(r);
     registerEmberKjtConverters(r);
+    registerEmberSequenceConverters(r);
     return r;
   }();
   return registry;

@@ -61,6 +61,7 @@ void registerConstantConverters(OpConverterRegistry &registry);
 void registerLoopConverters(OpConverterRegistry &registry);
 void registerEmberDomainConverters(OpConverterRegistry &registry);
 void registerEmberKjtConverters(OpConverterRegistry &registry);
+void registerEmberSequenceConverters(OpConverterRegistry &registry);
 
 } // namespace onnx_importer
 } // namespace ember

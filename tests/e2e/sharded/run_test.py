@@ -5,7 +5,9 @@ usage: run_test.py CASE EMBER_COMPILE EMBER_RUN WORKDIR
 Cases (MODEL is dlrm, the examples/dlrm model; mixed, make_mixed_model.py:
 mixed dims, sum/mean/max pooling, per-sample weights, include_last_offset;
 or kjt, make_kjt_model.py: a KJT input into an EmbeddingBagCollection with
-a table shared by two features, as TorchRec models take their features):
+a table shared by two features, as TorchRec models take their features;
+or seq, make_seq_model.py: a KJT into an EmbeddingCollection, sequence
+embeddings padded per feature, a table shared by two features):
   MODEL_N     for N ranks (1, 2 or 4) and every sharding (the planner's own
               choice and each forced type): ember-compile --world-size N
               --sharding S, ember-run --nproc N on one global batch of 13
@@ -73,7 +75,8 @@ def make_model(model, work):
                     os.path.join(work, "expected_prob.npy"))
         return (["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
                  "offsets2"], ["prob"])
-    script = "make_kjt_model.py" if model == "kjt" else "make_mixed_model.py"
+    script = {"kjt": "make_kjt_model.py", "seq": "make_seq_model.py",
+              "mixed": "make_mixed_model.py"}[model]
     proc = run([sys.executable, os.path.join(HERE, script), work, "--batch",
                 str(BATCH)])
     if proc.returncode != 0:
@@ -130,7 +133,10 @@ def sharded(model, nproc, compiler, runner, work):
                             flags)
         if nproc > 1:
             data = open(plan, "rb").read()
-            for kernel in (b"kjt_all_to_all",):
+            kernels = (b"kjt_all_to_all",)
+            if model == "seq":
+                kernels += (b"sequence_all_to_all",)
+            for kernel in kernels:
                 if sharding not in ("auto", "data_parallel") \
                         and kernel not in data:
                     fail("the %s plan has no %s instruction"
