@@ -696,7 +696,8 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
       dimPerRank[item.dest] += item.numCols;
   }
   // Columns: all-to-all results hold rank 0's items first; the
-  // reduce-scatter result every row-wise table in table order.
+  // reduce-scatter result every row-wise table, group by group (one lookup
+  // per table format), in table order within a group.
   {
     SmallVector<int64_t> next(W, 0);
     int64_t base = 0;
@@ -712,14 +713,16 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
       itemColumn_[i] = rankBase[item.dest] + next[item.dest];
       next[item.dest] += item.numCols;
     }
-    for (auto [index, t] : llvm::enumerate(a_.tables)) {
-      if (t.weighted != plan.weighted || t.items.empty() ||
-          a_.items[t.items.front()].route != Route::ReduceScatter)
-        continue;
-      for (unsigned i : t.items)
-        itemColumn_[i] = rsWidth;
-      rsWidth += t.type.getDim();
-    }
+    for (unsigned g = 0; g < a_.groups.size(); ++g)
+      for (const ShardedTable &t : a_.tables) {
+        if (t.weighted != plan.weighted || t.items.empty() ||
+            a_.items[t.items.front()].route != Route::ReduceScatter ||
+            a_.items[t.items.front()].group != g)
+          continue;
+        for (unsigned i : t.items)
+          itemColumn_[i] = rsWidth;
+        rsWidth += t.type.getDim();
+      }
   }
   int64_t totalDim = 0;
   for (int64_t d : dimPerRank)
@@ -742,14 +745,14 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
         WaitOp::create(b_, loc_, a2a);
   }
   if (rsWidth > 0) {
-    if (reduceScatterParts.size() != 1)
-      return func_.emitError("internal error: a rank holds ")
-             << reduceScatterParts.size()
-             << " reduce-scatter lookups (expected one)";
+    if (reduceScatterParts.empty())
+      return func_.emitError("internal error: a rank holds no reduce-scatter "
+                             "lookup");
     auto outType = RankedTensorType::get({ShapedType::kDynamic, rsWidth}, f32);
     auto rs = ReduceScatterOp::create(
-        b_, loc_, AwaitableType::get(ctx, outType), reduceScatterParts.front(),
-        kjt, ReduceKind::sum, DenseI64ArrayAttr(), group, CommCodecAttr());
+        b_, loc_, AwaitableType::get(ctx, outType),
+        concatColumns(reduceScatterParts), kjt, ReduceKind::sum,
+        DenseI64ArrayAttr(), group, CommCodecAttr());
     results_[{cls, static_cast<int>(Route::ReduceScatter)}] =
         WaitOp::create(b_, loc_, rs);
   }

@@ -253,8 +253,11 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
        permuted into destination order and sent with
        `ember.kjt_all_to_all.splits` / `.tensors`.
     2. **Lookups.** Each rank looks up the received bags of every rank in
-       the shards it holds (weights sliced from the table constant), one
-       `ember.grouped_lookup` per output route and pooling mode.
+       the shards it holds (weights sliced from the table constant; a
+       row-wise quantized table's shards are rows of its bytes, a column
+       shard its columns' codes then each row's own scale and bias), one
+       `ember.grouped_lookup` per output route, pooling mode and table
+       format.
     3. **Output dist.** `ember.pooled_all_to_all` returns table-wise and
        column-wise results (and the partial sums of row-wise tables whose
        shards are not on every rank, added at the sample's rank);
@@ -279,8 +282,9 @@ def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
     the world, a sharded bag with `padding_idx`, a table that is not a
     constant, a row-wise table with `max` pooling (partial results are
     summed; `mean` divides the sum by the bag size), row-wise shards that are not equal row blocks (what
-    `kjt.bucketize` produces), column-wise sharding of a quantized table,
-    bags with different id types.
+    `kjt.bucketize` produces), column shards of an `int4_rowwise` table
+    that start or end at an odd column (two codes a byte), bags with
+    different id types.
   }];
   let options = [
     Option<"functionName", "function", "std::string", "\"main\"",

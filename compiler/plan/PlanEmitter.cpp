@@ -901,6 +901,13 @@ LogicalResult FunctionEmitter::emitEmbeddingBag(EmbeddingBagOp op) {
   addIntAttr(instr, "include_last_offset", includeLast ? 1 : 0);
   if (IntegerAttr pad = op.getPaddingIdxAttr())
     addIntAttr(instr, "padding_idx", pad.getInt());
+  // A uint8 table's layout: its format and dim (docs/kernels-embedding.md).
+  if (auto table = cast<TableType>(op.getTable().getType());
+      table.isQuantized()) {
+    addStringAttr(instr, "format",
+                  stringifyTableFormat(table.getFormat()).str());
+    addIntAttr(instr, "dim", table.getDim());
+  }
   return success();
 }
 
@@ -947,14 +954,23 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
       .Case<arith::TruncIOp>([&](auto t) { return foldTruncI(t); })
       .Case<TableFromTensorOp>([&](TableFromTensorOp t) -> LogicalResult {
         auto table = cast<TableType>(t.getResult().getType());
-        TableFormat format = table.getFormat();
-        if (format != TableFormat::f32 && format != TableFormat::f16 &&
-            format != TableFormat::bf16)
-          return t.emitError("'ember.table.from_tensor': only float tables "
-                             "are supported by the plan emitter yet");
         if (!builder_.isPendingConstant(t.getWeights()))
           return t.emitError("'ember.table.from_tensor': the weights must be "
                              "a constant");
+        if (table.isQuantized()) {
+          // Row-wise quantized rows are uint8 [rows, row bytes] in the plan
+          // (the runtime's table dtype); the IR's storage type is i8.
+          auto bytes = dyn_cast_or_null<DenseElementsAttr>(
+              builder_.constantAttr(t.getWeights()));
+          if (!bytes || builder_.lookupSlot(t.getWeights()) >= 0 ||
+              !builder_.addPendingConstant(
+                  t.getWeights(),
+                  bytes.bitcast(IntegerType::get(t.getContext(), 8,
+                                                 IntegerType::Unsigned))))
+            return t.emitError("'ember.table.from_tensor': the rows of a ")
+                   << table << " must be a dense constant used only as the "
+                   << "table";
+        }
         tableWeights_[t.getResult()] = t.getWeights();
         return success();
       })
@@ -985,7 +1001,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, ember.kjt.*, "
                   "ember.embedding_bag_collection, ember.grouped_lookup, "
-                  "ember.keyed_tensor.*, ember collectives, tosa.matmul/add/"
+                  "ember.keyed_tensor.*, ember.sequence_lookup, "
+                  "ember.jagged.*, ember collectives, tosa.matmul/add/"
                   "sub/mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
                   "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/"
                   "select/"

@@ -80,6 +80,35 @@ def _pool(weight, ids, lengths, w, mode):
     return out
 
 
+class _Jagged:
+    """A jagged value (docs/frontend-onnx.md, ember.EmbeddingCollection): values [N, D...] and
+    the rows' lengths [B]."""
+
+    def __init__(self, values, lengths):
+        self.values, self.lengths = values, np.asarray(lengths, dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+
+
+def _embedding_collection(node, kjt, *weights):
+    """One jagged per KJT key: its ids replaced by their rows of its table (no pooling)."""
+    outs = []
+    for k, t in enumerate(_attr(node, "feature_tables")):
+        ids, lengths, _ = kjt.key_parts(k)
+        outs.append(_Jagged(weights[t][ids].astype(np.float32), lengths))
+    return outs
+
+
+def _jagged_to_padded(node, jagged):
+    """[B, max_length, D...]: row b's first min(len_b, max_length) values, then padding."""
+    length, pad = _attr(node, "max_length"), _attr(node, "padding", 0.0)
+    v = jagged.values
+    out = np.full((len(jagged.lengths), length) + v.shape[1:], pad, dtype=v.dtype)
+    for b, (start, n) in enumerate(zip(jagged.offsets[:-1], jagged.lengths)):
+        n = min(int(n), length)
+        out[b, :n] = v[start:start + n]
+    return out
+
+
 def _attr(node, name, default=None):
     for a in node.attribute:
         if a.name == name:
@@ -126,6 +155,16 @@ def run(model, feeds):
                 outs = [x[0][:, start:start + dim]]
             elif op == "EmbeddingBagCollection":
                 outs = [_embedding_bag_collection(node, *x)]
+            elif op == "EmbeddingCollection":
+                outs = _embedding_collection(node, *x)
+            elif op == "JaggedValues":
+                outs = [x[0].values]
+            elif op == "JaggedOffsets":
+                outs = [x[0].offsets]
+            elif op == "JaggedLengths":
+                outs = [x[0].lengths]
+            elif op == "JaggedToPadded":
+                outs = [_jagged_to_padded(node, x[0])]
             else:
                 raise NotImplementedError(f"ember.{op}")
         elif op == "Identity":

@@ -125,3 +125,36 @@ def test_node_meta_records_example_values():
     split = nodes(gm, "call_method", "split")[0]
     assert [tuple(t.shape) for t in split.meta["ember_value"]] == [(3, 2)] * 3
     assert split.meta["ember_static"] is False
+
+
+class DictLeaf(nn.Module):
+    """A leaf returning a dict (as TorchRec's EmbeddingCollection does)."""
+
+    def forward(self, x):
+        return {"b": x * 2, "a": x + 1}
+
+
+class DictViews(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.leaf = DictLeaf()
+
+    def forward(self, x):
+        d = self.leaf(x)
+        items = [v * (i + 1) for i, (k, v) in enumerate(d.items())]
+        values = [v - 1 for v in d.values()]
+        keyed = [d[k] for k in d.keys()]
+        return torch.cat(items + values + keyed, dim=1)
+
+
+def test_iteration_of_dict_views():
+    """for k, v in d.items() / d.values() / d.keys() of a dict proxy: the example's keys as
+    constants, each value a d[key] getitem of the dict (plain torch.fx cannot iterate them)."""
+    model = DictViews()
+    x = torch.randn(3, 2)
+    gm = ember.symbolic_trace(model, (x,), leaf_modules=["leaf"])
+    getitems = [n for n in gm.graph.nodes if n.target is __import__("operator").getitem]
+    assert [g.args[1] for g in getitems] == ["b", "a"] * 3
+    assert all(g.args[0].target == "leaf" for g in getitems)
+    assert torch.allclose(gm(x), model(x))
+    assert torch.allclose(gm(torch.ones(5, 2)), model(torch.ones(5, 2)))

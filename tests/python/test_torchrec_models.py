@@ -130,24 +130,27 @@ def test_stock_dlrm_onnx_uses_importer_ops(tmp_path):
 
 
 def test_unsupported_stock_module_names_its_path(tmp_path):
-    """DLRM_DCN with TorchRec's VectorCrossNet (torch.tensordot, not exported): the error
-    names the node, the module path and the operation, and no file is written."""
-    from torchrec.modules.crossnet import VectorCrossNet
+    """DLRM_DCN whose crossnet calls an op the exporter does not know (logcumsumexp): the
+    error names the node, the module path and the operation, and no file is written."""
+
+    class OddCross(nn.Module):
+        def forward(self, x):
+            return torch.logcumsumexp(x, dim=1)
 
     model = make_model("DLRM_DCN")
-    model.inter_arch.crossnet = VectorCrossNet(in_features=(len(KEYS) + 1) * DIM, num_layers=2)
+    model.inter_arch.crossnet = OddCross()
     example = (torch.randn(3, DENSE_IN), random_kjt(3, seed=4))
     with pytest.raises(ember.ExportError,
-                       match=r"node 'tensordot' \(call_function tensordot\) in module "
+                       match=r"node 'logcumsumexp' \(call_function logcumsumexp\) in module "
                              r"'inter_arch\.crossnet': operation not supported by the exporter"):
-        ember.export(model, example, str(tmp_path / "vcn.onnx"))
+        ember.export(model, example, str(tmp_path / "odd.onnx"))
     assert os.listdir(tmp_path) == []
 
 
-def test_quantized_ebc_is_refused_not_exported_wrong(tmp_path):
-    """TorchRec's quantized EmbeddingBagCollection keeps FBGEMM's packed int8 rows (codes,
-    fp16 scale and bias): the export refuses it naming the module, instead of writing the
-    packed bytes as if they were a table."""
+def test_quantized_ebc_with_quantized_outputs_is_refused(tmp_path):
+    """TorchRec's quantized EmbeddingBagCollection exports (test_torchrec_quant.py), but
+    not with qint8 activations (its outputs would not be float32, which Ember's lookups
+    produce): the export refuses it naming the module, and writes nothing."""
     from torchrec.quant.embedding_modules import EmbeddingBagCollection as QuantEBC
 
     ebc = make_ebc()
@@ -164,13 +167,16 @@ def test_quantized_ebc_is_refused_not_exported_wrong(tmp_path):
             return self.sparse(kjt).values()
 
     with pytest.raises(ember.ExportError,
-                       match=r"in module 'sparse': TorchRec's quantized EmbeddingBagCollection"):
+                       match=r"in module 'sparse': TorchRec's quantized EmbeddingBagCollection: "
+                             r"output_dtype torch\.qint8 is not supported"):
         ember.export(Model(), (random_kjt(3, seed=5, empty_key=""),), str(tmp_path / "q.onnx"))
     assert os.listdir(tmp_path) == []
 
 
 def test_unsupported_stock_leaf_module_names_its_path(tmp_path):
-    """TorchRec's EmbeddingCollection (sequence embeddings) is not exported yet."""
+    """TorchRec's EmbeddingCollection with need_indices=True (the ids as the JaggedTensors'
+    weights) is not exported: the error names the module path (the plain collection is,
+    tests/python/test_torchrec_sequence.py)."""
     from torchrec import EmbeddingCollection, EmbeddingConfig
 
     class Seq(nn.Module):
@@ -179,15 +185,15 @@ def test_unsupported_stock_leaf_module_names_its_path(tmp_path):
             self.sparse = nn.Module()
             self.sparse.ec = EmbeddingCollection(tables=[EmbeddingConfig(
                 name="t", embedding_dim=4, num_embeddings=10, feature_names=["f_user"])],
-                device=torch.device("cpu"))
+                device=torch.device("cpu"), need_indices=True)
 
         def forward(self, kjt):
             return self.sparse.ec(kjt)["f_user"].values()
 
     kjt = KeyedJaggedTensor.from_lengths_sync(keys=["f_user"], values=torch.tensor([1, 2, 9]),
                                               lengths=torch.tensor([2, 1]))
-    with pytest.raises(ember.ExportError, match=r"in module 'sparse\.ec': module type "
-                                                r"EmbeddingCollection is not supported"):
+    with pytest.raises(ember.ExportError, match=r"in module 'sparse\.ec': EmbeddingCollection "
+                                                r"with need_indices=True .* is not supported"):
         ember.export(Seq(), (kjt,), str(tmp_path / "seq.onnx"))
     assert os.listdir(tmp_path) == []
 
@@ -503,3 +509,74 @@ def test_weighted_ebc_matches_eager(sharding, tmp_path):
             keys=KEYS, values=kjt.values(), lengths=kjt.lengths(),
             weights=torch.ones(kjt.values().numel()))).numpy()
     assert np.abs(unweighted - want).max() > 1e-3
+
+
+def test_variable_batch_kjt_is_refused(tmp_path):
+    """A variable-batch KJT (TorchRec VBE: a batch size per key, inverse_indices) flattens
+    to its values and lengths only, which would export as one batch for every key and
+    compute the wrong thing: the export refuses it, naming the input, and writes nothing."""
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ebc = make_ebc()
+
+        def forward(self, kjt):
+            return self.ebc(kjt).values()
+
+    kjt = KeyedJaggedTensor(
+        keys=KEYS, values=torch.tensor([1, 2, 3, 4, 5, 6]),
+        lengths=torch.tensor([1, 1, 2, 1, 1]),
+        stride_per_key_per_rank=[[2], [2], [1]],
+        inverse_indices=(KEYS, torch.tensor([[0, 1, 1], [0, 0, 1], [0, 0, 0]])))
+    with pytest.raises(ember.ExportError, match=r"input\[0\]: a variable-batch "
+                                                r"KeyedJaggedTensor \(TorchRec VBE"):
+        ember.export(Model(), (kjt,), str(tmp_path / "vbe.onnx"))
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("kind", ["VectorCrossNet", "LowRankMixtureCrossNet"])
+def test_dcn_crossnet_variants_match_torchrec_eager(kind, tmp_path):
+    """DLRM_DCN with TorchRec's other crossnets: VectorCrossNet (torch.tensordot) and
+    LowRankMixtureCrossNet (experts: torch.stack, softmax gating, bmm), exported once,
+    compiled and run at batch 5 against TorchRec eager."""
+    from torchrec.modules.crossnet import LowRankMixtureCrossNet, VectorCrossNet
+
+    model = make_model("DLRM_DCN")
+    width = (len(KEYS) + 1) * DIM
+    model.inter_arch.crossnet = (
+        VectorCrossNet(in_features=width, num_layers=2) if kind == "VectorCrossNet" else
+        LowRankMixtureCrossNet(in_features=width, num_layers=2, num_experts=3, low_rank=4))
+    widened(model)
+    example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=4))
+    g = torch.Generator().manual_seed(5)
+    dense, kjt = torch.randn(5, DENSE_IN, generator=g), random_kjt(5, seed=6)
+    (got,) = compile_and_run(model, example, run_inputs(dense, kjt), tmp_path, kind)
+    np.testing.assert_allclose(got, eager(model, dense, kjt), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("kind", ["DeepFM", "FactorizationMachine"])
+def test_deepfm_modules_match_torchrec_eager(kind, tmp_path):
+    """TorchRec's DeepFM and FactorizationMachine over an EmbeddingBagCollection's
+    per-feature embeddings: their @torch.fx.wrap helper (_get_flatten_input) is traced
+    and inlined by the exporter; compiled and run against TorchRec eager."""
+    from torchrec.modules.deepfm import DeepFM, FactorizationMachine
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ebc = make_ebc()
+            self.fm = DeepFM(nn.Sequential(nn.Linear(len(KEYS) * DIM, 4), nn.ReLU())) \
+                if kind == "DeepFM" else FactorizationMachine()
+
+        def forward(self, kjt):
+            kt = self.ebc(kjt).to_dict()
+            return self.fm([kt[k] for k in KEYS])
+
+    model = widened(Model())
+    example = (random_kjt(4, seed=4),)
+    kjt = random_kjt(6, seed=8)
+    (got,) = compile_and_run(model, example, kjt_arrays("kjt", kjt), tmp_path, kind)
+    with torch.no_grad():
+        want = model(kjt).numpy()
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)

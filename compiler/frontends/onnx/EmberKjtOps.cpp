@@ -13,6 +13,7 @@
 #include "ember/EmberTypes.h"
 #include "frontends/onnx/IRBuilders.h"
 #include "frontends/onnx/OpConverterRegistry.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
@@ -94,10 +95,79 @@ LogicalResult kjtInput(ImportContext &ctx, Value &value,
   return success();
 }
 
+/// The table of `weight` in `format` (`dim`: the table_dims entry, or -1):
+/// float formats take a static 2-D tensor of the format's element type,
+/// row-wise quantized ones a uint8 initializer [rows, row bytes] whose rows
+/// are already Ember's layout (dim codes, f32 scale, f32 bias); its bytes
+/// become the table's i8 storage constant.
+FailureOr<Value> importTable(ImportContext &ctx, int t, Value weight,
+                             TableFormat format, int64_t dim) {
+  OpBuilder &b = ctx.builder;
+  Location loc = ctx.loc();
+  MLIRContext *context = ctx.getContext();
+  StringRef formatName = stringifyTableFormat(format);
+  auto weightType = dyn_cast<RankedTensorType>(weight.getType());
+  bool quantized = format == TableFormat::int8_rowwise ||
+                   format == TableFormat::int4_rowwise;
+  if (!quantized) {
+    Type elementType = TableType::get(context, 1, 1, format).getElementType();
+    if (!weightType || weightType.getRank() != 2 ||
+        !weightType.hasStaticShape() ||
+        weightType.getElementType() != elementType)
+      return ctx.emitError()
+             << "table " << t << " must be a static 2-D " << formatName
+             << " tensor, got " << weight.getType();
+    if (dim >= 0 && dim != weightType.getDimSize(1))
+      return ctx.emitError()
+             << "table " << t << " has dim " << weightType.getDimSize(1)
+             << " but 'table_dims' says " << dim;
+    auto tableType = TableType::get(context, weightType.getDimSize(0),
+                                    weightType.getDimSize(1), format);
+    return Value(TableFromTensorOp::create(b, loc, tableType, weight));
+  }
+  if (!weightType || weightType.getRank() != 2 ||
+      !weightType.hasStaticShape() ||
+      !weightType.getElementType().isUnsignedInteger(8))
+    return ctx.emitError() << "table " << t << " is " << formatName
+                           << ": its weight must be a static 2-D uint8 "
+                              "tensor [rows, row bytes], got "
+                           << weight.getType();
+  int64_t rows = weightType.getDimSize(0), width = weightType.getDimSize(1);
+  bool int8 = format == TableFormat::int8_rowwise;
+  if (dim < 0) // Not given: the dim the row width implies.
+    dim = int8 ? width - 8 : 2 * (width - 8);
+  if (dim <= 0 || (!int8 && dim % 2 != 0))
+    return ctx.emitError() << "table " << t << " is " << formatName
+                           << " with dim " << dim
+                           << (int8 ? "" : " (int4_rowwise needs an even dim)")
+                           << " (weight " << weight.getType() << ")";
+  int64_t rowBytes = int8 ? dim + 8 : dim / 2 + 8;
+  if (width != rowBytes)
+    return ctx.emitError() << "table " << t << ": an " << formatName
+                           << " row of dim " << dim << " has " << rowBytes
+                           << " bytes (" << (int8 ? "dim" : "dim / 2")
+                           << " codes, f32 scale, f32 bias), but the weight "
+                              "is "
+                           << weight.getType();
+  if (rows <= 0)
+    return ctx.emitError() << "table " << t << " has no rows";
+  DenseElementsAttr bytes = ctx.getConstant(weight);
+  if (!bytes)
+    return ctx.emitError() << "table " << t << " is " << formatName
+                           << ": its weight must be an initializer";
+  // The table's storage type is i8 (signless): the same bytes.
+  auto tableType = TableType::get(context, rows, dim, format);
+  Value storage = arith::ConstantOp::create(
+      b, loc, bytes.bitcast(IntegerType::get(context, 8)));
+  return Value(TableFromTensorOp::create(b, loc, tableType, storage));
+}
+
 /// ember.EmbeddingBagCollection(kjt, weight_0 [R_0, D_0], ...,
 ///                              weight_{T-1}) -> [B, sum of the features' D]
 /// attributes: feature_tables (ints, one per KJT key: its table),
-/// pooling (strings, one per table: sum | mean | max).
+/// pooling (strings, one per table: sum | mean | max); optional
+/// table_formats (strings, one per table: f32 (default), f16, bf16,
+/// int8_rowwise, int4_rowwise) and table_dims (ints, one per table).
 /// The output is the pooled keyed tensor's dense values, key i's columns
 /// after those of keys 0..i-1.
 LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
@@ -123,6 +193,18 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
   if (!poolingAttr || poolingAttr->strings_size() != numTables)
     return ctx.emitError() << "'pooling' must give one mode per table ("
                            << numTables << ")";
+  const ::onnx::AttributeProto *formatsAttr = ctx.attr("table_formats");
+  if (formatsAttr && formatsAttr->strings_size() != numTables)
+    return ctx.emitError() << "'table_formats' must give one format per "
+                              "table ("
+                           << numTables << ")";
+  std::optional<SmallVector<int64_t>> tableDims;
+  if (ctx.attr("table_dims")) {
+    tableDims = ctx.intsAttr("table_dims");
+    if (!tableDims || tableDims->size() != static_cast<size_t>(numTables))
+      return ctx.emitError() << "'table_dims' must give one dim per table ("
+                             << numTables << ")";
+  }
   OpBuilder &b = ctx.builder;
   Location loc = ctx.loc();
   SmallVector<Value> tables;
@@ -131,12 +213,24 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
     Value weight = ctx.input(t + 1);
     if (!weight)
       return failure();
-    auto weightType = dyn_cast<RankedTensorType>(weight.getType());
-    if (!weightType || weightType.getRank() != 2 ||
-        !weightType.hasStaticShape() || !weightType.getElementType().isF32())
-      return ctx.emitError()
-             << "table " << t << " must be a static 2-D f32 tensor, got "
-             << weight.getType();
+    TableFormat format = TableFormat::f32;
+    if (formatsAttr) {
+      std::optional<TableFormat> f =
+          symbolizeTableFormat(formatsAttr->strings(t));
+      if (!f)
+        return ctx.emitError()
+               << "unknown table format '" << formatsAttr->strings(t)
+               << "' of table " << t
+               << " (f32, f16, bf16, int8_rowwise or int4_rowwise)";
+      format = *f;
+    }
+    int64_t dim = tableDims ? (*tableDims)[t] : -1;
+    if (tableDims && dim <= 0)
+      return ctx.emitError() << "table " << t << " has dim " << dim
+                             << " in 'table_dims' (positive expected)";
+    FailureOr<Value> table = importTable(ctx, t, weight, format, dim);
+    if (failed(table))
+      return failure();
     std::optional<PoolingMode> mode =
         symbolizePoolingMode(poolingAttr->strings(t));
     if (!mode)
@@ -150,9 +244,7 @@ LogicalResult convertEmbeddingBagCollection(ImportContext &ctx) {
                  << "a weighted KJT needs sum pooling, but table " << t
                  << " pools with " << poolingAttr->strings(t);
     pooling.push_back(*mode);
-    auto tableType = TableType::get(ctx.getContext(), weightType.getDimSize(0),
-                                    weightType.getDimSize(1), TableFormat::f32);
-    tables.push_back(TableFromTensorOp::create(b, loc, tableType, weight));
+    tables.push_back(*table);
   }
   auto ebc = EmbeddingBagCollectionOp::create(b, loc, features, tables,
                                               *featureTables, pooling);
@@ -289,7 +381,8 @@ void registerEmberKjtConverters(OpConverterRegistry &r) {
   r.add(kEmberDomain, "KeyedTensorGet", convertKeyedTensorGet,
         {"key", "start", "dim"});
   r.add(kEmberDomain, "EmbeddingBagCollection", convertEmbeddingBagCollection,
-        {"feature_tables", "pooling", "table_names", "module"});
+        {"feature_tables", "pooling", "table_names", "module", "table_formats",
+         "table_dims"});
 }
 
 } // namespace onnx_importer

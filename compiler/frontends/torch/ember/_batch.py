@@ -39,13 +39,26 @@ def _value(node: torch.fx.Node) -> Any:
     return node.meta.get("ember_value")
 
 
-def _repeat_keys(values: torch.Tensor, lengths: torch.Tensor, keys: int):
-    """A key-major KJT's (values, lengths) with each key's bags repeated: batch 2B."""
+def _repeat_keys(values: torch.Tensor, lengths: torch.Tensor, keys: int, extra: bool = False):
+    """A key-major KJT's (values, lengths) with each key's bags repeated: batch 2B. With
+    ``extra``, each key's last bag also gets one more value (a copy of the key's first, or 0):
+    its value count becomes 2N + 1, which no batch-dependent dim (2B, 2B + 1) shares, so a
+    dim counting a key's values (an EmbeddingCollection's JaggedTensor values) is never taken
+    for the batch, even when the example has N == B."""
     per_key = lengths.reshape(keys, -1)
     sizes = [int(s) for s in per_key.sum(1)]
-    parts = list(torch.split(values, sizes)) if values is not None else None
-    new_values = None if parts is None else torch.cat([torch.cat([p, p]) for p in parts])
-    return new_values, torch.cat([per_key, per_key], 1).reshape(-1)
+    new_lengths = torch.cat([per_key, per_key], 1)
+    if extra and new_lengths.shape[1]:
+        new_lengths[:, -1] += 1
+    new_values = None
+    if values is not None:
+        parts = []
+        for p in torch.split(values, sizes):
+            parts += [p, p]
+            if extra and new_lengths.shape[1]:
+                parts.append(p[:1] if p.numel() else p.new_zeros(1))
+        new_values = torch.cat(parts) if parts else values
+    return new_values, new_lengths.reshape(-1)
 
 
 class _Groups:
@@ -58,7 +71,7 @@ class _Groups:
         if self.batch is None:
             self.batch = b
 
-    def kjt(self, values, lengths, weights, keys: int) -> None:
+    def kjt(self, values, lengths, weights, keys: int, extra: bool = False) -> None:
         v, l, w = (_placeholder(x) for x in (values, lengths, weights))
         if v is None or l is None or any(x.target in self.alt for x in (v, l)):
             return
@@ -66,10 +79,10 @@ class _Groups:
         if not isinstance(lv, torch.Tensor) or lv.dim() != 1 or keys <= 0 or lv.numel() % keys:
             return
         self.set_batch(lv.numel() // keys)
-        self.alt[v.target], self.alt[l.target] = _repeat_keys(vv, lv, keys)
+        self.alt[v.target], self.alt[l.target] = _repeat_keys(vv, lv, keys, extra)
         self.params[l.target] = [f"{keys}*{BATCH}"]
         if w is not None and isinstance(_value(w), torch.Tensor):
-            self.alt[w.target] = _repeat_keys(_value(w), lv, keys)[0]
+            self.alt[w.target] = _repeat_keys(_value(w), lv, keys, extra)[0]
 
     def bag(self, ids, offsets, psw, include_last: bool) -> None:
         from .export import _elementwise_source
@@ -93,6 +106,13 @@ class _Groups:
             self.alt.setdefault(p.target, torch.cat([_value(p), _value(p)]))
 
 
+def _feeds_embedding_collection(gm: torch.fx.GraphModule, node: torch.fx.Node) -> bool:
+    from ._sequence import is_embedding_collection
+
+    return any(u.op == "call_module" and is_embedding_collection(gm.get_submodule(u.target))
+               for u in node.users)
+
+
 def find_batch(gm: torch.fx.GraphModule) -> Optional[BatchInfo]:
     """The example's batch and the inputs at twice that batch; None when the graph has no
     input with a batch dim."""
@@ -100,7 +120,7 @@ def find_batch(gm: torch.fx.GraphModule) -> Optional[BatchInfo]:
     for node in gm.graph.nodes:
         if node.target is make_kjt:
             groups.kjt(node.args[1], node.args[2], node.args[3] if len(node.args) > 3 else None,
-                       len(node.args[0]))
+                       len(node.args[0]), extra=_feeds_embedding_collection(gm, node))
         elif split_by_per_key_sizes(node):
             view = node.args[1].args[0].args[0]  # tolist <- sum(1) <- lengths.view(K, -1)
             lengths, keys = _lengths_view(view)

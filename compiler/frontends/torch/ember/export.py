@@ -19,7 +19,7 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import _batch
+from . import _batch, _quant_ebc, _sequence
 from .errors import TraceError
 from ._kjt_idiom import match_per_key_bag, split_by_per_key_sizes
 from .kjt import make_kjt
@@ -306,6 +306,8 @@ class _Converter:
             b = self.batch.batch
             shape[d] = _batch.BATCH if (d == 0 and shape[d] == b and rep.alt.shape[d] == 2 * b) \
                 else None
+        for d in getattr(rep, "count_dims", ()):  # a run-time value count, also in static exports
+            shape[d] = None
         return shape
 
     # ---------------------------------------------------------------- driver
@@ -473,7 +475,8 @@ class _Converter:
         for i, leaf in enumerate(leaves):
             rep = self.env.get(leaf) if isinstance(leaf, torch.fx.Node) else None
             if not isinstance(rep, _Tensor):
-                raise self.error(node, f"output {i} is not a tensor")
+                raise self.error(node, f"output {i} is not a tensor"
+                                 + _sequence.describe_output(rep))
             name = f"output_{i}"
             self.nodes.append(self.helper.make_node("Identity", [rep.name], [name], name=name))
             self.outputs.append(self.helper.make_tensor_value_info(
@@ -510,18 +513,22 @@ class _Converter:
         elif isinstance(mod, nn.EmbeddingBag):
             self.convert_embedding_bag(node, mod, args, kw, value)
         elif isinstance(mod, EmbeddingBagCollection) or _is_torchrec_ebc(mod):
-            if type(mod).__module__.startswith("torchrec.quant."):
-                # Its tables are FBGEMM's packed rows (codes with fp16 scale and bias),
-                # not float tables: exporting them as tables would be wrong.
-                raise self.error(node, "TorchRec's quantized EmbeddingBagCollection (packed "
-                                       "int8/int4 rows) is not supported by the exporter yet; "
-                                       "export the float model")
+            if _quant_ebc.is_quantized_ebc(mod):
+                # FBGEMM's packed rows, converted to Ember's row-wise quantized tables.
+                try:
+                    tables = _quant_ebc.quantized_ebc_tables(mod)
+                except ValueError as e:
+                    raise self.error(node, f"TorchRec's quantized EmbeddingBagCollection: {e}")
+            else:
+                tables = _ebc_tables(mod)
             rep = self.env.get(x) if isinstance(x, torch.fx.Node) else None
             if (_is_torchrec_ebc(mod) and not mod.is_weighted() and isinstance(rep, tuple)
                     and rep[0] == "kjt" and rep[3]):
                 raise self.error(node, "an unweighted TorchRec EmbeddingBagCollection ignores "
                                        "the KJT's weights; pass a KJT without weights")
-            self.convert_ebc(node, _ebc_tables(mod), x, value)
+            self.convert_ebc(node, tables, x, value)
+        elif _sequence.is_embedding_collection(mod):
+            _sequence.convert_embedding_collection(self, node, mod, x, value)
         else:
             raise self.error(node, f"module type {type(mod).__name__} is not supported by the exporter")
 
@@ -627,7 +634,9 @@ class _Converter:
     def convert_ebc(self, node, tables, features, value) -> None:
         """ember.EmbeddingBagCollection nodes over the KJT (permuted first when the module
         reads its features in another order than the KJT holds them). ``tables``: (name,
-        weight, pooling, feature names) per table, in the module's order. A feature read by
+        weight, pooling, feature names[, format, dim]) per table, in the module's order
+        (format: "f32" when absent; a collection with another format gets the attributes
+        table_formats and table_dims). A feature read by
         several tables (TorchRec's "f@t0", "f@t1" keys) would repeat a key in one KJT: the
         tables are then cut into consecutive groups that read no feature twice, one
         collection each, and their columns concatenated in table order."""
@@ -654,16 +663,21 @@ class _Converter:
                 kjt = self.emit("KJTPermute", [kjt_name], node, domain=EMBER_DOMAIN,
                                 permutation=[kjt_keys.index(f) for f in wanted])[0]
             weights, feature_tables, pooling = [], [], []
-            for i, (name, weight, mode, feature_names) in enumerate(group):
+            for i, (name, weight, mode, feature_names, *_) in enumerate(group):
                 weights.append(self.const(weight, f"{node.target}.embedding_bags.{name}.weight"))
                 pooling.append(mode)
                 feature_tables.extend([i] * len(feature_names))
+            formats = [t[4] if len(t) > 4 else "f32" for t in group]
+            quantized = {}
+            if any(f != "f32" for f in formats):
+                quantized = dict(table_formats=formats, table_dims=[
+                    int(t[5]) if len(t) > 5 else int(t[1].shape[1]) for t in group])
             # The tables' names and the module path: the sharding planner names the tables
             # so and writes TorchRec's ShardingPlan shape ({module path: {table: ...}}).
             outs.append(self.emit("EmbeddingBagCollection", [kjt] + weights, node,
                                   domain=EMBER_DOMAIN, feature_tables=feature_tables,
                                   pooling=pooling, table_names=[str(t[0]) for t in group],
-                                  module=str(node.target))[0])
+                                  module=str(node.target), **quantized)[0])
         if len(outs) == 1:
             out = outs[0]
         else:
@@ -714,6 +728,8 @@ class _Converter:
         args, kw = list(node.args), dict(node.kwargs)
         if self.convert_keyed(node, target, args, value):
             return
+        if _sequence.convert_jagged_op(self, node, target, args, kw, value):
+            return
         if target in _BINARY and node.op in ("call_function", "call_method"):
             like = value if isinstance(value, torch.Tensor) else None
             if target == "add" or target == "add_" or target is torch.add:
@@ -759,6 +775,26 @@ class _Converter:
                 names = [self.tensor(t, node) for t in tensors]
             out = self.emit("Concat", names, node, axis=int(self.concrete(dim, node)))[0]
             self.env[node] = _Tensor(out, value)
+        elif target is torch.stack:
+            tensors = args[0]
+            dim = int(self.concrete(args[1] if len(args) > 1 else kw.get("dim", 0), node))
+            dim %= value.dim()
+            axes = self.const([dim], "axes", torch.int64)
+            parts = [self.emit("Unsqueeze", [self.tensor(t, node), axes], node)[0]
+                     for t in tensors]
+            out = parts[0] if len(parts) == 1 else self.emit("Concat", parts, node, axis=dim)[0]
+            self.env[node] = _Tensor(out, value)
+        elif target in (torch.softmax, F.softmax, "softmax"):
+            dim = args[1] if len(args) > 1 else kw.get("dim")
+            if dim is None:
+                raise self.error(node, "softmax without dim")
+            if kw.get("dtype") is not None or (len(args) > 2 and args[2] is not None):
+                raise self.error(node, "softmax with a dtype is not supported")
+            axis = int(self.concrete(dim, node)) % value.dim()
+            out = self.emit("Softmax", [self.tensor(args[0], node)], node, axis=axis)[0]
+            self.env[node] = _Tensor(out, value)
+        elif target is torch.tensordot:
+            self.convert_tensordot(node, args, kw, value)
         elif target in ("view", "reshape", "flatten", torch.flatten, torch.reshape):
             alt = self.alt_of(node)
             shape = self.shape_tensor(value.shape, None if alt is None else alt.shape, node)
@@ -936,6 +972,42 @@ class _Converter:
     def base_of(self, arg: torch.fx.Node) -> _Tensor:
         rep = self.env[arg]
         return rep.view_of or rep
+
+    def convert_tensordot(self, node, args, kw, value) -> None:
+        """torch.tensordot(a, b, dims): a's contracted dims moved last and b's first
+        (Transpose), each flattened to 2-D (Reshape; the free dims of a may hold the batch,
+        b's may not), one MatMul, and the result reshaped to a's then b's free dims."""
+        a, b = args[0], args[1]
+        dims = args[2] if len(args) > 2 else kw.get("dims", 2)
+        ra, rb = self.env[a].value, self.env[b].value
+        dims = self.concrete(dims, node)
+        if isinstance(dims, int):
+            da, db = list(range(ra.dim() - dims, ra.dim())), list(range(dims))
+        else:
+            da, db = ([dims[0]] if isinstance(dims[0], int) else list(dims[0]),
+                      [dims[1]] if isinstance(dims[1], int) else list(dims[1]))
+        da, db = [int(d) % ra.dim() for d in da], [int(d) % rb.dim() for d in db]
+        if len(da) != len(db):
+            raise self.error(node, "tensordot: dims of a and b differ in number")
+        if isinstance(b, torch.fx.Node) and self.depends_on_batch(b):
+            raise self.error(node, "tensordot whose second operand depends on the batch "
+                                   "is not supported")
+        free_a = [d for d in range(ra.dim()) if d not in da]
+        free_b = [d for d in range(rb.dim()) if d not in db]
+        k = 1
+        for d in da:
+            k *= int(ra.shape[d])
+        x, w = self.tensor(a, node), self.tensor(b, node)
+        if free_a + da != list(range(ra.dim())):
+            x = self.emit("Transpose", [x], node, perm=free_a + da)[0]
+        if db + free_b != list(range(rb.dim())):
+            w = self.emit("Transpose", [w], node, perm=db + free_b)[0]
+        x = self.emit("Reshape", [x, self.const([-1, k], "shape", torch.int64)], node)[0]
+        w = self.emit("Reshape", [w, self.const([k, -1], "shape", torch.int64)], node)[0]
+        out = self.emit("MatMul", [x, w], node)[0]
+        alt = self.alt_of(node)
+        shape = self.shape_tensor(value.shape, None if alt is None else alt.shape, node)
+        self.env[node] = _Tensor(self.emit("Reshape", [out, shape], node)[0], value)
 
     def convert_reduce(self, node, args, kw, value) -> None:
         dim = args[1] if len(args) > 1 else kw.get("dim")
@@ -1321,14 +1393,95 @@ def _normalize_foreign_kjts(gm: torch.fx.GraphModule) -> None:
     gm.recompile()
 
 
+def _inline_wrapped_functions(gm: torch.fx.GraphModule, depth: int = 0) -> None:
+    """Calls of Python functions that torch.fx keeps opaque (``@torch.fx.wrap``, as TorchRec
+    wraps many helpers, e.g. deepfm's ``_get_flatten_input``) are traced on their example
+    arguments and their nodes put in place of the call, so that the exporter sees the torch
+    ops inside. A function that does not trace (data-dependent control flow, ...) or returns
+    more than one value stays a call (the exporter then names it)."""
+    import inspect
+
+    from .tracer import symbolic_trace
+
+    graph = gm.graph
+    changed = False
+    for node in list(graph.nodes):
+        fn = node.target
+        if (node.op != "call_function" or not inspect.isfunction(fn)
+                or fn.__module__.split(".")[0] in ("torch", "ember", "_operator", "operator")
+                or node.kwargs):
+            continue
+        args = list(node.args)
+        values = [a.meta.get("ember_value") if isinstance(a, torch.fx.Node) else a
+                  for a in args]
+        flat_args = torch.utils._pytree.tree_flatten(args)[0]
+        if any(isinstance(a, torch.fx.Node) and a.meta.get("ember_value") is None
+               for a in flat_args):
+            continue
+        values = torch.utils._pytree.tree_map(
+            lambda a: a.meta["ember_value"] if isinstance(a, torch.fx.Node) else a, args)
+
+        # forward(self, arg0, arg1, ...): the tracer flattens named parameters.
+        names = ", ".join(f"arg{i}" for i in range(len(values)))
+        scope: Dict[str, Any] = {"fn": fn}
+        exec(f"def forward(self, {names}):\n    return fn({names})\n", scope)
+        call = type("_Call", (nn.Module,), {"forward": scope["forward"]})()
+        try:
+            sub = symbolic_trace(call, example_inputs=tuple(values))
+        except Exception:
+            continue
+        placeholders = [n for n in sub.graph.nodes if n.op == "placeholder"]
+        leaves = [a for a in flat_args if isinstance(a, (torch.fx.Node, torch.Tensor))]
+        outputs = [n for n in sub.graph.nodes if n.op == "output"]
+        out = outputs[0].args[0] if len(outputs) == 1 else None
+        # The tracer's outputs are flattened: one tensor is a list of one node.
+        single = isinstance(out, (list, tuple)) and len(out) == 1 \
+            and isinstance(node.meta.get("ember_value"), torch.Tensor)
+        if len(placeholders) != len(leaves) \
+                or not (isinstance(out, torch.fx.Node) or single) \
+                or any(n.op == "get_attr" for n in sub.graph.nodes):
+            continue
+        val_map = dict(zip(placeholders, leaves))
+        with graph.inserting_before(node):
+            result = graph.graph_copy(sub.graph, val_map)
+        node.replace_all_uses_with(result[0] if single else result)
+        graph.erase_node(node)
+        changed = True
+    if changed:
+        graph.lint()
+        gm.recompile()
+        if depth < 4:  # wrapped functions that call wrapped functions
+            _inline_wrapped_functions(gm, depth + 1)
+
+
+def _refuse_variable_batch_kjts(example_inputs: Any, path: str = "input") -> None:
+    """TorchRec's variable-batch KJTs (VBE: a batch size per key, ``inverse_indices``)
+    flatten to values and lengths only: exported, they would silently read as one batch
+    for every key. Refuse them, naming where they are."""
+    if isinstance(example_inputs, (list, tuple)):
+        for i, x in enumerate(example_inputs):
+            _refuse_variable_batch_kjts(x, f"{path}[{i}]")
+    elif isinstance(example_inputs, dict):
+        for k, x in example_inputs.items():
+            _refuse_variable_batch_kjts(x, f"{path}[{k!r}]")
+    elif callable(getattr(example_inputs, "variable_stride_per_key", None)):
+        if example_inputs.variable_stride_per_key():
+            raise ExportError(
+                f"{path}: a variable-batch KeyedJaggedTensor (TorchRec VBE: "
+                "stride_per_key_per_rank / inverse_indices) is not supported by the "
+                "exporter; pass a KJT with one batch size for every key")
+
+
 def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
             concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True):
     """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure).
     With ``dynamic_batch`` (the default) the batch is the symbol ``B``; otherwise every dim
     is the example's."""
+    _refuse_variable_batch_kjts(example_inputs)
     graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
     graphs.raise_if_failed()
     gm = graphs[""]
+    _inline_wrapped_functions(gm)
     _normalize_foreign_kjts(gm)
     batch = _batch_info(gm) if dynamic_batch else None
     onnx_model = _Converter(gm, batch).convert(type(model).__name__)

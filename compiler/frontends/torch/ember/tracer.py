@@ -39,6 +39,8 @@ STATIC_METHODS = frozenset(
      "is_floating_point", "element_size", "keys", "stride"}
 )
 STATIC_FUNCTIONS = (len, torch.numel)
+# dict views (keys first): iterating d.keys() / d.values() / d.items() of a traced dict.
+_DICT_VIEWS = (type({}.keys()), type({}.values()), type({}.items()))
 # torch factory functions take sizes as Python ints; while tracing they are recorded as nodes
 # when a size is a proxy (instead of being specialized into a constant tensor).
 FACTORY_FUNCTIONS = ("zeros", "ones", "empty", "full", "arange", "rand", "randn", "randint",
@@ -397,7 +399,27 @@ class Tracer(torch.fx.Tracer):
         _record_specialization(obj, "len()", user_stack_line())
         if isinstance(value, dict):
             return iter(list(value.keys()))
+        if isinstance(value, _DICT_VIEWS):
+            return self._iter_dict_view(obj, value)
         return iter([obj[i] for i in range(len(value))])
+
+    def _iter_dict_view(self, obj: torch.fx.Proxy, value: Any):
+        """``for k, v in d.items()`` (and ``d.keys()`` / ``d.values()``) on a dict proxy: the
+        keys are the example's (constants), each value a ``d[key]`` getitem node."""
+        node = obj.node
+        keys = list(value) if isinstance(value, _DICT_VIEWS[0]) else None
+        if keys is None:
+            src = node.args[0] if node.op == "call_method" and node.args else None
+            src_value = src.meta.get("ember_value") if isinstance(src, torch.fx.Node) else None
+            if node.target not in ("items", "values") or not isinstance(src_value, dict):
+                raise TraceError(f"cannot iterate '{node.name}': a dict view whose dict is "
+                                 "not a traced value")
+            keys = list(src_value.keys())
+            d = self.proxy(src)
+            if node.target == "values":
+                return iter([d[k] for k in keys])
+            return iter([(k, d[k]) for k in keys])
+        return iter(keys)
 
     def keys(self, obj: torch.fx.Proxy):
         # A recorded call (torch.fx's Proxy.keys() calls back here: never call obj.keys()).
