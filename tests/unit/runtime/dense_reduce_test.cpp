@@ -48,6 +48,9 @@ TEST(Reduce, MatchesNaiveForAxesAndKeepdims) {
       {{2, 3, 4}, {0, 2}}, {{2, 3, 4}, {-1}}, {{2, 3, 4, 5}, {1, 2}},
       {{1, 7}, {0}},       {{3, 1, 2}, {1}},  {{6}, {0}},
       {{300, 129}, {0}},   {{0, 3}, {1}},     {{2, 0, 3}, {1}},
+      // The middle-axis path: [outer, reduced, inner] with inner kept.
+      {{9, 32, 64}, {1}},  {{5, 7, 3}, {-2}}, {{33, 17}, {0}},
+      {{4, 2, 3, 5}, {1, 2}},
   };
   for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
     for (const Case &c : cases) {

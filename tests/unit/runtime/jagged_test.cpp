@@ -1,4 +1,5 @@
-//===- jagged_test.cpp - lengths_to_offsets, jagged_to_padded, padded_to_jagged ===//
+//===- jagged_test.cpp - lengths_to_offsets, jagged_to_padded, padded_to_jagged
+//===//
 #include "embedding_test_support.h"
 #include "support/test_kernel_context.h"
 
@@ -60,80 +61,84 @@ TEST(JaggedToPadded, MatchesReferenceAndRoundTrips) {
     for (std::vector<int64_t> trailing :
          {std::vector<int64_t>{}, std::vector<int64_t>{3},
           std::vector<int64_t>{2, 2}})
-      for (int64_t maxLength : {0, 2, 4, 9}) {
-        std::vector<int64_t> lengths = randomLengths(6, 6, gen);
-        lengths[1] = 0;
-        std::vector<int64_t> offsets = offsetsOf(lengths);
-        std::vector<int64_t> dims = {offsets.back()};
-        dims.insert(dims.end(), trailing.begin(), trailing.end());
-        Tensor values = randomValues(dtype, dims, gen);
-        TestKernelContext ctx;
-        ctx.addInput(values)
-            .addInput(indexTensor(offsets, DType::kInt32))
-            .setNumOutputs(1);
-        ctx.attrs().set("max_length", maxLength).set("padding_value", 3.0);
-        Status s = runKernel("jagged_to_padded", ctx);
-        ASSERT_TRUE(s.isOk()) << s.toString();
-        const Tensor &padded = ctx.output(0);
-        ASSERT_EQ(padded.dtype(), dtype);
-        ASSERT_EQ(padded.dim(0), 6);
-        ASSERT_EQ(padded.dim(1), maxLength);
-        size_t elem = dtypeSize(dtype), inner = 1;
-        for (int64_t d : trailing)
-          inner *= d;
-        const size_t rowBytes = inner * elem;
-        // The padding value 3 in this dtype.
-        std::vector<uint8_t> three(elem);
-        if (dtype == DType::kFloat32) {
-          float v = 3;
-          std::memcpy(three.data(), &v, 4);
-        }
-        if (dtype == DType::kFloat16) {
-          uint16_t v = floatToHalf(3);
-          std::memcpy(three.data(), &v, 2);
-        }
-        if (dtype == DType::kInt64) {
-          int64_t v = 3;
-          std::memcpy(three.data(), &v, 8);
-        }
-        if (dtype == DType::kInt8)
-          three[0] = 3;
-        for (int64_t b = 0; b < 6; ++b)
-          for (int64_t j = 0; j < maxLength; ++j) {
-            const uint8_t *got =
-                padded.data<uint8_t>() + (b * maxLength + j) * rowBytes;
-            if (j < lengths[b]) {
-              ASSERT_EQ(std::memcmp(got,
-                                    values.data<uint8_t>() +
-                                        (offsets[b] + j) * rowBytes,
-                                    rowBytes),
-                        0)
-                  << "row " << b << " item " << j;
-            } else {
-              for (size_t e = 0; e < inner; ++e)
-                ASSERT_EQ(std::memcmp(got + e * elem, three.data(), elem), 0)
-                    << "padding at row " << b << " item " << j;
-            }
+      for (int64_t maxLength : {0, 2, 4, 9})
+        for (double padValue : {3.0, 0.0}) { // 0: the memset path
+          std::vector<int64_t> lengths = randomLengths(6, 6, gen);
+          lengths[1] = 0;
+          std::vector<int64_t> offsets = offsetsOf(lengths);
+          std::vector<int64_t> dims = {offsets.back()};
+          dims.insert(dims.end(), trailing.begin(), trailing.end());
+          Tensor values = randomValues(dtype, dims, gen);
+          TestKernelContext ctx;
+          ctx.addInput(values)
+              .addInput(indexTensor(offsets, DType::kInt32))
+              .setNumOutputs(1);
+          ctx.attrs()
+              .set("max_length", maxLength)
+              .set("padding_value", padValue);
+          Status s = runKernel("jagged_to_padded", ctx);
+          ASSERT_TRUE(s.isOk()) << s.toString();
+          const Tensor &padded = ctx.output(0);
+          ASSERT_EQ(padded.dtype(), dtype);
+          ASSERT_EQ(padded.dim(0), 6);
+          ASSERT_EQ(padded.dim(1), maxLength);
+          size_t elem = dtypeSize(dtype), inner = 1;
+          for (int64_t d : trailing)
+            inner *= d;
+          const size_t rowBytes = inner * elem;
+          // The padding value in this dtype.
+          std::vector<uint8_t> three(elem);
+          if (dtype == DType::kFloat32) {
+            float v = static_cast<float>(padValue);
+            std::memcpy(three.data(), &v, 4);
           }
-        // Back to jagged: with truncated lengths the values are the kept ones.
-        std::vector<int64_t> kept(6);
-        for (int64_t b = 0; b < 6; ++b)
-          kept[b] = std::min(lengths[b], maxLength);
-        std::vector<int64_t> keptOffsets = offsetsOf(kept);
-        TestKernelContext back;
-        back.addInput(padded)
-            .addInput(indexTensor(keptOffsets, DType::kInt64))
-            .setNumOutputs(1);
-        ASSERT_TRUE(runKernel("padded_to_jagged", back).isOk());
-        const Tensor &jagged = back.output(0);
-        ASSERT_EQ(jagged.dim(0), keptOffsets.back());
-        for (int64_t b = 0; b < 6; ++b)
-          ASSERT_EQ(
-              std::memcmp(jagged.data<uint8_t>() + keptOffsets[b] * rowBytes,
-                          values.data<uint8_t>() + offsets[b] * rowBytes,
-                          kept[b] * rowBytes),
-              0);
-      }
+          if (dtype == DType::kFloat16) {
+            uint16_t v = floatToHalf(static_cast<float>(padValue));
+            std::memcpy(three.data(), &v, 2);
+          }
+          if (dtype == DType::kInt64) {
+            int64_t v = static_cast<int64_t>(padValue);
+            std::memcpy(three.data(), &v, 8);
+          }
+          if (dtype == DType::kInt8)
+            three[0] = static_cast<uint8_t>(padValue);
+          for (int64_t b = 0; b < 6; ++b)
+            for (int64_t j = 0; j < maxLength; ++j) {
+              const uint8_t *got =
+                  padded.data<uint8_t>() + (b * maxLength + j) * rowBytes;
+              if (j < lengths[b]) {
+                ASSERT_EQ(std::memcmp(got,
+                                      values.data<uint8_t>() +
+                                          (offsets[b] + j) * rowBytes,
+                                      rowBytes),
+                          0)
+                    << "row " << b << " item " << j;
+              } else {
+                for (size_t e = 0; e < inner; ++e)
+                  ASSERT_EQ(std::memcmp(got + e * elem, three.data(), elem), 0)
+                      << "padding at row " << b << " item " << j;
+              }
+            }
+          // Back to jagged: with truncated lengths the values are the kept
+          // ones.
+          std::vector<int64_t> kept(6);
+          for (int64_t b = 0; b < 6; ++b)
+            kept[b] = std::min(lengths[b], maxLength);
+          std::vector<int64_t> keptOffsets = offsetsOf(kept);
+          TestKernelContext back;
+          back.addInput(padded)
+              .addInput(indexTensor(keptOffsets, DType::kInt64))
+              .setNumOutputs(1);
+          ASSERT_TRUE(runKernel("padded_to_jagged", back).isOk());
+          const Tensor &jagged = back.output(0);
+          ASSERT_EQ(jagged.dim(0), keptOffsets.back());
+          for (int64_t b = 0; b < 6; ++b)
+            ASSERT_EQ(
+                std::memcmp(jagged.data<uint8_t>() + keptOffsets[b] * rowBytes,
+                            values.data<uint8_t>() + offsets[b] * rowBytes,
+                            kept[b] * rowBytes),
+                0);
+        }
 }
 
 TEST(JaggedToPadded, EmptyBatch) {

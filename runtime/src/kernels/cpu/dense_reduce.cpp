@@ -11,8 +11,10 @@
 #include "kernels/cpu/reduce_shape.h"
 #include "kernels/kernel_registry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace ember::cpu {
 namespace {
@@ -97,6 +99,40 @@ double reduceOne(const float *base, const ReduceLayout &l) {
   return acc;
 }
 
+/// Sum or mean over one run of axes between kept ones, the last input dim
+/// kept ([outer, reduced, inner] with inner contiguous, e.g. the mean over
+/// the sequence of a padded [B, L, D]): each output row accumulates whole
+/// input rows, which vectorizes, in the same order (and the same double
+/// accumulators) as reduceOne. False when the layout is another.
+template <ReduceOp Op>
+bool reduceMiddleAxis(KernelContext &ctx, const ReduceLayout &l,
+                      const float *in, float *o) {
+  if (Op == ReduceOp::kMax || l.reducedRank != 1 || l.keptRank < 1 ||
+      l.keptRank > 2)
+    return false;
+  const int64_t inner = l.keptDims[l.keptRank - 1];
+  const int64_t red = l.redDims[0];
+  if (l.keptStrides[l.keptRank - 1] != 1 || l.redStrides[0] != inner ||
+      (l.keptRank == 2 && l.keptStrides[0] != red * inner))
+    return false;
+  const int64_t outer = l.keptRank == 2 ? l.keptDims[0] : 1;
+  parallelFor(ctx, outer, grainFor(red * inner), [&](int64_t b, int64_t e) {
+    std::vector<double> acc(static_cast<size_t>(inner));
+    for (int64_t i = b; i < e; ++i) {
+      std::fill(acc.begin(), acc.end(), 0.0);
+      const float *p = in + i * red * inner;
+      for (int64_t m = 0; m < red; ++m, p += inner)
+        for (int64_t c = 0; c < inner; ++c)
+          acc[c] += p[c];
+      float *row = o + i * inner;
+      for (int64_t c = 0; c < inner; ++c)
+        row[c] = static_cast<float>(
+            Op == ReduceOp::kMean ? acc[c] / double(l.reducedCount) : acc[c]);
+    }
+  });
+  return true;
+}
+
 template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(ReduceShape s, reduceShape(ctx, Op == ReduceOp::kMax));
   const Tensor &x = ctx.input(0);
@@ -117,6 +153,8 @@ template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
     return Status::ok();
   }
   ReduceLayout l = makeLayout(x.shape(), reduced);
+  if (reduceMiddleAxis<Op>(ctx, l, in, o))
+    return Status::ok();
   parallelFor(ctx, l.keptCount, grainFor(l.reducedCount),
               [&](int64_t b, int64_t e) {
                 for (int64_t i = b; i < e; ++i) {

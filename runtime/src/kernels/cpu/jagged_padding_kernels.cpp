@@ -123,14 +123,27 @@ Status runToPadded(KernelContext &ctx) {
   const size_t elem = pad.size();
   const uint8_t *src = values.data<uint8_t>();
   uint8_t *dst = out->data<uint8_t>();
+  // One padded row of the padding value (memset when its bytes are zero),
+  // copied whole into every padded position.
+  const bool zeroPad =
+      std::all_of(pad.begin(), pad.end(), [](uint8_t v) { return v == 0; });
+  std::vector<uint8_t> padRow;
+  if (!zeroPad) {
+    padRow.resize(rowBytes);
+    for (size_t at = 0; at < rowBytes; at += elem)
+      std::memcpy(padRow.data() + at, pad.data(), elem);
+  }
   for (int64_t b = 0; b < B; ++b) {
     int64_t len = std::min(L, offsets[b + 1] - offsets[b]);
     uint8_t *row = dst + b * L * rowBytes;
     if (len > 0)
       std::memcpy(row, src + offsets[b] * rowBytes, len * rowBytes);
-    uint8_t *fill = row + len * rowBytes, *fillEnd = row + L * rowBytes;
-    for (; fill < fillEnd; fill += elem)
-      std::memcpy(fill, pad.data(), elem);
+    if (zeroPad) {
+      std::memset(row + len * rowBytes, 0, (L - len) * rowBytes);
+      continue;
+    }
+    for (int64_t r = len; r < L; ++r)
+      std::memcpy(row + r * rowBytes, padRow.data(), rowBytes);
   }
   return Status::ok();
 }
