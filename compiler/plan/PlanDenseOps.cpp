@@ -394,6 +394,39 @@ LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
   return success();
 }
 
+namespace {
+
+/// Dim `d` of `x` is run-time size `size`: `x` is a slice of that size, or
+/// an elementwise op's result of the same type as such an operand.
+bool hasRunTimeSize(Value x, int64_t d, Value size, int depth = 0) {
+  if (auto slice = x.getDefiningOp<tensor::ExtractSliceOp>())
+    return dyn_cast<Value>(slice.getMixedSizes()[d]) == size;
+  Operation *def = x.getDefiningOp();
+  if (!def || depth > 8 ||
+      !isa<tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::MaximumOp,
+           tosa::MinimumOp, tosa::ClampOp, tosa::SigmoidOp, tosa::TanhOp,
+           tosa::ExpOp, tosa::LogOp, tosa::AbsOp, tosa::NegateOp,
+           tosa::ReciprocalOp, tosa::RsqrtOp, tosa::CastOp, tosa::SelectOp,
+           tosa::PowOp>(def))
+    return false;
+  // Elementwise: the operand of x's type sets dim d when every other
+  // operand of x's rank is 1 there (broadcast).
+  auto type = cast<RankedTensorType>(x.getType());
+  Value via;
+  for (Value operand : def->getOperands()) {
+    auto t = dyn_cast<RankedTensorType>(operand.getType());
+    if (!t || t.getRank() != type.getRank())
+      continue; // tosa.mul's shift
+    if (t == type && !via)
+      via = operand;
+    else if (t != type && t.getDimSize(d) != 1)
+      return false;
+  }
+  return via && hasRunTimeSize(via, d, size, depth + 1);
+}
+
+} // namespace
+
 FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
   if (!isa<tosa::AddOp, tosa::LogicalOrOp>(op))
     return false;
@@ -420,6 +453,11 @@ FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
       target.size = outType.getDimSize(d);
     } else {
       Value size = splat.getDynamicSizes()[dynamicIndex++];
+      if (hasRunTimeSize(x, d, size)) { // zeros of x's own run-time size
+        shape.push_back(1);
+        outDims[d] = xDims[d];
+        continue;
+      }
       FailureOr<ShapeExpr> e = ctx_.shapeScalar(size);
       if (failed(e) || (!e->exponents.empty() &&
                         (e->constant != 1 || e->exponents.size() != 1 ||
@@ -498,6 +536,63 @@ bool DenseOpEmitter::isFullDim(Value source, int64_t d, OpFoldResult s) {
          e->exponents.begin()->second == 1;
 }
 
+namespace {
+
+/// `v` is `tensor.dim` of dim `d` of `source` (through index casts).
+bool isDimOf(Value v, Value source, int64_t d) {
+  while (auto cast = v.getDefiningOp<arith::IndexCastOp>())
+    v = cast.getIn();
+  auto dim = v.getDefiningOp<tensor::DimOp>();
+  return dim && dim.getSource() == source &&
+         getConstantIntValue(dim.getIndex()) == std::optional<int64_t>(d);
+}
+
+/// A slice bound as the ONNX importer writes one on a run-time dim: a
+/// constant, `min(dim, c)` (c >= 0; the slice kernel clamps c to the dim
+/// itself), or the dim (INT64_MAX: to the end).
+std::optional<int64_t> clampedBound(OpFoldResult bound, Value source,
+                                    int64_t d) {
+  if (std::optional<int64_t> c = getConstantIntValue(bound))
+    return c;
+  auto v = dyn_cast<Value>(bound);
+  if (!v)
+    return std::nullopt;
+  if (isDimOf(v, source, d))
+    return std::numeric_limits<int64_t>::max();
+  if (auto min = v.getDefiningOp<arith::MinSIOp>())
+    for (auto [x, y] : {std::pair(min.getLhs(), min.getRhs()),
+                        std::pair(min.getRhs(), min.getLhs())})
+      if (isDimOf(x, source, d))
+        if (std::optional<int64_t> c = getConstantIntValue(y); c && *c >= 0)
+          return c;
+  return std::nullopt;
+}
+
+/// The end of a unit-stride slice of run-time size `max(end - offset, 0)`
+/// (what the importer writes for `x[s:e]` on a run-time dim), or nullopt.
+std::optional<int64_t> clampedEnd(OpFoldResult size, OpFoldResult offset,
+                                  Value source, int64_t d) {
+  auto v = dyn_cast<Value>(size);
+  auto max = v ? v.getDefiningOp<arith::MaxSIOp>() : arith::MaxSIOp();
+  if (!max)
+    return std::nullopt;
+  for (auto [x, y] : {std::pair(max.getLhs(), max.getRhs()),
+                      std::pair(max.getRhs(), max.getLhs())}) {
+    auto sub = x.getDefiningOp<arith::SubIOp>();
+    if (!sub || getConstantIntValue(y) != std::optional<int64_t>(0))
+      continue;
+    std::optional<int64_t> start = clampedBound(offset, source, d);
+    std::optional<int64_t> subStart =
+        clampedBound(OpFoldResult(sub.getRhs()), source, d);
+    if (!start || start != subStart)
+      continue;
+    return clampedBound(OpFoldResult(sub.getLhs()), source, d);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
 LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
                                         Value result,
                                         ArrayRef<OpFoldResult> offsets,
@@ -512,7 +607,7 @@ LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
   SmallVector<int64_t> starts, ends, axes, steps;
   SmallVector<DimInfo> dims(outType.getRank());
   for (int64_t d = 0; d < srcType.getRank(); ++d) {
-    std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+    std::optional<int64_t> offset = clampedBound(offsets[d], source, d);
     std::optional<int64_t> size = getConstantIntValue(sizes[d]);
     std::optional<int64_t> stride = getConstantIntValue(strides[d]);
     if (!offset || !stride || *stride < 1)
@@ -523,6 +618,18 @@ LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
       dims[d] = ctx_.dimOf(source, d);
       continue; // all of the dim
     }
+    // x[s:e] on a run-time dim: the kernel clamps s and e to the dim, and
+    // the result's size is known at run time only.
+    if (!size && *stride == 1)
+      if (std::optional<int64_t> end =
+              clampedEnd(sizes[d], offsets[d], source, d)) {
+        starts.push_back(*offset);
+        ends.push_back(*end);
+        axes.push_back(d);
+        steps.push_back(1);
+        dims[d] = DimInfo{};
+        continue;
+      }
     if (!size)
       return op->emitError()
              << "'" << op->getName() << "': dim " << d

@@ -54,8 +54,9 @@ std::string locationName(Location loc) {
 /// True for the scalar integer/index ops of shape computations (their
 /// results are read by evaluateShapeScalar, never by a kernel).
 bool isShapeScalarOp(Operation *op) {
-  if (!isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::IndexCastOp>(
-          op))
+  // min/max/sub of sizes: slice bounds on run-time dims (read by emitSlice).
+  if (!isa<arith::MulIOp, arith::DivUIOp, arith::DivSIOp, arith::IndexCastOp,
+           arith::MinSIOp, arith::MaxSIOp, arith::SubIOp>(op))
     return false;
   Type t = op->getResult(0).getType();
   return t.isIndex() || isa<IntegerType>(t);

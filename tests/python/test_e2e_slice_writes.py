@@ -35,14 +35,35 @@ class PartialSliceWrites(nn.Module):
 def test_partial_slice_writes(tmp_path):
     model = PartialSliceWrites().eval()
     example = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
-    # Same batch as the example: the write into z[1:] (a part of the batch) needs a run-time
-    # size minus 1, which the plan emitter cannot compute yet: exported with a static batch.
+    # A static export (dynamic_batch=False) at the example's batch.
     run = (torch.randn(3, 4), torch.tensor([9, 0, 0, 4]), torch.tensor([0, 0, 3]))
     arrays = {n: t.numpy() for n, t in zip(["x", "ids", "offsets"], run)}
     got = compile_and_run(model, example, arrays, tmp_path, dynamic_batch=False)
     with torch.no_grad():
         want = model(*run)
     assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 5])
+def test_partial_slice_writes_with_a_symbolic_batch(batch, tmp_path):
+    """The writes into part of the batch (``z[1:, 0:1].mul_(3)``) with the batch symbolic:
+    the slice bounds the importer clamps to the run-time dim (min(B, 1), max(B - 1, 0))
+    become the slice kernel's own clamped starts/ends; exported once at batch 3, run at
+    batch 1 (z[1:] empty), 2 and 5."""
+    model = PartialSliceWrites().eval()
+    example = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
+    g = torch.Generator().manual_seed(batch)
+    lengths = torch.randint(0, 3, (batch,), generator=g)
+    ids = torch.randint(0, 10, (int(lengths.sum()),), generator=g)
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
+    run = (torch.randn(batch, 4, generator=g), ids, offsets)
+    got = compile_and_run(model, example, {n: t.numpy() for n, t in
+                                           zip(["x", "ids", "offsets"], run)}, tmp_path)
+    with torch.no_grad():
+        want = model(*run)
+    assert [g.shape for g in got] == [tuple(w.shape) for w in want]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
 
