@@ -235,6 +235,79 @@ def EmberRaiseEmbeddingBags : Pass<"ember-raise-embedding-bags"> {
   ];
 }
 
+def EmberRaiseDenseOps : Pass<"ember-raise-dense-ops"> {
+  let summary = "Raises the importer's decomposed dense layers to Ember ops";
+  let description = [{
+    Recognises, in every block of every `func.func`, what the ONNX importer
+    and torch's exporter make of the dense layers the runtime runs as one
+    kernel each, and replaces each pattern by its op (docs/kernels-dense.md;
+    the ops are in docs/dialect.md):
+
+    * **`ember.linear`**: nn.Linear, `collapse_shape(tosa.matmul(
+      expand_shape(x), W))` with `x` 2-D, `W` a constant (or a transpose or
+      reshape of one) `[1, K, N]`, zero zero-points, f32; then, when the
+      value before has no other reader, a bias `tosa.add` of a constant with
+      `N` elements ending in `N`, then a ReLU `tosa.clamp` (min 0, max at
+      least the largest float), `tosa.sigmoid` or `tosa.tanh`. The matmul
+      must have one reader. The op takes `W` as `[K, N]`
+      (`transpose_weight = false`) and the bias as `[N]`.
+    * **`ember.softmax`**: `mul(e, reciprocal(reduce_sum(e, a)))` with
+      `e = exp(sub(x, reduce_max(x, a)))`, both reductions over the same
+      axis of the same `x`, the types of `x`, `e` and the result equal, f32,
+      the mul's shift zero.
+    * **`ember.layer_norm`**: `mean = mul(reduce_sum*(x), 1/N)`,
+      `c = sub(x, mean)`, `var = mul(reduce_sum*(mul(c, c)), 1/N)`,
+      `y = mul(c, rsqrt(add(var, eps)))`, then optionally `mul` by a constant
+      scale and `add` of a constant shift, each holding one value per
+      normalized element (the longest form wins). The `reduce_sum`s run
+      over the trailing axes `[axis, rank)` one axis at a time, both `1/N`
+      are splat constants within 1e-6 of the inverse of the static element
+      count of those axes, `eps` is a splat constant, f32, and the result has
+      the type of `x`.
+    * **`ember.dcn_cross`**: `add(mul(x0, L), xl)` (either operand order)
+      with `L` the bias-added, collapsed `tosa.matmul` of `xl` (expanded
+      from 2-D) by a constant `[1, D, D]` (full rank), or of a first such
+      matmul by a constant (low rank: `V`, then `W`); a bias, when present,
+      holds `D` values; `x0`, `xl`, the product and the result all of one
+      f32 `[B, D]` type. It takes the linear chains it is made of; the
+      weights become `[out, in]`.
+    * **`ember.dot_interaction`**: the DLRM interaction
+      `concat(x, R)` on axis 1 where `R` comes from
+      `Z = tosa.matmul(T, tosa.transpose(T, [0, 2, 1]))` through reshapes,
+      `tensor.cast`s, transposes and `tosa.gather`s each read only there
+      (`tensor.dim` aside) and not part of a linear chain, `T` a reshape of
+      `concat(x, e1, ..., ek)` on axis 1, `x` f32 `[B, D]` with a static
+      `D`, each `e` f32 `[B, m·D]`. The pairs `R` picks are found by running
+      the data movement, with the shape and index arithmetic it reads
+      (`tensor.dim` of these values, `arith` integer ops, `from_elements`,
+      integer tosa add/sub/mul, constants), on element labels at two batch
+      sizes (one when the batch is static): `T` must be `[B, F + 1, D]`,
+      every dim on the way the batch or a constant, the gather indices the
+      same at both sizes, and the columns of `R` exactly a whole triangle of
+      `Z` in the kernel's `"dlrm"` or `"torchrec"` order, with or without
+      the diagonal, the same for every sample. Several `e` become one
+      `tosa.concat`; `tensor.dim` of the values inside becomes a constant or
+      `tensor.dim` of `x`.
+
+    Patterns are found last op first, so a pattern ending later in the
+    block claims its ops before one that would end inside it; softmax and
+    layer norm patterns do not take ops of linear chains. Ops of a pattern
+    that something outside it reads (CSE may share a reduction) stay, and
+    so does everything that does not match exactly: the plan emitter then
+    runs it op by op, which computes the same values. The ops replaced and
+    the shape arithmetic only they read are erased.
+
+    ember-compile runs this pass after the cleanup passes, before sharding
+    is planned.
+  }];
+  let dependentDialects = [
+    "::mlir::ember::EmberDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::tosa::TosaDialect"
+  ];
+}
+
 def EmberPartition : Pass<"ember-partition", "::mlir::ModuleOp"> {
   let summary = "Rewrites a sharded model into one SPMD program per rank";
   let description = [{

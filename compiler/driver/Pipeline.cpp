@@ -76,12 +76,17 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   if (!options.sharded()) {
     pm.addPass(createEmberGroupTables());
     pm.addPass(createCanonicalizerPass());
+    // The importer's decomposed dense layers become Ember ops (one kernel
+    // each), on canonical IR (a layer norm's scale of ones and shift of
+    // zeros are gone by then).
+    pm.addPass(createEmberRaiseDenseOps());
     return;
   }
   // Sharded: plan the tables' sharding on the bags as the model has them,
   // then one program per rank (each rank's lookups are grouped by the
   // partitioning itself).
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createEmberRaiseDenseOps()); // as above, before planning
   EmberPlanShardingOptions planning;
   planning.worldSize = options.worldSize;
   planning.ranksPerNode = options.ranksPerNode;

@@ -7,8 +7,8 @@
 // docs/kernels-dense.md. Called by PlanEmitter.cpp before its own cases.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/TosaMatchers.h"
 #include "plan/PlanEmitterContext.h"
-#include "plan/PlanLinearFusion.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

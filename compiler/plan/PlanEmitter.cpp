@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/PlanEmitter.h"
+#include "passes/TosaMatchers.h"
 #include "plan/PlanConstantFolding.h"
 #include "plan/PlanEmitterContext.h"
 #include "plan/PlanFinalization.h"
 #include "plan/PlanKjtOps.h"
-#include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
 
@@ -30,7 +30,6 @@
 
 #include "kernel_contract/kernel_contract.h"
 #include <map>
-#include <set>
 
 namespace kn = ::ember::contract::kernel_names;
 
@@ -122,13 +121,6 @@ private:
   FailureOr<ShapeExpr> shapeScalar(Value v) override {
     return evaluateShapeScalar(v);
   }
-  LogicalResult emitOpNow(Operation *op) override { return emitOp(op); }
-  void retract(Operation *op) override {
-    auto it = emitted_.find(op);
-    if (it != emitted_.end())
-      for (int i = it->second.first; i < it->second.second; ++i)
-        retracted_.insert(i);
-  }
   LogicalResult emitElementwise(Operation *op, const std::string &kernel);
   LogicalResult emitReshape(Operation *op, Value input, Value result);
   LogicalResult emitReshapeTo(Operation *op, Value input, Value result,
@@ -164,9 +156,6 @@ private:
   /// it did (nothing is emitted for the op then).
   bool foldConstantOp(Operation *op);
 
-  /// One `linear` for a chain found by findLinearChains, at its last op.
-  LogicalResult emitLinear(Operation *anchor, LinearChain chain);
-
   std::string slotName(Operation *op, unsigned resultIndex) {
     std::string name = locationName(op->getLoc());
     if (op->getNumResults() > 1)
@@ -179,7 +168,6 @@ private:
   PlanProgramBuilder builder_;
   /// ember.table.from_tensor results -> their weight tensors.
   llvm::DenseMap<Value, Value> tableWeights_;
-  LinearChains linear_;
   /// KJTs, keyed tensors and their lookups (PlanKjtOps.h).
   PlanKjtLowering kjt_;
   /// Multi-rank plans: the descriptor index of this program's next
@@ -217,14 +205,9 @@ private:
     };
     return hooks;
   }
-  DenseFusions fusions_;
   /// Symbols that stand for a product of other symbols (B * 3 after a
   /// reshape) -> that product.
   std::map<std::string, ShapeExpr> symbolExprs_;
-  /// The instructions [begin, end) each op emitted, and those a fusion
-  /// retracted (removed when the function is done).
-  llvm::DenseMap<Operation *, std::pair<int, int>> emitted_;
-  std::set<int> retracted_;
 };
 
 LogicalResult FunctionEmitter::run() {
@@ -232,27 +215,9 @@ LogicalResult FunctionEmitter::run() {
     return func_.emitError("the plan emitter needs a function with one block");
   if (failed(emitSignatureInputs()))
     return failure();
-  linear_ = findLinearChains(func_.getBody().front());
-  fusions_ = findDenseFusions(func_.getBody().front(), linear_);
-  for (Operation &op : func_.getBody().front()) {
-    if (linear_.fusedOps.count(&op) || fusions_.fusedOps.count(&op))
-      continue;
-    auto anchor = linear_.anchors.find(&op);
-    auto fused = fusions_.anchors.find(&op);
-    int begin = builder_.program()->instructions_size();
-    LogicalResult result =
-        anchor != linear_.anchors.end()   ? emitLinear(&op, anchor->second)
-        : fused != fusions_.anchors.end() ? fused->second(*this)
-                                          : emitOp(&op);
-    if (failed(result))
+  for (Operation &op : func_.getBody().front())
+    if (failed(emitOp(&op)))
       return failure();
-    emitted_[&op] = {begin, builder_.program()->instructions_size()};
-  }
-  if (!retracted_.empty()) {
-    auto *instructions = builder_.program()->mutable_instructions();
-    for (auto it = retracted_.rbegin(); it != retracted_.rend(); ++it)
-      instructions->DeleteSubrange(*it, 1);
-  }
   return success();
 }
 
@@ -932,6 +897,13 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
     return success(); // read by evaluateShapeScalar
   if (PlanKjtLowering::handles(op))
     return kjt_.emit(op);
+  // ember.linear, softmax, layer_norm, dcn_cross, dot_interaction: one
+  // kernel each (PlanDenseKernels.cpp).
+  FailureOr<bool> kernel = emitDenseKernelOp(*this, op);
+  if (failed(kernel))
+    return failure();
+  if (*kernel)
+    return success();
   // Dense math and data movement beyond the first subset (PlanDenseOps.cpp).
   FailureOr<bool> dense = emitDenseOp(*this, op);
   if (failed(dense))
@@ -1001,6 +973,8 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
         return other->emitError()
                << "the plan emitter does not support '" << other->getName()
                << "' (supported: ember.embedding_bag, ember.kjt.*, "
+                  "ember.linear/softmax/layer_norm/dcn_cross/"
+                  "dot_interaction, "
                   "ember.embedding_bag_collection, ember.grouped_lookup, "
                   "ember.keyed_tensor.*, ember.sequence_lookup, "
                   "ember.jagged.*, ember collectives, tosa.matmul/add/"
@@ -1031,53 +1005,6 @@ bool FunctionEmitter::foldConstantOp(Operation *op) {
   if (!folded || folded.getType() != resultType)
     return false;
   return builder_.addPendingConstant(op->getResult(0), folded);
-}
-
-LogicalResult FunctionEmitter::emitLinear(Operation *anchor,
-                                          LinearChain chain) {
-  auto weights = dyn_cast_or_null<DenseElementsAttr>(
-      builder_.constantAttr(chain.matmul.getB()));
-  auto bType = cast<RankedTensorType>(chain.matmul.getB().getType());
-  auto weight2d = RankedTensorType::get(
-      {bType.getDimSize(1), bType.getDimSize(2)}, bType.getElementType());
-  DenseElementsAttr weight =
-      weights ? reshapeConstant(weights, weight2d) : DenseElementsAttr();
-  if (!weight)
-    return anchor->emitError("linear layer: the weight is not a constant the "
-                             "plan emitter can fold");
-  FailureOr<int> x = operandSlot(anchor, chain.x);
-  if (failed(x))
-    return failure();
-  std::string name = locationName(chain.matmul.getLoc());
-  int weightSlot = builder_.materializeConstant(weight, name + ".weight");
-  int biasSlot = -1;
-  if (chain.bias) {
-    auto bias =
-        dyn_cast_or_null<DenseElementsAttr>(builder_.constantAttr(chain.bias));
-    auto biasType = RankedTensorType::get({weight2d.getDimSize(1)},
-                                          weight2d.getElementType());
-    DenseElementsAttr bias1d =
-        bias ? reshapeConstant(bias, biasType) : DenseElementsAttr();
-    if (!bias1d)
-      return anchor->emitError("linear layer: the bias is not a constant the "
-                               "plan emitter can fold");
-    biasSlot = builder_.materializeConstant(bias1d, name + ".bias");
-  }
-  if (weightSlot < 0)
-    return anchor->emitError("linear layer: cannot write the weight");
-  SmallVector<DimInfo> symbols = {dimOf(chain.x, 0), DimInfo()};
-  FailureOr<int> result = defineResult(anchor, anchor->getResult(0), symbols);
-  if (failed(result))
-    return failure();
-  pb::Instruction *instr = builder_.addInstruction(kn::kLinear, name);
-  instr->add_inputs(*x);
-  instr->add_inputs(weightSlot);
-  if (biasSlot >= 0)
-    instr->add_inputs(biasSlot);
-  instr->add_outputs(*result);
-  addIntAttr(instr, "transpose_weight", 0);
-  addStringAttr(instr, "activation", chain.activation);
-  return success();
 }
 
 LogicalResult FunctionEmitter::emitReturn(func::ReturnOp op) {

@@ -2,23 +2,18 @@
 //
 // The plan emitter (PlanEmitter.cpp) walks a function and owns the slots;
 // the emitters of op families in other files (PlanDenseOps.cpp,
-// PlanDenseFusion.cpp) reach slots, dims and instructions through this
+// PlanDenseKernels.cpp) reach slots, dims and instructions through this
 // interface only.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 #define EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 
-#include "plan/PlanLinearFusion.h"
 #include "plan/PlanProgramBuilder.h"
 
-#include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 
-#include <functional>
 #include <map>
 #include <string>
 
@@ -54,11 +49,6 @@ public:
   /// c * product(symbols) of an index scalar built from constants and
   /// tensor.dim; failure when it is anything else.
   virtual FailureOr<ShapeExpr> shapeScalar(Value v) = 0;
-  /// Emits `op` the ordinary way now (a fusion that did not verify).
-  virtual LogicalResult emitOpNow(Operation *op) = 0;
-  /// Drops the instructions emitted for `op` (a fusion replaces them; their
-  /// slots stay, unread and undefined). The plan is compacted at the end.
-  virtual void retract(Operation *op) = 0;
 };
 
 /// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true
@@ -66,21 +56,11 @@ public:
 /// failure after an error at `op`.
 FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op);
 
-/// Ops that become one fused instruction (softmax, layer_norm, the DLRM dot
-/// interaction, DCN cross layers; PlanDenseFusion.cpp), found before emission
-/// like the linear chains: the emitter calls `anchors[op]` at the last op of a
-/// pattern and emits nothing for `fusedOps`.
-struct DenseFusions {
-  llvm::DenseMap<Operation *, std::function<LogicalResult(EmitterContext &)>>
-      anchors;
-  llvm::DenseSet<Operation *> fusedOps;
-};
-
-/// Finds the fusable patterns among the ops of `block`. Ops of `linear`
-/// chains are left to them, except where a DCN cross layer takes a chain
-/// over (the emitter then skips it: it is in fusedOps). An op of a pattern
-/// that something outside the pattern reads is still emitted.
-DenseFusions findDenseFusions(Block &block, const LinearChains &linear);
+/// Emits `op` when it is one of the Ember dense ops (ember.linear, softmax,
+/// layer_norm, dcn_cross, dot_interaction; PlanDenseKernels.cpp) as one
+/// instruction of its kernel: true when it did, false when `op` is not one
+/// of them, failure after an error at `op`.
+FailureOr<bool> emitDenseKernelOp(EmitterContext &ctx, Operation *op);
 
 /// The plan dtype name the `cast` kernel takes ("float32", "int64", "bool",
 /// ...) of an element type, or "" when plans cannot hold it.

@@ -15,5 +15,6 @@ include "ember/EmberEmbeddingOps.td"
 include "ember/EmberJaggedOps.td"
 include "ember/EmberMutationOps.td"
 include "ember/EmberCollectiveOps.td"
+include "ember/EmberDenseOps.td"
 
 #endif // EMBER_OPS_TD

@@ -505,7 +505,8 @@ def main():
                 "02-ember-functionalize.mlir", "03-ember-simplify-slices.mlir",
                 "04-ember-fold-shapes.mlir",
                 "05-ember-split-embedding-collections.mlir",
-                "06-ember-group-tables.mlir", "07-canonicalize.mlir"]
+                "06-ember-group-tables.mlir", "07-canonicalize.mlir",
+                "08-ember-raise-dense-ops.mlir"]
         if files != want:
             fail("dump files %s, expected %s" % (files, want))
         first = open(os.path.join(dump, files[0])).read()

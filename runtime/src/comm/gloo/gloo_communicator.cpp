@@ -226,8 +226,13 @@ createGlooCommunicator(const CommOptions &options) {
         options.rank, options.worldSize);
     context->setTimeout(timeout);
     context->connectFullMesh(*store, device);
-    return std::unique_ptr<Communicator>(
+    std::unique_ptr<Communicator> comm(
         new GlooCommunicator(std::move(store), std::move(context), timeout));
+    // connectFullMesh can return on one rank while a peer still finishes its
+    // side; a rank that then closed at once (a plan with no collective)
+    // would break the peer's rendezvous. Every rank leaves together.
+    EMBER_RETURN_IF_ERROR(barrier(*comm, "rendezvous of " + who));
+    return comm;
   } catch (const std::exception &e) {
     std::string msg = e.what();
     while (!msg.empty() && msg.back() == '\n')
