@@ -359,9 +359,6 @@ LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
       break;
     }
   }
-  if (!like)
-    return op.emitError("'tensor.splat' with run-time dims: the plan emitter "
-                        "needs a tensor of the same shape to take it from");
   Attribute value;
   if (!matchPattern(op.getInput(), m_Constant(&value)))
     return op.emitError("'tensor.splat' of a non-constant is not supported "
@@ -374,15 +371,41 @@ LogicalResult DenseOpEmitter::emitSplat(tensor::SplatOp op) {
   if (auto i = dyn_cast<IntegerAttr>(value); i && i.getType().isInteger(1))
     number = i.getValue().isZero() ? 0 : 1;
   std::string dtype = castDTypeName(op.getType().getElementType());
-  FailureOr<int> likeSlot = ctx_.operandSlot(op, like);
-  FailureOr<int> shape = tempSlot(
-      op, IntegerType::get(op.getContext(), 64),
-      DimList{DimInfo{static_cast<int64_t>(dims->size()), {}}}, ".shape");
-  if (failed(likeSlot) || failed(shape) || dtype.empty())
-    return failure();
-  pb::Instruction *shapeInstr = builder().addInstruction(kn::kShape, name(op));
-  shapeInstr->add_inputs(*likeSlot);
-  shapeInstr->add_outputs(*shape);
+  if (dtype.empty())
+    return op.emitError("'tensor.splat' of ")
+           << op.getType().getElementType() << " cannot be held by a plan slot";
+  FailureOr<int> shape = failure();
+  if (like) {
+    // The shape of a value with exactly these dims.
+    FailureOr<int> likeSlot = ctx_.operandSlot(op, like);
+    shape = failed(likeSlot)
+                ? FailureOr<int>(failure())
+                : tempSlot(op, IntegerType::get(op.getContext(), 64),
+                           DimList{DimInfo{
+                               static_cast<int64_t>(dims->size()), {}}},
+                           ".shape");
+    if (failed(shape))
+      return failure();
+    pb::Instruction *shapeInstr =
+        builder().addInstruction(kn::kShape, name(op));
+    shapeInstr->add_inputs(*likeSlot);
+    shapeInstr->add_outputs(*shape);
+  } else {
+    // No such value (`new_ones(B, 3)` next to an [B, 6] input): the shape
+    // from the symbols' holders.
+    SmallVector<ShapeExpr> exprs;
+    for (const DimInfo &d : *dims) {
+      ShapeExpr e;
+      if (d.isSymbolic())
+        e.exponents[d.symbol] = 1;
+      else
+        e.constant = d.size;
+      exprs.push_back(e);
+    }
+    shape = ctx_.shapeTensor(op, exprs);
+    if (failed(shape))
+      return failure();
+  }
   FailureOr<pb::Instruction *> fill =
       emitOnSlots(op, kn::kConstantOfShape, {*shape}, *dims);
   if (failed(fill))

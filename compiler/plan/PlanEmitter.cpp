@@ -118,6 +118,10 @@ private:
                            pb::Instruction **out = nullptr) override;
   PlanProgramBuilder &builder() override { return builder_; }
   std::string locationOf(Location loc) override { return locationName(loc); }
+  FailureOr<int> shapeTensor(Operation *op,
+                             ArrayRef<ShapeExpr> exprs) override {
+    return emitShapeTensor(op, exprs);
+  }
   FailureOr<ShapeExpr> shapeScalar(Value v) override {
     return evaluateShapeScalar(v);
   }

@@ -49,6 +49,10 @@ public:
   /// c * product(symbols) of an index scalar built from constants and
   /// tensor.dim; failure when it is anything else.
   virtual FailureOr<ShapeExpr> shapeScalar(Value v) = 0;
+  /// An int64 [exprs.size()] slot holding `exprs` at run time (from the
+  /// shapes of the slots that hold their symbols), or an error at `op`.
+  virtual FailureOr<int> shapeTensor(Operation *op,
+                                     ArrayRef<ShapeExpr> exprs) = 0;
 };
 
 /// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true

@@ -94,3 +94,28 @@ def test_a_model_that_bakes_the_batch_in_is_refused(model, tmp_path):
     assert not path.exists()
     ember.export(model, (torch.randn(3, 4),), str(path), dynamic_batch=False)
     assert path.exists()
+
+
+class BatchSizedFills(nn.Module):
+    """Fills of a batch-sized shape that no tensor of the model has: new_ones(B, 3) next to an
+    [B, 6] input, torch.full((B, 2), 0.5), torch.zeros(B, 4) + a slice of the input."""
+
+    def forward(self, x):
+        ones = x.new_ones(x.size(0), 3)
+        half = torch.full((x.shape[0], 2), 0.5)
+        zeros = torch.zeros(x.shape[0], 4) + x[:, :4]
+        return torch.cat([x, ones, half, zeros], 1)
+
+
+@pytest.mark.parametrize("batch", [1, 4, 7])
+def test_batch_sized_fills_run_at_every_batch(batch, tmp_path):
+    """Exported once at batch 3: each fill's shape is built at run time from the batch
+    (shape of the input, one Concat) and filled by constant_of_shape."""
+    model = BatchSizedFills().eval()
+    plan = export_and_compile(model, (torch.randn(3, 6),), tmp_path)
+    x = torch.randn(batch, 6, generator=torch.Generator().manual_seed(batch))
+    (got,) = run_plan(plan, {"x": x.numpy()}, tmp_path)
+    with torch.no_grad():
+        want = model(x).numpy()
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
