@@ -288,6 +288,11 @@ def EmberRaiseDenseOps : Pass<"ember-raise-dense-ops"> {
       the diagonal, the same for every sample. Several `e` become one
       `tosa.concat`; `tensor.dim` of the values inside becomes a constant or
       `tensor.dim` of `x`.
+    * **`ember.jagged.sum`**: `tosa.reduce_sum` over dim 1 of an
+      `ember.jagged.to_padded` with zero padding that nothing else reads
+      (a sequence model's `to_padded_dense(L).sum(1)` or `.mean(1)`), f32,
+      static trailing dims; a `tosa.reshape` gives the reduction's
+      `[B, 1, D...]`. The padded tensor is never made.
 
     Patterns are found last op first, so a pattern ending later in the
     block claims its ops before one that would end inside it; softmax and

@@ -898,7 +898,53 @@ void eraseDead(SmallVector<Operation *> worklist) {
   }
 }
 
+/// reduce_sum over dim 1 of jagged.to_padded with zero padding read by
+/// nothing else (a sequence model's `to_padded_dense(L).sum(1)` or
+/// `.mean(1)`) -> ember.jagged.sum, reshaped to the reduction's [B, 1, D...].
+void raiseJaggedSums(Block &block) {
+  SmallVector<tosa::ReduceSumOp> sums;
+  for (Operation &op : block)
+    if (auto sum = dyn_cast<tosa::ReduceSumOp>(op))
+      sums.push_back(sum);
+  for (tosa::ReduceSumOp sum : sums) {
+    auto padded = sum.getInput().getDefiningOp<JaggedToPaddedOp>();
+    auto zero = padded ? dyn_cast<FloatAttr>(padded.getPadding()) : FloatAttr();
+    if (!padded || sum.getAxis() != 1 || !padded->hasOneUse() || !zero ||
+        !zero.getValue().isZero() ||
+        !padded.getInput().getType().getElementType().isF32())
+      continue;
+    auto resultType = cast<RankedTensorType>(sum.getType());
+    SmallVector<int64_t> shape = {resultType.getDimSize(0)};
+    SmallVector<int64_t> target = {-1, 1};
+    for (int64_t d = 2; d < resultType.getRank(); ++d) {
+      shape.push_back(resultType.getDimSize(d));
+      target.push_back(resultType.getDimSize(d));
+    }
+    if (llvm::any_of(ArrayRef<int64_t>(shape).drop_front(),
+                     ShapedType::isDynamic))
+      continue;
+    OpBuilder b(sum);
+    Location loc = sum.getLoc();
+    Value pooled = JaggedSumOp::create(
+        b, loc, RankedTensorType::get(shape, resultType.getElementType()),
+        padded.getInput(), padded.getMaxLengthAttr());
+    auto shapeType = tosa::shapeType::get(b.getContext(), target.size());
+    Value targetShape = tosa::ConstShapeOp::create(
+        b, loc, shapeType,
+        DenseIntElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(target.size())},
+                                  b.getIndexType()),
+            target));
+    Value reshaped =
+        tosa::ReshapeOp::create(b, loc, resultType, pooled, targetShape);
+    sum.getResult().replaceAllUsesWith(reshaped);
+    sum.erase();
+    padded.erase();
+  }
+}
+
 void raiseBlock(Block &block) {
+  raiseJaggedSums(block);
   LinearChains linear = findLinearChains(block);
   DenseFusions dense = findDenseFusions(block, linear);
   // A chain whose last op a cross layer took is part of that layer.

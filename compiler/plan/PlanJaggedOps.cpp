@@ -6,6 +6,7 @@
 //   ember.jagged.create         nothing: the jagged tensor is its operands
 //   ember.jagged.values/offsets identity of the part
 //   ember.jagged.to_padded      jagged_to_padded (values, offsets)
+//   ember.jagged.sum            jagged_sum (values, offsets)
 //   ember.sequence_lookup       embedding_sequence (table, ids' values); the
 //                               result keeps the ids' offsets
 //   ember.sequence_all_to_all   sequence_all_to_all (rows, sent KJT's
@@ -34,7 +35,7 @@ bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 
 bool PlanKjtLowering::handlesJagged(Operation *op) {
   return isa<JaggedCreateOp, JaggedValuesOp, JaggedOffsetsOp, JaggedToPaddedOp,
-             SequenceLookupOp, SequenceAllToAllOp>(op);
+             JaggedSumOp, SequenceLookupOp, SequenceAllToAllOp>(op);
 }
 
 FailureOr<const JaggedSlotRefs *>
@@ -138,6 +139,21 @@ LogicalResult PlanKjtLowering::emitJagged(Operation *op) {
     attr->set_name("padding_value");
     attr->set_f(padding ? padding.getValueAsDouble()
                         : static_cast<double>(intPadding.getInt()));
+    return success();
+  }
+  if (auto sum = dyn_cast<JaggedSumOp>(op)) {
+    FailureOr<const JaggedSlotRefs *> in = jaggedOperand(op, sum.getInput());
+    if (failed(in))
+      return failure();
+    SmallVector<DimInfo> dims = {(*in)->batch};
+    FailureOr<int> slot = hooks_.defineResult(op, sum.getResult(), dims);
+    if (failed(slot))
+      return failure();
+    pb::Instruction *instr = builder_.addInstruction(kn::kJaggedSum, name);
+    instr->add_inputs((*in)->values);
+    instr->add_inputs((*in)->offsets);
+    instr->add_outputs(*slot);
+    addIntAttr(instr, "max_length", sum.getMaxLength());
     return success();
   }
   if (auto lookup = dyn_cast<SequenceLookupOp>(op)) {

@@ -83,6 +83,17 @@ LogicalResult JaggedToPaddedOp::verify() {
   return success();
 }
 
+LogicalResult JaggedSumOp::verify() {
+  JaggedTensorType type = getInput().getType();
+  if (!type.getElementType().isF32())
+    return emitOpError("takes f32 values, got ") << type.getElementType();
+  SmallVector<int64_t> shape{ShapedType::kDynamic};
+  llvm::append_range(shape, type.getDenseShape());
+  return verifyTensorCompatible(*this, "result",
+                                cast<RankedTensorType>(getType()), shape,
+                                type.getElementType());
+}
+
 LogicalResult JaggedFromPaddedOp::verify() {
   JaggedTensorType type = getType();
   auto padded = cast<RankedTensorType>(getPadded().getType());

@@ -86,6 +86,30 @@ def Ember_JaggedToPaddedOp : Ember_Op<"jagged.to_padded", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Ember_JaggedSumOp : Ember_Op<"jagged.sum", [Pure]> {
+  let summary = "the sum of each row's first max_length values";
+  let description = [{
+    Row `b` of the result is the sum of values `offsets[b] .. offsets[b] +
+    min(len_b, max_length)` of the jagged input: what `reduce_sum` over dim 1
+    of `jagged.to_padded` with zero padding computes (a sequence model's
+    `to_padded_dense(L).sum(1)` / `.mean(1)`), without the padded tensor.
+    `ember-raise-dense-ops` makes it of that pattern. f32 only.
+
+    ```mlir
+    %s = ember.jagged.sum %j max_length = 8
+        : !ember.jagged<f32, [4]> -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Ember_JaggedTensorType:$input,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$max_length);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `max_length` `=` $max_length attr-dict `:`
+    qualified(type($input)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Ember_JaggedFromPaddedOp : Ember_Op<"jagged.from_padded", [Pure]> {
   let summary = "a jagged tensor from a padded [B, L, dense...] tensor and offsets";
   let description = [{

@@ -558,3 +558,37 @@ def test_ember_plan_for_a_collection_loads_into_torchrec(sharding, tmp_path):
         assert ps.sharding_type == sharding
         area = sum(s.shard_sizes[0] * s.shard_sizes[1] for s in ps.sharding_spec.shards)
         assert area == ROWS[name] * DIM, name
+
+
+class MeanPooledSequenceModel(nn.Module):
+    """Each feature's sequence padded to PAD_LEN and averaged (to_padded_dense(L).mean(1)),
+    the way sequence models pool a history: compiled to one jagged_sum per feature, the
+    padded tensor never made."""
+
+    def __init__(self):
+        super().__init__()
+        self.sparse = nn.Module()
+        self.sparse.ec = make_ec()
+        self.top = nn.Linear(3 * DIM, 1)
+
+    def forward(self, sparse_features):
+        seqs = self.sparse.ec(sparse_features)
+        pooled = [seqs[k].to_padded_dense(desired_length=PAD_LEN).mean(1) for k in FEATURES]
+        return self.top(torch.cat(pooled, dim=1))
+
+
+@pytest.mark.parametrize("nproc,sharding", [(1, None), (2, "row_wise"), (2, "table_wise")])
+def test_mean_pooled_sequences_match_torchrec_eager(nproc, sharding, tmp_path):
+    model = widened(MeanPooledSequenceModel())
+    args = () if nproc == 1 else ("--world-size", str(nproc), "--sharding", sharding)
+    plan = export_and_compile(model, (random_kjt(4, seed=1),), tmp_path, "mean",
+                              compile_args=args)
+    with open(plan, "rb") as f:
+        data = f.read()
+    assert b"jagged_sum" in data and b"jagged_to_padded" not in data
+    kjt = random_kjt(7, seed=17, empty=("f_ctx",))
+    run_args = () if nproc == 1 else ("--nproc", str(nproc))
+    (got,) = run_plan(plan, kjt_arrays("sparse_features", kjt), tmp_path, "mean",
+                      run_args=run_args)
+    (want,) = eager(model, kjt)
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)

@@ -1153,3 +1153,19 @@ func.func @f(%m: !ember.mut<tensor<4x8xf32>>) {
   %v = ember.mut.slice %m[0, 4] [4, 3] [1, 2] : !ember.mut<tensor<4x8xf32>> -> !ember.mut<tensor<4x3xf32>>
   return
 }
+
+// -----
+
+func.func @jagged_sum_not_f32(%j: !ember.jagged<i64, [4]>) -> tensor<?x4xi64> {
+  // expected-error @+1 {{takes f32 values, got 'i64'}}
+  %s = ember.jagged.sum %j max_length = 2 : !ember.jagged<i64, [4]> -> tensor<?x4xi64>
+  return %s : tensor<?x4xi64>
+}
+
+// -----
+
+func.func @jagged_sum_bad_result(%j: !ember.jagged<f32, [4]>) -> tensor<?x8xf32> {
+  // expected-error @+1 {{result}}
+  %s = ember.jagged.sum %j max_length = 2 : !ember.jagged<f32, [4]> -> tensor<?x8xf32>
+  return %s : tensor<?x8xf32>
+}

@@ -590,3 +590,27 @@ func.func @interaction_z_read_twice(%x: tensor<2x4xf32>, %e1: tensor<2x4xf32>, %
   %r = tosa.concat %x, %pairs {axis = 1 : i32} : (tensor<2x4xf32>, tensor<2x3xf32>) -> tensor<2x7xf32>
   return %r, %z : tensor<2x7xf32>, tensor<2x3x3xf32>
 }
+
+// -----
+
+// A padded sequence summed over its length (to_padded_dense(L).sum(1)):
+// ember.jagged.sum, without the padded tensor; with a non-zero padding, or a
+// padded tensor read elsewhere too, it stays.
+// CHECK-LABEL: func.func @jagged_sum
+// CHECK: %[[S:.*]] = ember.jagged.sum %arg0 max_length = 3 : !ember.jagged<f32, [4]> -> tensor<?x4xf32>
+// CHECK: tosa.reshape %[[S]]
+// CHECK-NOT: ember.jagged.to_padded
+// CHECK-LABEL: func.func @jagged_sum_nonzero_padding
+// CHECK: ember.jagged.to_padded
+// CHECK: tosa.reduce_sum
+// CHECK-NOT: ember.jagged.sum
+func.func @jagged_sum(%j: !ember.jagged<f32, [4]>) -> tensor<?x1x4xf32> {
+  %p = ember.jagged.to_padded %j max_length = 3 padding = 0.0 : f32 : !ember.jagged<f32, [4]> -> tensor<?x3x4xf32>
+  %s = tosa.reduce_sum %p {axis = 1 : i32} : (tensor<?x3x4xf32>) -> tensor<?x1x4xf32>
+  return %s : tensor<?x1x4xf32>
+}
+func.func @jagged_sum_nonzero_padding(%j: !ember.jagged<f32, [4]>) -> tensor<?x1x4xf32> {
+  %p = ember.jagged.to_padded %j max_length = 3 padding = 1.0 : f32 : !ember.jagged<f32, [4]> -> tensor<?x3x4xf32>
+  %s = tosa.reduce_sum %p {axis = 1 : i32} : (tensor<?x3x4xf32>) -> tensor<?x1x4xf32>
+  return %s : tensor<?x1x4xf32>
+}

@@ -1,8 +1,11 @@
 //===- gemm_test.cpp - linear, matmul, batch_matmul vs naive loops --------===//
 #include "dense_test_support.h"
+#include "kernels/cpu/blas_core.h"
 #include "kernels/cpu/gemm.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 using namespace ember;
 using namespace ember::testing;
@@ -345,3 +348,17 @@ TEST(BatchMatmul, MatchesNaiveWithAndWithoutTransposedB) {
 }
 
 } // namespace
+
+TEST(Gemm, OpenBlasRunsKernelsThatFitTheCpu) {
+  // OpenBLAS falls back to its SSE3 "Prescott" core on CPU models newer
+  // than the library; the first GEMM re-selects one from the CPU's flags.
+  ember::cpu::ensureBlasCoreFitsCpu();
+  std::string core = ember::cpu::blasCoreName();
+  if (core.empty())
+    GTEST_SKIP() << "the BLAS in this process is not OpenBLAS";
+  __builtin_cpu_init();
+  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!std::getenv("OPENBLAS_CORETYPE") && avx2)
+    EXPECT_NE(core, "Prescott") << "OpenBLAS kept its generic core on a CPU "
+                                   "with AVX2 and FMA";
+}

@@ -207,3 +207,52 @@ TEST(JaggedPadding, Errors) {
 }
 
 } // namespace
+
+TEST(JaggedSum, MatchesReducedPaddedRowsAndRefusesBadInput) {
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> uni(-1.f, 1.f);
+  for (int64_t maxLength : {0, 1, 3, 100}) {
+    std::vector<int64_t> lengths = randomLengths(7, 6, gen);
+    lengths[2] = 0;
+    std::vector<int64_t> offsets = offsetsOf(lengths);
+    Tensor values =
+        *Tensor::allocate(DType::kFloat32, Shape{offsets.back(), 2, 3});
+    for (int64_t i = 0; i < values.numel(); ++i)
+      values.data<float>()[i] = uni(gen);
+    TestKernelContext ctx;
+    ctx.addInput(values)
+        .addInput(indexTensor(offsets, DType::kInt64))
+        .setNumOutputs(1);
+    ctx.attrs().set("max_length", maxLength);
+    Status s = runKernel("jagged_sum", ctx);
+    ASSERT_TRUE(s.isOk()) << s.toString();
+    const Tensor &out = ctx.output(0);
+    ASSERT_EQ(out.shape(), (Shape{7, 2, 3}));
+    for (int64_t b = 0; b < 7; ++b)
+      for (int64_t c = 0; c < 6; ++c) {
+        double want = 0; // naive: the padded rows (zeros) summed in order
+        for (int64_t j = 0; j < maxLength; ++j)
+          want += j < lengths[b] ? values.data<float>()[(offsets[b] + j) * 6 + c]
+                                 : 0.0;
+        EXPECT_EQ(out.data<float>()[b * 6 + c], static_cast<float>(want))
+            << "row " << b << " column " << c << " max_length " << maxLength;
+      }
+  }
+  auto expectRefused = [](Tensor values, std::vector<int64_t> offsets,
+                          int64_t maxLength, const std::string &what) {
+    TestKernelContext ctx;
+    ctx.addInput(values)
+        .addInput(indexTensor(offsets, DType::kInt32))
+        .setNumOutputs(1);
+    ctx.attrs().set("max_length", maxLength);
+    Status s = runKernel("jagged_sum", ctx);
+    ASSERT_FALSE(s.isOk()) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+  };
+  Tensor f32 = *Tensor::allocate(DType::kFloat32, Shape{3, 2});
+  expectRefused(*Tensor::allocate(DType::kInt64, Shape{3, 2}), {0, 3}, 2,
+                "values must be float32");
+  expectRefused(f32, {0, 2, 1}, 2, "offsets decrease");
+  expectRefused(f32, {0, 4}, 2, "past the 3 values");
+  expectRefused(f32, {0, 3}, -1, "'max_length' must be >= 0");
+}

@@ -1,6 +1,8 @@
 //===- gemm.cpp - float32 GEMM with a fused bias/activation epilogue ------===//
 #include "kernels/cpu/gemm.h"
 
+#include "kernels/cpu/blas_core.h"
+
 #include "threading/thread_pool.h"
 
 #include <cblas.h>
@@ -75,6 +77,7 @@ GemmThreading gemmThreading() { return threadingMode.load(); }
 void runGemm(ThreadPool *pool, const GemmArgs &g) {
   if (g.m <= 0 || g.n <= 0)
     return;
+  ensureBlasCoreFitsCpu();
   int threads = pool ? pool->size() : 1;
   double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) *
                  static_cast<double>(std::max<int64_t>(g.k, 1));

@@ -14,6 +14,7 @@ namespace ember::jagged {
 KernelDef lengthsToOffsetsKernelDef(); // jagged_lengths_to_offsets_kernel.cpp
 KernelDef jaggedToPaddedKernelDef();   // jagged_padding_kernels.cpp
 KernelDef paddedToJaggedKernelDef();   // jagged_padding_kernels.cpp
+KernelDef jaggedSumKernelDef();        // jagged_padding_kernels.cpp
 KernelDef kjtPermuteKernelDef();       // kjt_permute_kernel.cpp
 KernelDef kjtSplitKernelDef();         // kjt_split_kernel.cpp
 KernelDef kjtConcatKernelDef();        // kjt_concat_kernel.cpp

@@ -9,7 +9,7 @@ Status registerJaggedKernels(KernelRegistry &registry) {
   using namespace jagged;
   for (KernelDef (*makeDef)() :
        {lengthsToOffsetsKernelDef, jaggedToPaddedKernelDef,
-        paddedToJaggedKernelDef, kjtPermuteKernelDef, kjtSplitKernelDef,
+        paddedToJaggedKernelDef, jaggedSumKernelDef, kjtPermuteKernelDef, kjtSplitKernelDef,
         kjtConcatKernelDef, kjtBucketizeKernelDef, kjtFromBagsKernelDef})
     EMBER_RETURN_IF_ERROR(registry.add(makeDef()));
   return Status::ok();

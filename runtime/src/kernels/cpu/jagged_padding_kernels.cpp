@@ -3,6 +3,10 @@
 // jagged_to_padded: values [N, D...], offsets [B+1]; attrs max_length,
 //   padding_value (default 0) -> [B, max_length, D...]. Rows longer than
 //   max_length are truncated, shorter ones padded.
+// jagged_sum: values [N, D...] float32, offsets [B+1]; attr max_length ->
+//   [B, D...]: row b is the sum of its first min(len_b, max_length) values
+//   (accumulated in double, in order: reduce_sum over jagged_to_padded with
+//   zero padding, without the padded tensor).
 // padded_to_jagged: padded [B, L, D...], offsets [B+1] -> values
 //   [offsets[B], D...]; a row longer than L is an error.
 // Element types: float32, float64, float16, bfloat16, int8, uint8, int32,
@@ -148,6 +152,49 @@ Status runToPadded(KernelContext &ctx) {
   return Status::ok();
 }
 
+Status validateSum(const Attributes &attrs, int, int) {
+  return readMaxLength(attrs).status();
+}
+
+Status runSum(KernelContext &ctx) {
+  const std::string where = ctx.location();
+  EMBER_ASSIGN_OR_RETURN(int64_t L, readMaxLength(ctx.attrs()));
+  const Tensor &values = ctx.input(0);
+  if (values.dtype() != DType::kFloat32 || values.rank() < 1)
+    return errorAt(StatusCode::kInvalidArgument, where,
+                   "values must be float32 [N, D...], got " +
+                       values.describe());
+  std::vector<int64_t> offsets;
+  EMBER_RETURN_IF_ERROR(
+      readOffsets(ctx.input(1), values.dim(0), offsets, where));
+  const int64_t B = static_cast<int64_t>(offsets.size()) - 1;
+  std::vector<int64_t> dims = {B};
+  int64_t width = 1;
+  for (int i = 1; i < values.rank(); ++i) {
+    dims.push_back(values.dim(i));
+    width *= values.dim(i);
+  }
+  EMBER_ASSIGN_OR_RETURN(Shape shape,
+                         Shape::fromDims(dims.data(), dims.size()));
+  EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                         ctx.allocateOutput(0, DType::kFloat32, shape));
+  const float *in = values.data<float>();
+  float *o = out->data<float>();
+  std::vector<double> acc(static_cast<size_t>(width));
+  for (int64_t b = 0; b < B; ++b) {
+    std::fill(acc.begin(), acc.end(), 0.0);
+    int64_t end = std::min(offsets[b + 1], offsets[b] + L);
+    for (int64_t r = offsets[b]; r < end; ++r) {
+      const float *row = in + r * width;
+      for (int64_t c = 0; c < width; ++c)
+        acc[c] += row[c];
+    }
+    for (int64_t c = 0; c < width; ++c)
+      o[b * width + c] = static_cast<float>(acc[c]);
+  }
+  return Status::ok();
+}
+
 Status runToJagged(KernelContext &ctx) {
   const std::string where = ctx.location();
   const Tensor &padded = ctx.input(0);
@@ -194,6 +241,16 @@ KernelDef jaggedToPaddedKernelDef() {
   def.validate = validateToPadded;
   def.summary =
       "jagged values [N, D...] + offsets [B+1] -> padded [B, max_length, D...]";
+  return def;
+}
+
+KernelDef jaggedSumKernelDef() {
+  KernelDef def;
+  def.name = "jagged_sum";
+  def.run = runSum;
+  def.validate = validateSum;
+  def.summary = "jagged values [N, D...] + offsets [B+1] -> [B, D...]: the "
+                "sum of each row's first max_length values";
   return def;
 }
 
