@@ -10,6 +10,7 @@
 //   ember.kjt_all_to_all.tensors   kjt_all_to_all (KJT in, KJT out)
 //   ember.pooled_all_to_all        pooled_all_to_all (x, batch_ref)
 //   ember.reduce_scatter           reduce_scatter (x, batch_ref)
+//   ember.all_gather / all_reduce  all_gather / all_reduce (x)
 //   ember.wait                     nothing: the result is the collective's
 //                                  output slot(s)
 //
@@ -42,7 +43,8 @@ DimInfo staticDim(int64_t size) {
 
 bool PlanKjtLowering::handlesCollective(Operation *op) {
   return isa<KJTFromBagsOp, KJTAllToAllSplitsOp, KJTAllToAllTensorsOp,
-             PooledAllToAllOp, ReduceScatterOp, WaitOp>(op);
+             PooledAllToAllOp, ReduceScatterOp, AllGatherOp, AllReduceOp,
+             WaitOp>(op);
 }
 
 LogicalResult PlanKjtLowering::emitCollective(Operation *op) {
@@ -54,6 +56,8 @@ LogicalResult PlanKjtLowering::emitCollective(Operation *op) {
       .Case<KJTAllToAllTensorsOp>([&](auto) { return emitKjtAllToAll(op); })
       .Case<PooledAllToAllOp, ReduceScatterOp>(
           [&](auto) { return emitPooledCollective(op); })
+      .Case<AllGatherOp, AllReduceOp>(
+          [&](auto) { return emitGatherOrReduce(op); })
       .Case<WaitOp>([&](auto) { return emitWait(op); })
       .Default([&](Operation *) { return failure(); });
 }
@@ -237,6 +241,77 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
   else
     addStringAttr(instr, "reduce",
                   scatter.getReduction() == ReduceKind::max ? "max" : "sum");
+  if (commDType)
+    addStringAttr(instr, "comm_dtype", commDType);
+  return success();
+}
+
+/// all_gather (rows of every position, in group order) and all_reduce
+/// (sum or max; the kernel's `reduce`) of a dense tensor.
+LogicalResult PlanKjtLowering::emitGatherOrReduce(Operation *op) {
+  auto gather = dyn_cast<AllGatherOp>(op);
+  auto reduce = dyn_cast<AllReduceOp>(op);
+  Value input = op->getOperand(0);
+  std::string what = "'" + op->getName().getStringRef().str() + "'";
+  std::optional<CommCodec> codec =
+      gather ? gather.getCodec() : reduce.getCodec();
+  const char *commDType = nullptr;
+  if (codec == CommCodec::fp16)
+    commDType = "float16";
+  else if (codec == CommCodec::bf16)
+    commDType = "bfloat16";
+  else if (codec && *codec != CommCodec::none)
+    return op->emitError() << what << " with codec "
+                           << stringifyCommCodec(*codec)
+                           << ": the runtime has fp16 and bf16 codecs only";
+  if (gather && commDType)
+    return op->emitError() << what << " carries its payload as it is (no "
+                                      "codec in the runtime's all_gather)";
+  if (reduce && reduce.getReduction() != ReduceKind::sum &&
+      reduce.getReduction() != ReduceKind::max)
+    return op->emitError() << what << " supports sum and max reductions";
+  auto inputType = cast<RankedTensorType>(input.getType());
+  std::optional<pb::DataType> dtype =
+      PlanProgramBuilder::toPlanDType(inputType.getElementType());
+  if (!dtype || (reduce && !inputType.getElementType().isF32()))
+    return op->emitError() << what << " of " << inputType.getElementType()
+                           << " is not supported by the plan emitter";
+  FailureOr<int> x = hooks_.operandSlot(op, input);
+  if (failed(x))
+    return failure();
+  GroupAttr group = gather ? gather.getGroup() : reduce.getGroup();
+  FailureOr<int> collective = hooks_.collective(
+      op,
+      gather ? pb::CollectiveDescriptor::ALL_GATHER
+             : pb::CollectiveDescriptor::ALL_REDUCE,
+      group.getRankList());
+  if (failed(collective))
+    return failure();
+  // all_reduce keeps x's dims; all_gather's rows are every position's.
+  DimList dims;
+  if (const DimList *in = builder_.lookupDims(input))
+    dims = *in;
+  else
+    for (int64_t d = 0; d < inputType.getRank(); ++d)
+      dims.push_back(inputType.isDynamicDim(d)
+                         ? freshDim()
+                         : staticDim(inputType.getDimSize(d)));
+  if (gather && !dims.empty())
+    dims.front() = freshDim();
+  std::string name = hooks_.location(op);
+  SmallVector<std::pair<DimInfo, int64_t>> withFactors;
+  for (const DimInfo &d : dims)
+    withFactors.push_back({d, 1});
+  int out = addSlot(name, *dtype, withFactors);
+  awaited_[op->getResult(0)] = {out, dims};
+  pb::Instruction *instr = builder_.addInstruction(
+      gather ? kn::kAllGather : kn::kAllReduce, name);
+  instr->add_inputs(*x);
+  instr->add_outputs(out);
+  instr->set_collective(*collective + 1);
+  if (reduce)
+    addStringAttr(instr, "reduce",
+                  reduce.getReduction() == ReduceKind::max ? "max" : "sum");
   if (commDType)
     addStringAttr(instr, "comm_dtype", commDType);
   return success();

@@ -120,6 +120,7 @@ private:
   LogicalResult emitFromBags(Operation *op);
   LogicalResult emitKjtAllToAll(Operation *op);
   LogicalResult emitPooledCollective(Operation *op);
+  LogicalResult emitGatherOrReduce(Operation *op);
   LogicalResult emitWait(Operation *op);
 
   /// The slots of KJT operand `v` of `op`, or an error at `op`.
