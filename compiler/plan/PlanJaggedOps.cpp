@@ -7,6 +7,7 @@
 //   ember.jagged.values/offsets identity of the part
 //   ember.jagged.to_padded      jagged_to_padded (values, offsets)
 //   ember.jagged.sum            jagged_sum (values, offsets)
+//   ember.jagged.from_padded    padded_to_jagged (padded, offsets)
 //   ember.sequence_lookup       embedding_sequence (table, ids' values); the
 //                               result keeps the ids' offsets
 //   ember.sequence_all_to_all   sequence_all_to_all (rows, sent KJT's
@@ -35,7 +36,8 @@ bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 
 bool PlanKjtLowering::handlesJagged(Operation *op) {
   return isa<JaggedCreateOp, JaggedValuesOp, JaggedOffsetsOp, JaggedToPaddedOp,
-             JaggedSumOp, SequenceLookupOp, SequenceAllToAllOp>(op);
+             JaggedFromPaddedOp, JaggedSumOp, SequenceLookupOp,
+             SequenceAllToAllOp>(op);
 }
 
 FailureOr<const JaggedSlotRefs *>
@@ -139,6 +141,42 @@ LogicalResult PlanKjtLowering::emitJagged(Operation *op) {
     attr->set_name("padding_value");
     attr->set_f(padding ? padding.getValueAsDouble()
                         : static_cast<double>(intPadding.getInt()));
+    return success();
+  }
+  if (auto from = dyn_cast<JaggedFromPaddedOp>(op)) {
+    FailureOr<int> padded = hooks_.operandSlot(op, from.getPadded());
+    FailureOr<int> offsets = failed(padded)
+                                 ? FailureOr<int>(failure())
+                                 : hooks_.operandSlot(op, from.getOffsets());
+    if (failed(offsets))
+      return failure();
+    auto paddedType = cast<RankedTensorType>(from.getPadded().getType());
+    std::optional<pb::DataType> dtype =
+        PlanProgramBuilder::toPlanDType(paddedType.getElementType());
+    if (!dtype)
+      return op->emitError("'ember.jagged.from_padded' of ")
+             << paddedType.getElementType() << " cannot be held by a plan slot";
+    JaggedSlotRefs refs;
+    refs.offsets = *offsets;
+    if (const DimList *dims = builder_.lookupDims(from.getOffsets()))
+      refs.numOffsets = dims->front();
+    refs.batch = batchOfOffsets(from.getOffsets());
+    refs.numValues = freshDim(); // offsets[B], known at run time
+    SmallVector<std::pair<DimInfo, int64_t>> dims = {{refs.numValues, 1}};
+    for (int64_t d = 2; d < paddedType.getRank(); ++d) {
+      if (paddedType.isDynamicDim(d))
+        return op->emitError("'ember.jagged.from_padded' needs static dense "
+                             "dims, got ")
+               << paddedType;
+      dims.push_back({staticDim(paddedType.getDimSize(d)), 1});
+    }
+    refs.values = addSlot(name, *dtype, dims);
+    jaggeds_[from.getResult()] = refs;
+    pb::Instruction *instr =
+        builder_.addInstruction(kn::kPaddedToJagged, name);
+    instr->add_inputs(*padded);
+    instr->add_inputs(*offsets);
+    instr->add_outputs(refs.values);
     return success();
   }
   if (auto sum = dyn_cast<JaggedSumOp>(op)) {

@@ -326,32 +326,6 @@ LogicalResult SequenceAllToAllOp::verify() {
   return verifyCodec(*this, getCodec(), input.getElementType());
 }
 
-LogicalResult AllToAllVOp::verify() {
-  int64_t groupSize = getGroup().getSize();
-  if (failed(verifyPerRankList(*this, "send_splits", getSendSplits(),
-                               groupSize)) ||
-      failed(
-          verifyPerRankList(*this, "recv_splits", getRecvSplits(), groupSize)))
-    return failure();
-  RankedTensorType input = getInput().getType();
-  if (failed(verifyHasRows(*this, input)))
-    return failure();
-  FailureOr<RankedTensorType> result = getPayloadTensor(*this, getResult());
-  if (failed(result) || failed(verifySameRowShape(*this, input, *result)) ||
-      failed(verifyCodec(*this, getCodec(), input.getElementType())))
-    return failure();
-  int64_t inRows = input.getDimSize(0), outRows = result->getDimSize(0);
-  if (isStatic(inRows) && inRows != sum(getSendSplits()))
-    return emitOpError() << "input has " << inRows
-                         << " rows but send_splits sums to "
-                         << sum(getSendSplits());
-  if (isStatic(outRows) && outRows != sum(getRecvSplits()))
-    return emitOpError() << "result has " << outRows
-                         << " rows but recv_splits sums to "
-                         << sum(getRecvSplits());
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Reductions and gathers
 //===----------------------------------------------------------------------===//
@@ -480,10 +454,6 @@ void PooledAllToAllOp::getCanonicalizationPatterns(RewritePatternSet &results,
 void SequenceAllToAllOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                      MLIRContext *context) {
   results.add<SingleRankCollectiveToReady<SequenceAllToAllOp>>(context);
-}
-void AllToAllVOp::getCanonicalizationPatterns(RewritePatternSet &results,
-                                              MLIRContext *context) {
-  results.add<SingleRankCollectiveToReady<AllToAllVOp>>(context);
 }
 void ReduceScatterOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                   MLIRContext *context) {

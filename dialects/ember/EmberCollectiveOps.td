@@ -2,7 +2,7 @@
 //
 // The collectives of a sharded recommendation model: KJT all-to-all (splits,
 // then tensors), pooled and sequence embedding all-to-all, reduce-scatter,
-// all-gather, all-reduce and all-to-all-v. Each starts asynchronously and
+// all-gather and all-reduce. Each starts asynchronously and
 // yields an `!ember.awaitable<T>`; `ember.wait` gives the `T`.
 //
 //===----------------------------------------------------------------------===//
@@ -201,41 +201,6 @@ def Ember_SequenceAllToAllOp : Ember_IdentityOnOneRankOp<"sequence_all_to_all"> 
     `->` qualified(type($result))
   }];
 }
-
-def Ember_AllToAllVOp : Ember_IdentityOnOneRankOp<"all_to_all_v"> {
-  let summary = "all-to-all with static per-rank split sizes along dim 0";
-  let description = [{
-    `all_to_all_single` with split sizes: `send_splits[r]` consecutive rows of
-    `input` go to group position `r`; `recv_splits[r]` rows come from
-    position `r`, concatenated in group order. The input has
-    `sum(send_splits)` rows, the result `sum(recv_splits)`, both with the same
-    trailing dims and element type.
-
-    ```mlir
-    %a = ember.all_to_all_v %x send_splits [2, 3] recv_splits [2, 4]
-           group<ranks = [0, 1]>
-           : tensor<5x8xf32> -> !ember.awaitable<tensor<6x8xf32>>
-    ```
-
-    On a group of one rank without codec the op is the identity and
-    canonicalizes to `ember.ready`.
-  }];
-  let arguments = (ins AnyRankedTensor:$input,
-                       DenseI64ArrayAttr:$send_splits,
-                       DenseI64ArrayAttr:$recv_splits,
-                       Ember_GroupAttr:$group,
-                       Ember_OptionalCodec:$codec);
-  let results = (outs Ember_AwaitableType:$result);
-  let assemblyFormat = [{
-    $input `send_splits` $send_splits `recv_splits` $recv_splits
-    `group` `` $group (`codec` `` $codec^)? attr-dict `:` type($input)
-    `->` qualified(type($result))
-  }];
-}
-
-//===----------------------------------------------------------------------===//
-// Reductions and gathers
-//===----------------------------------------------------------------------===//
 
 def Ember_ReduceScatterOp : Ember_IdentityOnOneRankOp<"reduce_scatter"> {
   let summary = "reduce over the group, then scatter along dim 0 (row-wise output dist)";

@@ -42,7 +42,7 @@ func.func @single_rank(%x: tensor<4x8xf32>, %e: tensor<?x16xf32>, %s: !ember.kjt
   %3 = ember.reduce_scatter max %x splits [4] group<ranks = [3]> : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
   %4 = ember.pooled_all_to_all %x dim_per_rank [8] batch_size_per_rank [4] group<ranks = [3]>
       : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
-  %5 = ember.all_to_all_v %x send_splits [4] recv_splits [4] group<ranks = [3]> codec none
+  %5 = ember.all_gather %x group<ranks = [3]> codec none
       : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
   %6 = ember.sequence_all_to_all %e, %s key_splits [1] group<ranks = [3]>
       : tensor<?x16xf32>, !ember.kjt<["a"], values = i64, lengths = i64> -> !ember.awaitable<tensor<?x16xf32>>

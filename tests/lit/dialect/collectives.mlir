@@ -79,16 +79,6 @@ func.func @sequence(%emb: tensor<?x16xf32>, %sent: !ember.kjt<["a"], values = i6
   return %a : !ember.awaitable<tensor<?x16xf32>>
 }
 
-// CHECK-LABEL: func.func @all_to_all_v
-// CHECK: ember.all_to_all_v %{{.*}} send_splits [2, 3] recv_splits [2, 4] group<ranks = [0, 1]> : tensor<5x8xi64> -> !ember.awaitable<tensor<6x8xi64>>
-// GENERIC-LABEL: sym_name = "all_to_all_v"
-// GENERIC: "ember.all_to_all_v"(%{{.*}}) <{group = #ember.group<ranks = [0, 1]>, recv_splits = array<i64: 2, 4>, send_splits = array<i64: 2, 3>}>
-func.func @all_to_all_v(%x: tensor<5x8xi64>) -> !ember.awaitable<tensor<6x8xi64>> {
-  %a = ember.all_to_all_v %x send_splits [2, 3] recv_splits [2, 4] group<ranks = [0, 1]>
-      : tensor<5x8xi64> -> !ember.awaitable<tensor<6x8xi64>>
-  return %a : !ember.awaitable<tensor<6x8xi64>>
-}
-
 // CHECK-LABEL: func.func @reduce_scatter
 // CHECK: ember.reduce_scatter sum %{{.*}} group<ranks = [0, 1]> : tensor<8x64xf32> -> !ember.awaitable<tensor<4x64xf32>>
 // CHECK: ember.reduce_scatter mean %{{.*}} splits [3, 5] group<ranks = [0, 1]> codec bf16 : tensor<8x64xf32> -> !ember.awaitable<tensor<5x64xf32>>
