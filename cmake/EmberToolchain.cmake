@@ -15,6 +15,16 @@ if(EMBER_SANITIZE)
   add_link_options("-fsanitize=${EMBER_SANITIZE}")
 endif()
 
+# libFuzzer (EMBER_FUZZ): every target gets coverage instrumentation; only the
+# fuzz targets themselves link libFuzzer's main (fuzz/CMakeLists.txt).
+if(EMBER_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "EMBER_FUZZ needs clang (cmake --preset fuzz uses "
+                        "Debian's clang-22; scripts/setup.sh installs it)")
+  endif()
+  add_compile_options("-fsanitize=fuzzer-no-link")
+endif()
+
 # Warnings for Ember's own code (not applied to third-party headers, which are
 # included as SYSTEM).
 add_library(ember_warnings INTERFACE)

@@ -7,6 +7,9 @@ set -euo pipefail
 PACKAGES=(
   # build tools
   cmake ninja-build ccache lld g++ git python3
+  # fuzzing and sanitizer builds (presets fuzz, tsan): clang 22 and its
+  # compiler-rt (libFuzzer, ASan, UBSan, TSan runtimes)
+  clang-22 libclang-rt-22-dev
   # compiler: MLIR/LLVM 22, lit, FileCheck
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # plan format, ONNX import, collectives, CPU GEMM

@@ -4,6 +4,9 @@
 # also with PyTorch 2.14 + TorchRec 1.9 (ctest test `torchrec`, in the venv that
 # scripts/setup-torchrec-venv.sh makes from PyPI: about 3 GB the first time, then
 # reused). EMBER_TORCHREC=0 leaves that venv out (the test then reports itself skipped).
+# Then the reliability stages (scripts/test-reliability.sh, docs/reliability.md):
+# the runtime-side fuzz targets (corpus replay + a few seconds of fuzzing each)
+# and the ThreadSanitizer concurrency test; EMBER_RELIABILITY=0 leaves them out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,3 +17,6 @@ fi
 cmake --preset release
 cmake --build --preset release
 ctest --preset release --output-on-failure -j2
+if [ "${EMBER_RELIABILITY:-1}" != 0 ]; then
+  bash scripts/test-reliability.sh
+fi

@@ -110,6 +110,10 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
       double result = 0;
       if (llvm::Error error = number(result, kGB, key == "host_memory_gb"))
         return error;
+      // Bytes are int64: refuse what does not fit (2^62 bytes, 4.6e9 GB).
+      constexpr double kMaxBytes = 4611686018427387904.0;
+      if (result > kMaxBytes)
+        return fail(makeError("'" + key + "' must be at most 4.6e9 (GB)"));
       out = static_cast<int64_t>(result);
       return llvm::Error::success();
     };

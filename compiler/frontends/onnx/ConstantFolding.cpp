@@ -4,6 +4,7 @@
 
 #include "frontends/onnx/IRBuilders.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include <cstdint>
 
 namespace mlir {
 namespace ember {
@@ -105,19 +106,22 @@ bool tryFoldIntegerOp(ImportContext &ctx, FoldKind kind) {
   llvm::SmallVector<int64_t> result;
   for (int64_t i = 0; i < count; ++i) {
     int64_t a = at(inputs[0], *shape, i), b = at(inputs[1], *shape, i);
+    // Integer arithmetic wraps (two's complement), as at run time; in
+    // unsigned so that overflow is not undefined here.
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
     switch (kind) {
     case FoldKind::Add:
-      result.push_back(a + b);
+      result.push_back(static_cast<int64_t>(ua + ub));
       break;
     case FoldKind::Sub:
-      result.push_back(a - b);
+      result.push_back(static_cast<int64_t>(ua - ub));
       break;
     case FoldKind::Mul:
-      result.push_back(a * b);
+      result.push_back(static_cast<int64_t>(ua * ub));
       break;
     case FoldKind::Div:
-      if (b == 0)
-        return false; // leave the division by zero to run time
+      if (b == 0 || (a == INT64_MIN && b == -1))
+        return false; // leave division by zero and overflow to run time
       result.push_back(a / b);
       break;
     case FoldKind::Equal:

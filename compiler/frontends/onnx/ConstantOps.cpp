@@ -89,6 +89,8 @@ LogicalResult convertConstantOfShape(ImportContext &ctx) {
           tensor::DimOp::create(b, ctx.loc(), e.source, e.dim));
     }
   }
+  if (!staticElementsWithinLimit(shape))
+    return ctx.emitError() << "the shape holds more than 2^48 elements";
   Attribute element = fill.getValues<Attribute>()[0];
   auto type = RankedTensorType::get(shape, fill.getElementType());
   if (dynamicSizes.empty())

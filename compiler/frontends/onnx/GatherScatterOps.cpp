@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir {
 namespace ember {
@@ -291,8 +292,11 @@ LogicalResult convertScatterNDSliceWrite(ImportContext &ctx, Value data,
     int64_t size = dataType.getDimSize(d);
     if (!ShapedType::isDynamic(size) && hi[d] >= size)
       return failure();
+    // 0 <= lo <= hi: the extent and the box are counted without overflow.
+    if (hi[d] - lo[d] >= count ||
+        llvm::MulOverflow(boxCount, hi[d] - lo[d] + 1, boxCount))
+      return failure();
     extent.push_back(hi[d] - lo[d] + 1);
-    boxCount *= extent.back();
   }
   if (boxCount != count)
     return failure();
@@ -345,6 +349,9 @@ LogicalResult convertScatterND(ImportContext &ctx) {
                            << "' is not supported (only 'none')";
   auto dataType = tensorTypeOf(data), indicesType = tensorTypeOf(indices);
   int64_t q = indicesType.getRank();
+  if (dataType.getRank() < 1)
+    return ctx.emitError() << "data must have rank 1 or more; it is "
+                           << data.getType();
   if (succeeded(convertScatterNDSliceWrite(ctx, data, indices, updates)))
     return success();
   if (q == 0 || indicesType.getDimSize(q - 1) != 1)

@@ -66,6 +66,16 @@ LogicalResult importNode(const ::onnx::NodeProto &node, ImportContext &ctx) {
                << " (made by an ember node), not a tensor";
   if (failed(converter->convert(ctx)))
     return failure();
+  // Every tensor that flows between nodes holds at most kMaxTensorElements
+  // (static dims): so no converter's shape arithmetic over its inputs
+  // overflows, whatever shapes a model makes (Expand, broadcasting, ...).
+  for (int i = 0; i < node.output_size(); ++i)
+    if (Value v = node.output(i).empty() ? Value() : ctx.lookup(node.output(i)))
+      if (auto type = dyn_cast<RankedTensorType>(v.getType());
+          type && !staticElementsWithinLimit(type.getShape()))
+        return ctx.emitError()
+               << "output " << i << " ('" << node.output(i) << "') is "
+               << v.getType() << ", more than 2^48 elements";
   if (node.output_size() > 0 && !node.output(0).empty())
     if (Value result = ctx.lookup(node.output(0)))
       propagateConstant(ctx, result);

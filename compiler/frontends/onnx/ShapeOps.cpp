@@ -5,6 +5,7 @@
 #include "frontends/onnx/IRBuilders.h"
 #include "frontends/onnx/OpConverterRegistry.h"
 #include "frontends/onnx/ShapeTracking.h"
+#include "frontends/onnx/TypeConversion.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -15,6 +16,19 @@ namespace ember {
 namespace onnx_importer {
 
 namespace {
+
+/// acc *= v, false when the product passes kMaxTensorElements (or
+/// overflows); acc and v are non-negative.
+bool multiplyWithinLimit(int64_t &acc, int64_t v) {
+  if (acc == 0 || v == 0) {
+    acc = 0;
+    return true;
+  }
+  if (v < 0 || v > kMaxTensorElements / acc)
+    return false;
+  acc *= v;
+  return true;
+}
 
 LogicalResult convertShape(ImportContext &ctx) {
   Value x = ctx.input(0);
@@ -81,15 +95,18 @@ LogicalResult convertReshape(ImportContext &ctx) {
     for (int64_t i = 0; i < type.getRank(); ++i) {
       if (type.isDynamicDim(i))
         inDynamic.push_back({x, i});
-      else
-        inStatic *= type.getDimSize(i);
+      else if (!multiplyWithinLimit(inStatic, type.getDimSize(i)))
+        return ctx.emitError() << "the input " << x.getType()
+                               << " holds more than 2^48 elements";
     }
     bool cancels = true;
     for (auto [i, e] : llvm::enumerate(entries)) {
       if (static_cast<int64_t>(i) == inferIndex)
         continue;
       if (e.isConstant()) {
-        outStatic *= e.constant;
+        if (!multiplyWithinLimit(outStatic, e.constant))
+          return ctx.emitError()
+                 << "the target shape holds more than 2^48 elements";
         continue;
       }
       auto it = llvm::find(inDynamic, std::make_pair(e.source, e.dim));
@@ -122,7 +139,9 @@ LogicalResult convertReshape(ImportContext &ctx) {
     for (OpFoldResult s : sizes) {
       auto c = getConstantIntValue(s);
       allStatic &= c.has_value();
-      out *= c.value_or(1);
+      if (!multiplyWithinLimit(out, c.value_or(1)))
+        return ctx.emitError()
+               << "the target shape holds more than 2^48 elements";
     }
     if (allStatic && out != type.getNumElements())
       return ctx.emitError()

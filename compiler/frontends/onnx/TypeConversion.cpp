@@ -50,6 +50,19 @@ std::string onnxTypeName(int32_t onnxType) {
   return "data type " + std::to_string(onnxType);
 }
 
+bool staticElementsWithinLimit(llvm::ArrayRef<int64_t> shape) {
+  // Zeros are skipped: the product of any subset of the static dims fits.
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (ShapedType::isDynamic(dim) || dim == 0)
+      continue;
+    if (dim < 0 || dim > kMaxTensorElements / count)
+      return false;
+    count *= dim;
+  }
+  return true;
+}
+
 RankedTensorType convertValueType(const ::onnx::TypeProto &type,
                                   MLIRContext *context, Location loc,
                                   llvm::StringRef what) {
@@ -76,6 +89,11 @@ RankedTensorType convertValueType(const ::onnx::TypeProto &type,
       shape.push_back(dim.dim_value());
     else
       shape.push_back(ShapedType::kDynamic);
+  }
+  if (!staticElementsWithinLimit(shape)) {
+    emitError(loc) << what << " declares dims whose product is more than "
+                   << "2^48 elements";
+    return {};
   }
   return RankedTensorType::get(shape, elementType);
 }
@@ -105,14 +123,21 @@ FailureOr<DenseElementsAttr> convertTensorProto(const TensorProto &tensor,
                           << "' has external data that was not loaded "
                           << "(only graph initializers may use external data)";
   llvm::SmallVector<int64_t> shape;
-  int64_t count = 1;
   for (int64_t dim : tensor.dims()) {
     if (dim < 0)
       return emitError(loc)
              << "tensor '" << tensor.name() << "' has a negative dim " << dim;
     shape.push_back(dim);
-    count *= dim;
   }
+  // The element count is compared with the data below; dims whose product
+  // does not fit are refused first.
+  if (!staticElementsWithinLimit(shape))
+    return emitError(loc) << "tensor '" << tensor.name()
+                          << "' has dims whose product is more than 2^48 "
+                             "elements";
+  int64_t count = llvm::is_contained(shape, int64_t(0)) ? 0 : 1;
+  for (int64_t dim : shape)
+    count *= count ? dim : 0;
   auto type = RankedTensorType::get(shape, elementType);
   auto mismatch = [&](int64_t have) {
     return emitError(loc) << "tensor '" << tensor.name() << "' has " << have

@@ -25,6 +25,17 @@ Type convertElementType(MLIRContext *context, int32_t onnxType);
 /// Name of an ONNX data type for messages ("FLOAT", "STRING", ...).
 std::string onnxTypeName(int32_t onnxType);
 
+/// The most elements the importer accepts in one tensor (its static dims):
+/// 2^48, more than any file holds. A model that declares more is refused by
+/// name before anything is built for it: element counts past this would
+/// overflow the importer's (and MLIR's) shape arithmetic.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 48;
+
+/// Whether the static non-zero dims of `shape` (dynamic ones are skipped)
+/// multiply to at most kMaxTensorElements, so that the product of any of
+/// them fits.
+bool staticElementsWithinLimit(llvm::ArrayRef<int64_t> shape);
+
 /// The ranked tensor type of a graph input/output; dims without a value
 /// (dim_param or nothing) become dynamic. Emits an error at `loc` and
 /// returns null for non-tensor or unranked types.

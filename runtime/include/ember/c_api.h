@@ -108,6 +108,11 @@ EmberStatusCode ember_session_options_set_collective_timeout(
 EmberStatusCode ember_session_options_set_device(EmberSessionOptions *options,
                                                  const char *device,
                                                  EmberStatus **status);
+/* The largest buffer a run may allocate and a plan may declare
+ * (SessionOptions::maxTensorBytes); 0 = EMBER_MAX_TENSOR_BYTES, else 64 GiB. */
+EmberStatusCode
+ember_session_options_set_max_tensor_bytes(EmberSessionOptions *options,
+                                           int64_t bytes, EmberStatus **status);
 /* RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR + MASTER_PORT, EMBER_RENDEZVOUS,
  * EMBER_COMM_TIMEOUT, EMBER_COMM_HOST from the environment. */
 EmberStatusCode

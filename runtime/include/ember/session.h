@@ -70,7 +70,19 @@ struct SessionOptions {
   /// the input shapes stay the same (every kernel on the device, none that
   /// synchronizes; docs/cuda.md). Off by default.
   bool cudaGraphs = false;
+  /// The largest single buffer a run may allocate (a tensor, the plan's
+  /// static arena, kernel scratch) and a plan may declare (slot shapes and
+  /// RankProgram.arena_bytes, checked at load before anything is allocated);
+  /// a larger one fails with ResourceExhausted / InvalidArgument naming it.
+  /// 0 = the environment variable EMBER_MAX_TENSOR_BYTES when set, else
+  /// kDefaultMaxTensorBytes. Constants are not counted: they are views of
+  /// the mapped weights files.
+  int64_t maxTensorBytes = 0;
 };
+
+/// SessionOptions::maxTensorBytes when neither it nor EMBER_MAX_TENSOR_BYTES
+/// is set: 64 GiB.
+constexpr int64_t kDefaultMaxTensorBytes = int64_t{1} << 36;
 
 /// Fills the multi-rank fields of `options` from the launcher's environment:
 /// RANK, WORLD_SIZE, LOCAL_RANK; MASTER_ADDR + MASTER_PORT give the rendezvous

@@ -25,11 +25,18 @@ namespace ember {
 class Shape {
 public:
   static constexpr int kMaxRank = 8;
+  /// The most elements a shape may hold (so that its byte size fits 64 bits).
+  static constexpr int64_t kMaxElements = int64_t{1} << 60;
 
   Shape() = default;
   Shape(std::initializer_list<int64_t> dims);
-  /// Fails when dims.size() > kMaxRank or a dim is negative.
+  /// Fails when dims.size() > kMaxRank, a dim is negative, or the non-zero
+  /// dims hold more than kMaxElements elements (so that the product of any
+  /// of the dims fits 64 bits, bytes included).
   static Result<Shape> fromDims(const int64_t *dims, size_t rank);
+  /// Whether fromDims would accept these dims (run inputs are checked with
+  /// it: a shape built from an initializer list is not).
+  bool valid() const;
 
   int rank() const { return rank_; }
   int64_t operator[](int i) const { return dims_[i]; }

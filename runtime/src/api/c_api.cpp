@@ -207,6 +207,19 @@ EmberStatusCode ember_session_options_set_collective_timeout(
   return ok(status);
 }
 
+EmberStatusCode ember_session_options_set_max_tensor_bytes(
+    EmberSessionOptions *options, int64_t bytes, EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_max_tensor_bytes",
+                        "options");
+  if (bytes < 0)
+    return fail(status, EMBER_INVALID_ARGUMENT,
+                "ember_session_options_set_max_tensor_bytes: " +
+                    std::to_string(bytes) + " is negative (0 = the default)");
+  options->options.maxTensorBytes = bytes;
+  return ok(status);
+}
+
 EmberStatusCode
 ember_session_options_apply_launch_environment(EmberSessionOptions *options,
                                                EmberStatus **status) {

@@ -17,6 +17,8 @@
 #endif
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -115,6 +117,29 @@ struct Session::Impl {
   }
 };
 
+namespace {
+/// SessionOptions::maxTensorBytes, else EMBER_MAX_TENSOR_BYTES, else the
+/// default.
+Result<int64_t> effectiveMaxTensorBytes(const SessionOptions &options) {
+  if (options.maxTensorBytes < 0)
+    return invalidArgument("SessionOptions.maxTensorBytes " +
+                           std::to_string(options.maxTensorBytes) +
+                           " is negative (0 = the default)");
+  if (options.maxTensorBytes > 0)
+    return options.maxTensorBytes;
+  const char *env = std::getenv("EMBER_MAX_TENSOR_BYTES");
+  if (!env || !*env)
+    return kDefaultMaxTensorBytes;
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(env, &end, 10);
+  if (errno != 0 || *end != '\0' || value <= 0 || end == env)
+    return invalidArgument(std::string("EMBER_MAX_TENSOR_BYTES '") + env +
+                           "' is not a positive number of bytes");
+  return static_cast<int64_t>(value);
+}
+} // namespace
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -152,7 +177,10 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
                          "EMBER_ENABLE_CUDA=OFF)");
   }
 #endif
+  EMBER_ASSIGN_OR_RETURN(int64_t maxTensorBytes,
+                         effectiveMaxTensorBytes(options));
   LoadOptions loadOptions;
+  loadOptions.maxTensorBytes = maxTensorBytes;
   loadOptions.backend = onCuda ? "cuda" : "cpu";
   loadOptions.rank = options.rank;
   loadOptions.worldSize = options.worldSize;
@@ -162,6 +190,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(program);
   impl->options = options;
+  impl->options.maxTensorBytes = maxTensorBytes;
   if (options.worldSize > 1) {
     if (options.rendezvous.empty())
       return invalidArgument(

@@ -24,14 +24,39 @@ Result<Shape> Shape::fromDims(const int64_t *dims, size_t rank) {
                              " at position " + std::to_string(i));
     shape.dims_[shape.rank_++] = dims[i];
   }
+  if (!shape.valid())
+    return resourceExhausted("shape " + shape.toString() +
+                             " is too large: more than 2^60 elements "
+                             "(zeros aside)");
   return shape;
 }
 
+bool Shape::valid() const {
+  if (rank_ < 0 || rank_ > kMaxRank)
+    return false;
+  // Zeros are skipped: the product of any subset of the dims (an empty
+  // tensor's leading dims, say) then fits too.
+  unsigned __int128 n = 1;
+  for (int i = 0; i < rank_; ++i) {
+    if (dims_[i] < 0)
+      return false;
+    if (dims_[i] == 0)
+      continue;
+    // n <= 2^60 and a dim < 2^63: no overflow of 128 bits.
+    n *= static_cast<uint64_t>(dims_[i]);
+    if (n > static_cast<unsigned __int128>(kMaxElements))
+      return false;
+  }
+  return true;
+}
+
 int64_t Shape::numel() const {
-  int64_t n = 1;
+  // Unsigned: a shape that is not valid() gives a wrong count, not undefined
+  // behaviour; every shape that reaches a kernel has been checked.
+  uint64_t n = 1;
   for (int i = 0; i < rank_; ++i)
-    n *= dims_[i];
-  return n;
+    n *= static_cast<uint64_t>(dims_[i]);
+  return static_cast<int64_t>(n);
 }
 
 std::string Shape::toString() const {

@@ -42,9 +42,13 @@ Arena::~Arena() {
 }
 
 Result<int> Arena::allocate(size_t bytes) {
-  if (bytes > (size_t{1} << 46))
-    return resourceExhausted("cannot allocate " + std::to_string(bytes) +
-                             " bytes from the run arena");
+  if (bytes > limit_)
+    return resourceExhausted(
+        "cannot allocate " + std::to_string(bytes) +
+        " bytes from the run arena: more than the limit of " +
+        std::to_string(limit_) +
+        " bytes per buffer (SessionOptions.maxTensorBytes, "
+        "EMBER_MAX_TENSOR_BYTES)");
   // Best fit among the free blocks; remember the largest too small one.
   int best = -1, bestPos = -1, largestSmall = -1, largestSmallPos = -1;
   for (int pos = 0; pos < static_cast<int>(free_.size()); ++pos) {

@@ -41,8 +41,11 @@ public:
   Arena(const Arena &) = delete;
   Arena &operator=(const Arena &) = delete;
 
-  /// A block of at least `bytes` (64-byte aligned) with one reference.
+  /// A block of at least `bytes` (64-byte aligned) with one reference;
+  /// ResourceExhausted above the limit (SessionOptions::maxTensorBytes).
   Result<int> allocate(size_t bytes);
+  void setLimit(size_t bytes) { limit_ = bytes; }
+  size_t limit() const { return limit_; }
   void *data(int block) const { return blocks_[block].data; }
   size_t capacity(int block) const { return blocks_[block].capacity; }
   void retain(int block) { ++blocks_[block].refs; }
@@ -64,6 +67,7 @@ private:
     int refs = 0;
   };
   MemoryResource *memory_;
+  size_t limit_ = size_t{1} << 36;
   std::vector<Block> blocks_;
   std::vector<int> free_;
   int64_t growths_ = 0;

@@ -51,10 +51,15 @@ public:
       if (d < 0)
         return internalError(location() + ": negative output dimension");
       bytes *= static_cast<uint64_t>(d);
-      if (bytes > (static_cast<unsigned __int128>(1) << 46))
-        return resourceExhausted(location() + ": output " +
-                                 std::string(dtypeName(dtype)) +
-                                 shape.toString() + " is too large");
+      if (bytes > static_cast<unsigned __int128>(program_.maxTensorBytes))
+        return resourceExhausted(
+            location() + ": output " + std::to_string(i) + " (" +
+            program_.describeSlot(instr_->outputs[i]) + ") " +
+            std::string(dtypeName(dtype)) + shape.toString() +
+            " is more than the limit of " +
+            std::to_string(program_.maxTensorBytes) +
+            " bytes per tensor (SessionOptions.maxTensorBytes, "
+            "EMBER_MAX_TENSOR_BYTES)");
     }
     SlotState &slot = run_.slots[instr_->outputs[i]];
     dropSlot(slot);

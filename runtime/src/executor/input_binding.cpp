@@ -30,6 +30,9 @@ Status bindDense(const Program &program, const DenseInputBinding &in,
   std::string where = "input '" + in.name + "'";
   if (!t.defined())
     return invalidArgument(where + " is an undefined tensor");
+  if (!t.shape().valid())
+    return invalidArgument(where + " has dimensions " + t.shape().toString() +
+                           " (negative, or more than 2^60 elements)");
   if (t.dtype() != slot.dtype || t.rank() != slot.rank)
     return invalidArgument(where + " is " + t.describe() +
                            " but the plan expects " + expected());
@@ -77,6 +80,10 @@ Result<Tensor> offsetsToLengths(const std::string &where, const Tensor &offsets,
                                                    dtypeSize(lengthsType)));
   Tensor lengths = Tensor::view(ctx.arena.data(block), lengthsType, {n});
   for (int64_t i = 0; i < n; ++i) {
+    // Offsets are checked to increase, so the difference cannot overflow.
+    if (lengthAt(offsets, i + 1) < lengthAt(offsets, i))
+      return invalidArgument(where + ": offsets decrease at position " +
+                             std::to_string(i + 1));
     int64_t len = lengthAt(offsets, i + 1) - lengthAt(offsets, i);
     if (len < 0)
       return invalidArgument(where + ": offsets decrease at position " +
@@ -106,6 +113,11 @@ Status bindKjt(const Program &program, const KjtInputBinding &in,
   }
   const SlotInfo &valuesSlot = program.slots[in.valuesSlot];
   const SlotInfo &lengthsSlot = program.slots[in.lengthsSlot];
+  for (const Tensor *t :
+       {&kjt.values(), &kjt.lengths(), &kjt.offsets(), &kjt.weights()})
+    if (t->defined() && !t->shape().valid())
+      return invalidArgument(where + " has a tensor of dimensions " +
+                             t->shape().toString() + " (negative)");
   const Tensor &values = kjt.values();
   if (values.dtype() != valuesSlot.dtype)
     return invalidArgument(where + " has " +
@@ -132,6 +144,13 @@ Status bindKjt(const Program &program, const KjtInputBinding &in,
       if (len < 0)
         return invalidArgument(where + ": lengths[" + std::to_string(i) +
                                "] is " + std::to_string(len) + " (negative)");
+      // sum <= numValues here, so this cannot overflow; past it the lengths
+      // already describe more ids than there are.
+      if (len > numValues - sum)
+        return invalidArgument(where + ": the lengths sum to more than the " +
+                               std::to_string(numValues) +
+                               " values (from lengths[" + std::to_string(i) +
+                               "] on)");
       sum += len;
     }
     if (sum != numValues)

@@ -8,6 +8,7 @@ RunContext::RunContext(const Program &program, MemoryResource &memory)
       symbolSources(program.symbols.size(), nullptr), arena(memory),
       staticArena(memory) {
   scratchBlocks.reserve(16);
+  arena.setLimit(static_cast<size_t>(program.maxTensorBytes));
 }
 
 void RunContext::reset() {

@@ -197,15 +197,25 @@ Result<Tensor> parseNpy(const void *data, size_t size,
         what + ": unsupported dtype '" + descr +
         "' (supported: float32, float16, float64, int8, uint8, "
         "int32, int64, bool; little-endian)");
+  // The declared size first: nothing is allocated for what only the header
+  // says (the data must be there, below).
+  unsigned __int128 bytes = dtypeSize(found->dtype);
+  bool empty = false;
+  for (int64_t d : dims)
+    empty = empty || d == 0;
+  for (int64_t d : dims) {
+    if (empty)
+      break;
+    bytes *= static_cast<uint64_t>(d);
+    if (bytes > kMaxNpyBytes)
+      return fail("the array is too large: its shape needs more than 2^40 "
+                  "bytes");
+  }
+  if (empty)
+    bytes = 0;
   auto shape = Shape::fromDims(dims.data(), dims.size());
   if (!shape)
     return shape.status().withContext(what);
-  unsigned __int128 bytes = dtypeSize(found->dtype);
-  for (int64_t d : dims) {
-    bytes *= static_cast<uint64_t>(d);
-    if (bytes > kMaxNpyBytes)
-      return fail("the array is too large");
-  }
   size_t dataStart = headerStart + headerLen;
   if (static_cast<size_t>(bytes) != size - dataStart)
     return fail(

@@ -32,6 +32,9 @@ Result<Tensor> parseNpy(const void *data, size_t size, const std::string &what);
 Result<Tensor> readNpy(const std::string &path);
 /// The entries of an .npz, in archive order, names without ".npy".
 Result<std::vector<NamedTensor>> readNpz(const std::string &path);
+/// The same from the archive's bytes; `what` names the source in messages.
+Result<std::vector<NamedTensor>> parseNpz(const std::string &bytes,
+                                          const std::string &what);
 
 /// The .npy (version 1) encoding of a tensor.
 Result<std::string> encodeNpy(const Tensor &tensor);

@@ -4,6 +4,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace ember::npy {
@@ -43,21 +44,52 @@ struct Entry {
   uint64_t compressedSize = 0, size = 0, localOffset = 0;
 };
 
-Status inflateRaw(const char *in, uint64_t inSize, std::string &out,
-                  const std::string &what) {
+/// Deflate expands at most 1032:1 (258-byte matches in 2-bit codes); an
+/// entry declaring more than this from its compressed bytes is corrupt.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+/// Inflates `in` into `out`, which grows with the data actually produced
+/// (never to more than `declared` bytes): a header's declared size is not
+/// trusted with an allocation.
+Status inflateRaw(const char *in, uint64_t inSize, uint64_t declared,
+                  std::string &out, const std::string &what) {
   z_stream zs;
   std::memset(&zs, 0, sizeof(zs));
   if (inflateInit2(&zs, -MAX_WBITS) != Z_OK)
     return internalError("zlib inflateInit2 failed");
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in));
-  zs.avail_in = static_cast<uInt>(inSize);
-  zs.next_out = reinterpret_cast<Bytef *>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&zs, Z_FINISH);
-  uint64_t produced = zs.total_out;
-  inflateEnd(&zs);
-  if (rc != Z_STREAM_END || produced != out.size())
-    return dataLoss(what + ": corrupt deflate data");
+  struct End {
+    z_stream *zs;
+    ~End() { inflateEnd(zs); }
+  } end{&zs};
+  out.clear();
+  constexpr uInt kMaxIn = 1u << 30;
+  char chunk[64 * 1024];
+  uint64_t consumed = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    if (zs.avail_in == 0 && consumed < inSize) {
+      uint64_t n = inSize - consumed < kMaxIn ? inSize - consumed : kMaxIn;
+      zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in + consumed));
+      zs.avail_in = static_cast<uInt>(n);
+      consumed += n;
+    }
+    zs.next_out = reinterpret_cast<Bytef *>(chunk);
+    zs.avail_out = sizeof(chunk);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    size_t produced = sizeof(chunk) - zs.avail_out;
+    if (produced > declared - out.size())
+      return dataLoss(what + ": the deflate data holds more than the " +
+                      std::to_string(declared) + " bytes the archive declares");
+    out.append(chunk, produced);
+    if (rc == Z_STREAM_END)
+      break;
+    if (rc != Z_OK || (produced == 0 && zs.avail_in == 0 && consumed == inSize))
+      return dataLoss(what + ": corrupt or truncated deflate data");
+  }
+  if (out.size() != declared)
+    return dataLoss(
+        what + ": the deflate data holds " + std::to_string(out.size()) +
+        " bytes but the archive declares " + std::to_string(declared));
   return Status::ok();
 }
 
@@ -65,7 +97,11 @@ Status inflateRaw(const char *in, uint64_t inSize, std::string &out,
 
 Result<std::vector<NamedTensor>> readNpz(const std::string &path) {
   EMBER_ASSIGN_OR_RETURN(std::string bytes, readWholeFile(path));
-  std::string file = "'" + path + "'";
+  return parseNpz(bytes, "'" + path + "'");
+}
+
+Result<std::vector<NamedTensor>> parseNpz(const std::string &bytes,
+                                          const std::string &file) {
   auto fail = [&](const std::string &m) { return dataLoss(file + ": " + m); };
   Reader r(bytes);
   // End of central directory: 22 bytes + up to 64 KiB of comment.
@@ -138,7 +174,11 @@ Result<std::vector<NamedTensor>> readNpz(const std::string &path) {
     pos += 46 + nameLen + extraLen + commentLen;
   }
 
-  std::vector<NamedTensor> out;
+  // Entries must not share bytes: every entry's data is then its own, and
+  // what the archive decodes to is bounded by its size (stored) or 1032
+  // times it (deflated), whatever the headers declare.
+  std::vector<std::pair<uint64_t, uint64_t>> spans; // [local header, data end)
+  std::vector<uint64_t> dataStarts;
   for (const Entry &e : entries) {
     std::string what = file + " entry '" + e.name + "'";
     if (!r.has(e.localOffset, 30) || r.get(e.localOffset, 4) != kLocalHeaderSig)
@@ -147,6 +187,25 @@ Result<std::vector<NamedTensor>> readNpz(const std::string &path) {
                          r.get(e.localOffset + 28, 2);
     if (!r.has(dataStart, e.compressedSize))
       return dataLoss(what + ": truncated");
+    spans.emplace_back(e.localOffset, dataStart + e.compressedSize);
+    dataStarts.push_back(dataStart);
+  }
+  {
+    std::vector<std::pair<uint64_t, uint64_t>> sorted = spans;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 1; i < sorted.size(); ++i)
+      if (sorted[i].first < sorted[i - 1].second)
+        return fail("entries overlap (bytes [" +
+                    std::to_string(sorted[i].first) + ", " +
+                    std::to_string(sorted[i - 1].second) +
+                    ") belong to two of them)");
+  }
+
+  std::vector<NamedTensor> out;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const Entry &e = entries[i];
+    std::string what = file + " entry '" + e.name + "'";
+    uint64_t dataStart = dataStarts[i];
     if (e.size > (uint64_t{1} << 40))
       return dataLoss(what + ": too large");
     std::string data;
@@ -155,9 +214,12 @@ Result<std::vector<NamedTensor>> readNpz(const std::string &path) {
         return dataLoss(what + ": inconsistent sizes");
       data.assign(r.at(dataStart), e.size);
     } else if (e.method == 8) {
-      data.assign(e.size, '\0');
+      if (e.size / kMaxDeflateRatio > e.compressedSize)
+        return dataLoss(what + " declares " + std::to_string(e.size) +
+                        " bytes from " + std::to_string(e.compressedSize) +
+                        " compressed bytes, more than deflate can produce");
       EMBER_RETURN_IF_ERROR(
-          inflateRaw(r.at(dataStart), e.compressedSize, data, what));
+          inflateRaw(r.at(dataStart), e.compressedSize, e.size, data, what));
     } else {
       return invalidArgument(what + ": unsupported compression method " +
                              std::to_string(e.method) +

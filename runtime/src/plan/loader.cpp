@@ -133,6 +133,7 @@ private:
   Status buildInstruction(const plan::RankProgram &rp, int index,
                           std::vector<char> &recordedEvents);
   Status buildOutputs(const plan::RankProgram &rp);
+  Status checkDeclaredSizes() const;
   Status checkCollectiveUse(const KernelDef &def, const plan::Instruction &in,
                             InstructionInfo &info);
   void computeLiveness();
@@ -848,6 +849,47 @@ Status ProgramBuilder::buildOutputs(const plan::RankProgram &rp) {
   return Status::ok();
 }
 
+std::string limitName(int64_t limit) {
+  return std::to_string(limit) +
+         " bytes (SessionOptions.maxTensorBytes, EMBER_MAX_TENSOR_BYTES)";
+}
+
+/// What a run would allocate because the plan says so: every slot whose
+/// static dims alone need more than the limit (constants excepted: they are
+/// views of the weights files), and the static arena. Refused here, before
+/// anything is allocated.
+Status ProgramBuilder::checkDeclaredSizes() const {
+  const int64_t limit = options_.maxTensorBytes;
+  if (program_->staticArenaBytes > limit)
+    return invalidArgument("the static arena (arena_bytes) is " +
+                           std::to_string(program_->staticArenaBytes) +
+                           " bytes, more than the limit of " +
+                           limitName(limit));
+  for (size_t s = 0; s < program_->slots.size(); ++s) {
+    const SlotInfo &info = program_->slots[s];
+    if (info.kind == SlotInfo::Kind::kConstant)
+      continue;
+    bool empty = false;
+    for (int d = 0; d < info.rank; ++d)
+      empty = empty || (!info.dims[d].isSymbolic() && info.dims[d].size == 0);
+    unsigned __int128 bytes = dtypeSize(info.dtype);
+    bool tooLarge = false;
+    for (int d = 0; d < info.rank && !empty && !tooLarge; ++d) {
+      if (info.dims[d].isSymbolic())
+        continue; // its symbol's value comes at run time
+      // Each size is at most 2^48 (convertDims): no overflow before the check.
+      bytes *= static_cast<uint64_t>(info.dims[d].size);
+      tooLarge = bytes > static_cast<unsigned __int128>(limit);
+    }
+    if (tooLarge)
+      return invalidArgument(program_->describeSlot(static_cast<int>(s)) +
+                             " is " + std::string(dtypeName(info.dtype)) +
+                             program_->describeDims(info) +
+                             ", more than the limit of " + limitName(limit));
+  }
+  return Status::ok();
+}
+
 void ProgramBuilder::computeLiveness() {
   std::vector<int> lastUse(program_->slots.size(), -1);
   for (int i = 0; i < static_cast<int>(program_->instructions.size()); ++i) {
@@ -876,6 +918,7 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   const plan::RankProgram &rp = plan_.programs(options_.rank);
   program_->rank = options_.rank;
   program_->worldSize = plan_.programs_size();
+  program_->maxTensorBytes = options_.maxTensorBytes;
   std::string rankContext =
       "rank " + std::to_string(options_.rank) + " program";
   auto inRank = [&](Status s) {
@@ -889,6 +932,7 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   EMBER_RETURN_IF_ERROR(inRank(buildOutputs(rp)));
   computeLiveness();
   EMBER_RETURN_IF_ERROR(inRank(validateMemoryPlan(rp, *program_)));
+  EMBER_RETURN_IF_ERROR(inRank(checkDeclaredSizes()));
   return std::shared_ptr<const Program>(program_);
 }
 

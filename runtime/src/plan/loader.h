@@ -28,6 +28,10 @@ struct LoadOptions {
   /// The backend that will run the program ("cpu" or "cuda"); a plan
   /// compiled for another target is refused.
   std::string backend = "cpu";
+  /// Slots of a static shape and the static arena larger than this are
+  /// refused (SessionOptions::maxTensorBytes); kept in Program for the
+  /// run-time allocations.
+  int64_t maxTensorBytes = int64_t{1} << 36;
 };
 
 Result<std::shared_ptr<const Program>>

@@ -96,6 +96,8 @@ struct Program {
   std::vector<int64_t> symbolMax;
   /// Bytes of the static arena (RankProgram.arena_bytes); 0 = none.
   int64_t staticArenaBytes = 0;
+  /// The largest buffer a run may allocate (SessionOptions::maxTensorBytes).
+  int64_t maxTensorBytes = int64_t{1} << 36;
   /// RankProgram.num_streams (at least 1) and num_events.
   int numStreams = 1;
   int numEvents = 0;

@@ -125,11 +125,22 @@ TEST(Tensor, AllocateViewReshapeClone) {
 }
 
 TEST(Tensor, RejectsHugeAndNegativeShapes) {
+  // 2^90 elements: no shape (its element count would overflow int64).
   int64_t dims[] = {1 << 30, 1 << 30, 1 << 30};
-  auto shape = Shape::fromDims(dims, 3);
+  EXPECT_FALSE(Shape::fromDims(dims, 3).isOk());
+  EXPECT_FALSE(Shape({1 << 30, 1 << 30, 1 << 30}).valid());
+  // 2^60 elements is a shape, but 2^63 bytes of float64 are never allocated.
+  int64_t most[] = {int64_t{1} << 30, int64_t{1} << 30};
+  auto shape = Shape::fromDims(most, 2);
   ASSERT_TRUE(shape.isOk());
-  auto t = Tensor::allocate(DType::kFloat32, *shape);
+  EXPECT_TRUE(shape->valid());
+  auto t = Tensor::allocate(DType::kFloat64, *shape);
   EXPECT_EQ(t.status().code(), StatusCode::kResourceExhausted);
+  // An empty shape still may not have dims that multiply past 2^60.
+  int64_t withZero[] = {0, int64_t{1} << 30, int64_t{1} << 30};
+  EXPECT_TRUE(Shape::fromDims(withZero, 3).isOk());
+  int64_t hugeEmpty[] = {0, int64_t{1} << 40, int64_t{1} << 40};
+  EXPECT_FALSE(Shape::fromDims(hugeEmpty, 3).isOk());
   int64_t neg[] = {2, -1};
   EXPECT_FALSE(Shape::fromDims(neg, 2).isOk());
   int64_t many[9] = {};

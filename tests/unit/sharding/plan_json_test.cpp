@@ -49,6 +49,13 @@ TEST(PlanJson, TopologyErrors) {
       errorOf(parseTopologyJson(R"({"device_memory_gb": "80"})", defaults))
           .find("'device_memory_gb'"),
       std::string::npos);
+  // Found by fuzz_sharding_json: a size past int64 bytes was converted
+  // (undefined behaviour) instead of refused.
+  EXPECT_NE(errorOf(parseTopologyJson(
+                        R"({"host_memory_gb": 033333333333333333333333333})",
+                        defaults))
+                .find("'host_memory_gb' must be at most 4.6e9"),
+            std::string::npos);
 }
 
 TEST(PlanJson, StatsSetPoolingFactors) {

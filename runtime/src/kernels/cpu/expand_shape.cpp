@@ -43,8 +43,11 @@ Result<Shape> expandShape(KernelContext &ctx,
     EMBER_ASSIGN_OR_RETURN(target, readShapeInput(s));
   }
   Result<Shape> targetShape = Shape::fromDims(target.data(), target.size());
-  if (!targetShape.isOk())
-    return kernelError(ctx, "expand: " + targetShape.status().message());
+  if (!targetShape.isOk()) // keeps its code: a shape too large to hold is
+                           // ResourceExhausted
+    return Status(targetShape.status().code(),
+                  ctx.location() +
+                      ": expand: " + targetShape.status().message());
   Shape shapes[2] = {x.shape(), *targetShape};
   Result<Shape> outShape = broadcastShapes(shapes, 2);
   if (!outShape.isOk())

@@ -90,12 +90,21 @@ Result<MatmulShape> matmulShape(KernelContext &ctx) {
   {
     int64_t dims[Shape::kMaxRank];
     int ra = aVector ? 0 : a.rank() - 2, rb = bVector ? 0 : b.rank() - 2;
+    // The batch dims of an empty operand may hold more than a shape can
+    // ([2^40, 2^40, 0, 4]): an error, not a dereference of one.
     for (int i = 0; i < ra; ++i)
       dims[i] = a.dim(i);
-    s.batchShapes[0] = *Shape::fromDims(dims, ra);
+    Result<Shape> batchA = Shape::fromDims(dims, ra);
     for (int i = 0; i < rb; ++i)
       dims[i] = b.dim(i);
-    s.batchShapes[1] = *Shape::fromDims(dims, rb);
+    Result<Shape> batchB = Shape::fromDims(dims, rb);
+    if (!batchA.isOk() || !batchB.isOk())
+      return kernelError(
+          ctx, "matmul: the batch dims of a " + a.describe() + " or b " +
+                   b.describe() + ": " +
+                   (batchA.isOk() ? batchB : batchA).status().message());
+    s.batchShapes[0] = *batchA;
+    s.batchShapes[1] = *batchB;
   }
   Result<Shape> batch = broadcastShapes(s.batchShapes, 2);
   if (!batch.isOk())

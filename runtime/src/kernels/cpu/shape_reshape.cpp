@@ -111,10 +111,13 @@ Status reshapeKernel(KernelContext &ctx) {
     known *= dims[inferred];
   }
   if (known != x.numel()) {
-    Shape t = *Shape::fromDims(dims, static_cast<size_t>(rank));
+    // Not through Shape::fromDims: the target may be no valid shape at all.
+    std::string t = "[";
+    for (int i = 0; i < rank; ++i)
+      t += (i ? ", " : "") + std::to_string(dims[i]);
     return kernelError(ctx, "reshape: x " + x.describe() + " has " +
                                 std::to_string(x.numel()) +
-                                " elements, target " + t.toString() + " has " +
+                                " elements, target " + t + "] has " +
                                 std::to_string(known));
   }
   return aliasWithShape(ctx, x, dims, static_cast<int>(rank));
