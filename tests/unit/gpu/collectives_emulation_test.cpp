@@ -13,6 +13,7 @@
 #include "cuda/collectives/collective_device.cuh"
 
 #include "../runtime/support/temp_dir.h"
+#include "../runtime/support/collective_ranks.h"
 #include "../runtime/support/test_kernel_context.h"
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
@@ -50,18 +51,6 @@ void forGrid(int64_t n, const std::function<void(int64_t)> &body) {
 
 // --- CPU reference over ranks ------------------------------------------------
 
-class CollectiveContext : public TestKernelContext {
-public:
-  CollectiveContext(CollectiveInfo info, Communicator *comm)
-      : info_(std::move(info)), comm_(comm) {}
-  const CollectiveInfo *collective() const override { return &info_; }
-  Communicator *communicator() const override { return comm_; }
-
-private:
-  CollectiveInfo info_;
-  Communicator *comm_;
-};
-
 CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
   CollectiveInfo info;
   info.kind = kind;
@@ -70,29 +59,6 @@ CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
   info.position = rank;
   info.name = "emulation";
   return info;
-}
-
-/// Runs body(rank, comm) on `world` threads (comm null for one rank).
-void runRanks(int world, const std::function<void(int, Communicator *)> &body) {
-  if (world == 1) {
-    body(0, nullptr);
-    return;
-  }
-  TempDir store;
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r)
-    threads.emplace_back([&, r] {
-      CommOptions o;
-      o.rank = r;
-      o.worldSize = world;
-      o.rendezvous = "file:" + store.path();
-      o.timeoutSeconds = 30;
-      auto comm = createCommunicator(o);
-      ASSERT_TRUE(comm.isOk()) << comm.status().toString();
-      body(r, comm->get());
-    });
-  for (auto &t : threads)
-    t.join();
 }
 
 /// Host copies of every output of a CPU kernel run on each rank.
@@ -259,7 +225,7 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * dims[q]);
     RankOutputs cpu(w);
-    runRanks(w, [&](int r, Communicator *comm) {
+    runRanks(w, 30, [&](int r, Communicator *comm) {
       CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
                             comm);
       std::vector<float> ref(batches[r]);
@@ -338,7 +304,7 @@ TEST_P(EmulationTest, ReduceBlocksMatchReduceScatterCpuKernel) {
       for (int q = 0; q < w; ++q)
         x[q] = randomFloats(rng, total * e);
       RankOutputs cpu(w);
-      runRanks(w, [&](int r, Communicator *comm) {
+      runRanks(w, 30, [&](int r, Communicator *comm) {
         CollectiveContext ctx(
             groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r), comm);
         std::vector<int32_t> ref(batches[r]);
@@ -380,7 +346,7 @@ TEST_P(EmulationTest, ChunkedAllReduceWithCodecMatchesCpuKernel) {
       for (int q = 0; q < w; ++q)
         x[q] = randomFloats(rng, n);
       RankOutputs cpu(w);
-      runRanks(w, [&](int r, Communicator *comm) {
+      runRanks(w, 30, [&](int r, Communicator *comm) {
         CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
                               comm);
         ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {n}));
@@ -503,7 +469,7 @@ TEST_P(KjtEmulationTest, CountPermuteScanCopyMatchCpuKernel) {
     valueBytes[q] = asIndex(in[q].values, is64);
   }
   RankOutputs cpu(w);
-  runRanks(w, [&](int r, Communicator *comm) {
+  runRanks(w, 30, [&](int r, Communicator *comm) {
     CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kKjtAllToAll, w, r),
                           comm);
     ctx.addInput(indexTensor(lengthBytes[r], is64, in[r].lengths.size()));
@@ -642,7 +608,7 @@ TEST_P(EmulationTest, NcclUniqueIdTravelsThroughTheHostCommunicator) {
   if (w == 1)
     GTEST_SKIP() << "needs a host communicator";
   std::vector<NcclUniqueIdBytes> ids(w), subIds(w);
-  runRanks(w, [&](int r, Communicator *comm) {
+  runRanks(w, 30, [&](int r, Communicator *comm) {
     auto id = shareNcclUniqueId(
         *comm,
         [&] {

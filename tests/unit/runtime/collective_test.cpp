@@ -11,6 +11,7 @@
 #include "comm/comm_options.h"
 #include "ember/dtype.h"
 #include "support/temp_dir.h"
+#include "support/collective_ranks.h"
 #include "support/test_kernel_context.h"
 
 #include <gtest/gtest.h>
@@ -25,43 +26,6 @@ using namespace ember;
 using namespace ember::testing;
 
 namespace {
-
-/// A kernel context that knows its collective and communicator.
-class CollectiveContext : public TestKernelContext {
-public:
-  CollectiveContext(CollectiveInfo info, Communicator *comm)
-      : info_(std::move(info)), comm_(comm) {}
-  const CollectiveInfo *collective() const override { return &info_; }
-  Communicator *communicator() const override { return comm_; }
-
-private:
-  CollectiveInfo info_;
-  Communicator *comm_;
-};
-
-/// Runs body(rank, comm) on `world` threads; comm is null for one rank.
-void runRanks(int world, double timeout,
-              const std::function<void(int, Communicator *)> &body) {
-  if (world == 1) {
-    body(0, nullptr);
-    return;
-  }
-  TempDir store;
-  std::vector<std::thread> threads;
-  for (int r = 0; r < world; ++r)
-    threads.emplace_back([&, r] {
-      CommOptions o;
-      o.rank = r;
-      o.worldSize = world;
-      o.rendezvous = "file:" + store.path();
-      o.timeoutSeconds = timeout;
-      auto comm = createCommunicator(o);
-      ASSERT_TRUE(comm.isOk()) << comm.status().toString();
-      body(r, comm->get());
-    });
-  for (auto &t : threads)
-    t.join();
-}
 
 CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
   CollectiveInfo info;
