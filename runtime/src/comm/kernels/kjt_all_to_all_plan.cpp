@@ -14,6 +14,14 @@ Result<std::vector<int64_t>> keySplits(const Attributes &attrs, int groupSize) {
   return s;
 }
 
+Status validateKeySplits(const Attributes &attrs, int, int) {
+  return keySplits(attrs, -1).status();
+}
+
+Status validateKeySplitsForGroup(const Attributes &attrs, int groupSize) {
+  return keySplits(attrs, groupSize).status();
+}
+
 Result<KjtAllToAllInput> checkKjtAllToAllInput(KernelContext &ctx,
                                                const Group &group) {
   const std::string &where = group.what;

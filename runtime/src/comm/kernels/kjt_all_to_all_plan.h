@@ -25,6 +25,18 @@ namespace ember::collective {
 /// of them; -1: any number), at least one key in all.
 Result<std::vector<int64_t>> keySplits(const Attributes &attrs, int groupSize);
 
+/// The key_splits attribute as a KernelDef checks it: any group size
+/// (validate), then the group's (validateGroup). kjt_all_to_all and
+/// sequence_all_to_all take it alike.
+Status validateKeySplits(const Attributes &attrs, int, int);
+Status validateKeySplitsForGroup(const Attributes &attrs, int groupSize);
+
+/// Entry i of int32 or int64 lengths data.
+inline int64_t loadLength(const void *p, DType t, int64_t i) {
+  return t == DType::kInt32 ? static_cast<const int32_t *>(p)[i]
+                            : static_cast<const int64_t *>(p)[i];
+}
+
 /// This rank's KJT, checked.
 struct KjtAllToAllInput {
   std::vector<int64_t> splits; // key_splits

@@ -29,19 +29,6 @@ namespace ember::collective {
 
 namespace {
 
-Status validate(const Attributes &attrs, int, int) {
-  return keySplits(attrs, -1).status();
-}
-
-Status validateGroup(const Attributes &attrs, int groupSize) {
-  return keySplits(attrs, groupSize).status();
-}
-
-int64_t loadLength(const void *p, DType t, int64_t i) {
-  return t == DType::kInt32 ? static_cast<const int32_t *>(p)[i]
-                            : static_cast<const int64_t *>(p)[i];
-}
-
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
@@ -82,8 +69,8 @@ KernelDef sequenceAllToAllKernel() {
   KernelDef d;
   d.name = "sequence_all_to_all";
   d.run = run;
-  d.validate = validate;
-  d.validateGroup = validateGroup;
+  d.validate = validateKeySplits;
+  d.validateGroup = validateKeySplitsForGroup;
   d.summary = "sequence embeddings [N, D] -> [sum of my lengths, D], rows "
               "back to the ranks that sent the ids (output dist)";
   return d;
