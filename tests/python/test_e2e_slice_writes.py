@@ -16,6 +16,23 @@ import ember  # noqa: E402
 from e2e import compile_and_run  # noqa: E402
 
 
+def _run_at_batch(model, example, batch, tmp_path):
+    """Exports ``model`` at ``example``, runs the plan on random inputs of ``batch`` samples
+    (x [B, 4], bags of 0-2 ids) and compares every output with eager PyTorch."""
+    g = torch.Generator().manual_seed(batch)
+    lengths = torch.randint(0, 3, (batch,), generator=g)
+    ids = torch.randint(0, 10, (int(lengths.sum()),), generator=g)
+    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
+    run = (torch.randn(batch, 4, generator=g), ids, offsets)
+    got = compile_and_run(model, example, {n: t.numpy() for n, t in
+                                           zip(["x", "ids", "offsets"], run)}, tmp_path)
+    with torch.no_grad():
+        want = model(*run)
+    assert [g.shape for g in got] == [tuple(w.shape) for w in want]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+
+
 class PartialSliceWrites(nn.Module):
     def __init__(self):
         super().__init__()
@@ -54,18 +71,7 @@ def test_partial_slice_writes_with_a_symbolic_batch(batch, tmp_path):
     batch 1 (z[1:] empty), 2 and 5."""
     model = PartialSliceWrites().eval()
     example = (torch.randn(3, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1, 1]))
-    g = torch.Generator().manual_seed(batch)
-    lengths = torch.randint(0, 3, (batch,), generator=g)
-    ids = torch.randint(0, 10, (int(lengths.sum()),), generator=g)
-    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
-    run = (torch.randn(batch, 4, generator=g), ids, offsets)
-    got = compile_and_run(model, example, {n: t.numpy() for n, t in
-                                           zip(["x", "ids", "offsets"], run)}, tmp_path)
-    with torch.no_grad():
-        want = model(*run)
-    assert [g.shape for g in got] == [tuple(w.shape) for w in want]
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+    _run_at_batch(model, example, batch, tmp_path)
 
 
 class BatchWideSliceWrites(nn.Module):
@@ -90,18 +96,7 @@ def test_slice_writes_with_a_symbolic_batch(batch, tmp_path):
     """Exported once at batch 2, the plan runs at other batches."""
     model = BatchWideSliceWrites().eval()
     example = (torch.randn(2, 4), torch.tensor([1, 2, 9]), torch.tensor([0, 1]))
-    g = torch.Generator().manual_seed(batch)
-    lengths = torch.randint(0, 3, (batch,), generator=g)
-    ids = torch.randint(0, 10, (int(lengths.sum()),), generator=g)
-    offsets = torch.cat([torch.zeros(1, dtype=torch.int64), lengths.cumsum(0)[:-1]])
-    run = (torch.randn(batch, 4, generator=g), ids, offsets)
-    got = compile_and_run(model, example, {n: t.numpy() for n, t in
-                                           zip(["x", "ids", "offsets"], run)}, tmp_path)
-    with torch.no_grad():
-        want = model(*run)
-    assert [g.shape for g in got] == [tuple(w.shape) for w in want]
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-6)
+    _run_at_batch(model, example, batch, tmp_path)
 
 
 class WriteThroughViewOfView(nn.Module):
