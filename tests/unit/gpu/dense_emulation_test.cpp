@@ -154,10 +154,6 @@ void checkBinary(const char *kernel, int op, DType dtype, uint32_t seed) {
       std::swap(sa, sb);
     Tensor a = randomOf(dtype, sa, seed + iter),
            b = randomOf(dtype, sb, seed * 3 + iter);
-    if (op == dev::kBinaryPow) { // keep the base positive
-      for (int64_t i = 0; i < a.numel(); ++i)
-        a.data<float>()[i] = std::fabs(a.data<float>()[i]) + 0.1f;
-    }
     Tensor ref = runCpu(kernel, {a, b});
     Shape shapes[2] = {sa, sb};
     Result<Shape> os = cpu::broadcastShapes(shapes, 2);
@@ -185,8 +181,7 @@ TEST(DenseEmulation, BinaryOpsMatchCpuWithBroadcasting) {
     bool ints;
   } ops[] = {{"add", dev::kBinaryAdd, true}, {"sub", dev::kBinarySub, true},
              {"mul", dev::kBinaryMul, true}, {"div", dev::kBinaryDiv, false},
-             {"max", dev::kBinaryMax, true}, {"min", dev::kBinaryMin, true},
-             {"pow", dev::kBinaryPow, false}};
+             {"max", dev::kBinaryMax, true}, {"min", dev::kBinaryMin, true}};
   uint32_t seed = 100;
   for (const auto &o : ops) {
     checkBinary<float>(o.name, o.op, DType::kFloat32, seed++);
@@ -215,9 +210,7 @@ template <typename T> void checkCompare(DType dtype, uint32_t seed) {
     const char *name;
     int op;
   } ops[] = {{"equal", dev::kCompareEqual},
-             {"less", dev::kCompareLess},
              {"greater", dev::kCompareGreater},
-             {"less_equal", dev::kCompareLessEqual},
              {"greater_equal", dev::kCompareGreaterEqual}};
   std::mt19937 rng(seed);
   for (const auto &o : ops) {
@@ -502,7 +495,7 @@ TEST(DenseEmulation, CrossCombineMatchesCpuFullAndLowRank) {
 
 //===----------------------------------------------------------------------===//
 // cuBLASLt calls: how runLtGemm describes each GEMM (describeLtCall) and how
-// matmul/batch_matmul/linear/dcn_cross split into GEMMs (planBroadcastGemm,
+// matmul/linear/dcn_cross split into GEMMs (planBroadcastGemm,
 // linearGemm), executed here with cuBLASLt's documented column-major
 // semantics, D = op(A) · B (+ bias per row of D, epilogue activation).
 //===----------------------------------------------------------------------===//
@@ -573,7 +566,7 @@ TEST(DenseEmulation, MatmulBatchesAndCublasLtLayoutsMatchCpu) {
     std::vector<float> got(static_cast<size_t>(ref.numel()), -99.f);
     std::vector<dev::LtGemm> calls =
         dev::planBroadcastGemm(layout, batch.numel(), a.data<float>(),
-                               b.data<float>(), got.data(), m, n, k, false);
+                               b.data<float>(), got.data(), m, n, k);
     for (const dev::LtGemm &g : calls)
       emulateLt(g);
     expectFloatsClose(got.data(), ref, 1e-5,
@@ -581,26 +574,8 @@ TEST(DenseEmulation, MatmulBatchesAndCublasLtLayoutsMatchCpu) {
   }
 }
 
-TEST(DenseEmulation, BatchMatmulLinearAndCrossGemmsMatchCpu) {
+TEST(DenseEmulation, LinearAndCrossGemmsMatchCpu) {
   uint32_t seed = 50;
-  for (bool trans : {false, true}) {
-    int64_t bt = 3, m = 4, k = 5, n = 6;
-    Tensor a = randomFloats({bt, m, k}, seed++);
-    Tensor b = trans ? randomFloats({bt, n, k}, seed++)
-                     : randomFloats({bt, k, n}, seed++);
-    Attributes attrs;
-    attrs.set("transpose_b", int64_t(trans));
-    Tensor ref = runCpu("batch_matmul", {a, b}, attrs);
-    Shape shapes[2] = {Shape{bt}, Shape{bt}};
-    cpu::BroadcastLayout layout =
-        cpu::makeBroadcastLayout(Shape{bt}, shapes, 2);
-    std::vector<float> got(static_cast<size_t>(ref.numel()));
-    for (const dev::LtGemm &g :
-         dev::planBroadcastGemm(layout, bt, a.data<float>(), b.data<float>(),
-                                got.data(), m, n, k, trans))
-      emulateLt(g);
-    expectFloatsClose(got.data(), ref, 1e-5, "batch_matmul");
-  }
   for (bool transposeWeight : {false, true})
     for (const char *act : {"none", "relu", "sigmoid", "tanh"}) {
       int64_t m = 7, k = 9, n = 4;
@@ -941,7 +916,7 @@ TEST(DenseEmulation, ConcatMatchesCpuWithUnitsAndChunks) {
 }
 
 //===----------------------------------------------------------------------===//
-// reduce_sum / reduce_mean / reduce_max (warp per output)
+// reduce_sum / reduce_max (warp per output)
 //===----------------------------------------------------------------------===//
 
 TEST(DenseEmulation, ReductionsMatchCpu) {
@@ -949,9 +924,7 @@ TEST(DenseEmulation, ReductionsMatchCpu) {
   const struct {
     const char *name;
     int op;
-  } ops[] = {{"reduce_sum", dev::kReduceSum},
-             {"reduce_mean", dev::kReduceMean},
-             {"reduce_max", dev::kReduceMax}};
+  } ops[] = {{"reduce_sum", dev::kReduceSum}, {"reduce_max", dev::kReduceMax}};
   for (int iter = 0; iter < 60; ++iter) {
     Shape shape = randomShape(rng, 4, 6);
     if (shape.rank() == 0)
@@ -988,7 +961,7 @@ TEST(DenseEmulation, ReductionsMatchCpu) {
         butterfly(lanes, [&](double a, double b) {
           return dev::reduceCombine(o.op, a, b);
         });
-        got[i] = dev::reduceFinish(o.op, lanes[0], ix.reducedCount);
+        got[i] = static_cast<float>(lanes[0]);
       }
       expectFloatsClose(got.data(), ref, 1e-6,
                         std::string(o.name) + " " + shape.toString());
@@ -1147,14 +1120,14 @@ TEST(DenseEmulation, GatherMatchesCpuAndFlagsBadIndices) {
 //===----------------------------------------------------------------------===//
 
 const char *const kCudaDenseKernels[] = {
-    "linear",   "matmul",  "batch_matmul", "dcn_cross",  "dot_interaction",
-    "relu",     "sigmoid", "tanh",         "neg",        "exp",
-    "log",      "sqrt",    "abs",          "add",        "sub",
-    "mul",      "div",     "max",          "min",        "pow",
-    "equal",    "less",    "greater",      "less_equal", "greater_equal",
-    "where",    "cast",    "concat",       "softmax",    "layer_norm",
-    "identity", "reshape", "flatten",      "squeeze",    "unsqueeze",
-    "expand"};
+    "linear",        "matmul",     "dcn_cross", "dot_interaction",
+    "relu",          "sigmoid",    "tanh",      "neg",
+    "exp",           "log",        "sqrt",      "abs",
+    "add",           "sub",        "mul",       "div",
+    "max",           "min",        "equal",     "greater",
+    "greater_equal", "where",      "cast",      "concat",
+    "softmax",       "layer_norm", "identity",  "reshape",
+    "flatten",       "squeeze",    "unsqueeze", "expand"};
 
 TEST(DenseEmulation, CudaKernelsShareTheCpuContracts) {
   for (const char *name : kCudaDenseKernels) {

@@ -34,7 +34,6 @@ TEST(DenseRegistry, ValidateRejectsMalformedAttributesAtLoad) {
   add("linear", 2, Attributes().set("activation", int64_t{1}), "activation");
   add("linear", 2, Attributes().set("transpose_weight", int64_t{3}),
       "transpose_weight");
-  add("batch_matmul", 2, Attributes().set("transpose_b", 1.5), "transpose_b");
   add("softmax", 1, Attributes().set("axis", std::string("x")), "axis");
   add("layer_norm", 1, Attributes().set("epsilon", -1.0), "epsilon");
   add("reduce_sum", 1, Attributes().set("axes", int64_t{0}), "axes");

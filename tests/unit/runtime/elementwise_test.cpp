@@ -20,9 +20,7 @@ double binaryRef(const std::string &op, double a, double b) {
     return a / b;
   if (op == "max")
     return std::max(a, b);
-  if (op == "min")
-    return std::min(a, b);
-  return std::pow(a, b);
+  return std::min(a, b);
 }
 
 /// Naive broadcasting reference: computes the output shape itself.
@@ -65,11 +63,10 @@ const ShapePair kShapePairs[] = {
 
 TEST(Binary, FloatOpsMatchNaiveBroadcasting) {
   uint32_t seed = 1;
-  for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow"}) {
+  for (const char *op : {"add", "sub", "mul", "div", "max", "min"}) {
     for (const ShapePair &p : kShapePairs) {
-      bool positive = std::string(op) == "pow";
-      Tensor a = randomFloats(p.a, seed++, positive ? 0.1f : -2.f, 2.f);
-      Tensor b = randomFloats(p.b, seed++, positive ? -2.f : 0.5f, 2.f);
+      Tensor a = randomFloats(p.a, seed++, -2.f, 2.f);
+      Tensor b = randomFloats(p.b, seed++, 0.5f, 2.f);
       Shape refShape;
       std::vector<double> ref = naiveBinary(op, a, b, &refShape);
       Tensor one = runOk(
@@ -224,8 +221,7 @@ TEST(Compare, MatchNaiveAndBroadcast) {
     af.data<float>()[i] = float(a.data<int64_t>()[i]);
   for (int64_t i = 0; i < b.numel(); ++i)
     bf.data<float>()[i] = float(b.data<int64_t>()[i]);
-  for (const char *op :
-       {"equal", "less", "greater", "less_equal", "greater_equal"}) {
+  for (const char *op : {"equal", "greater", "greater_equal"}) {
     for (bool useFloat : {false, true}) {
       Tensor y = runOk(op, [&](TestKernelContext &c) {
         c.addInput(useFloat ? af : a).addInput(useFloat ? bf : b);
@@ -235,17 +231,15 @@ TEST(Compare, MatchNaiveAndBroadcast) {
       for (int64_t i = 0; i < 20; ++i) {
         int64_t x = a.data<int64_t>()[i], z = b.data<int64_t>()[i % 5];
         std::string name = op;
-        bool ref = name == "equal"        ? x == z
-                   : name == "less"       ? x < z
-                   : name == "greater"    ? x > z
-                   : name == "less_equal" ? x <= z
-                                          : x >= z;
+        bool ref = name == "equal"     ? x == z
+                   : name == "greater" ? x > z
+                                       : x >= z;
         ASSERT_EQ(y.data<uint8_t>()[i], ref ? 1 : 0) << op << " " << i;
       }
     }
   }
   expectError(
-      runStatus("less",
+      runStatus("greater",
                 [&](TestKernelContext &c) { c.addInput(a).addInput(bf); }),
       {"same dtype", "int64[4, 5]", "float32[5]"});
 }

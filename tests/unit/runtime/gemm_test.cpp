@@ -1,4 +1,4 @@
-//===- gemm_test.cpp - linear, matmul, batch_matmul vs naive loops --------===//
+//===- gemm_test.cpp - linear, matmul vs naive loops ----------------------===//
 #include "dense_test_support.h"
 #include "kernels/cpu/blas_core.h"
 #include "kernels/cpu/gemm.h"
@@ -206,7 +206,7 @@ TEST(Linear, MalformedInputsAreClearErrors) {
 }
 
 //===----------------------------------------------------------------------===//
-// matmul / batch_matmul
+// matmul
 //===----------------------------------------------------------------------===//
 
 /// ONNX MatMul in double: vectors are promoted and their dim dropped.
@@ -309,42 +309,6 @@ TEST(Matmul, MismatchedShapesAreErrors) {
             c.addInput(floats({}, {1.f})).addInput(randomFloats({1, 2}, 2));
           }),
       {"rank >= 1"});
-}
-
-TEST(BatchMatmul, MatchesNaiveWithAndWithoutTransposedB) {
-  Tensor a = randomFloats({5, 7, 6}, 61);
-  Tensor b = randomFloats({5, 6, 3}, 62);
-  Tensor bt = *Tensor::allocate(DType::kFloat32, {5, 3, 6});
-  for (int64_t p = 0; p < 5; ++p)
-    for (int64_t q = 0; q < 6; ++q)
-      for (int64_t j = 0; j < 3; ++j)
-        bt.data<float>()[(p * 3 + j) * 6 + q] =
-            b.data<float>()[(p * 6 + q) * 3 + j];
-  Shape refShape;
-  std::vector<double> ref = naiveMatmul(a, b, &refShape);
-  for (int threads : {1, 4}) {
-    Tensor y = runOk(
-        "batch_matmul",
-        [&](TestKernelContext &c) { c.addInput(a).addInput(b); }, threads);
-    expectClose(y, ref, 1e-5, "plain");
-    Tensor yt = runOk(
-        "batch_matmul",
-        [&](TestKernelContext &c) {
-          c.addInput(a).addInput(bt);
-          c.attrs().set("transpose_b", int64_t{1});
-        },
-        threads);
-    expectClose(yt, ref, 1e-5, "transpose_b");
-  }
-  expectError(
-      runStatus("batch_matmul",
-                [&](TestKernelContext &c) { c.addInput(a).addInput(bt); }),
-      {"do not match", "[B, K, N]"});
-  expectError(runStatus("batch_matmul",
-                        [&](TestKernelContext &c) {
-                          c.addInput(randomFloats({7, 6}, 1)).addInput(b);
-                        }),
-              {"must have rank 3"});
 }
 
 } // namespace

@@ -148,10 +148,9 @@ enum BinaryCode : int {
   kBinaryDiv,
   kBinaryMax,
   kBinaryMin,
-  kBinaryPow,
 };
 
-/// Integer ops wrap (unsigned arithmetic); div and pow are float only.
+/// Integer ops wrap (unsigned arithmetic); div is float only.
 template <typename T> EMBER_HD_INLINE T binaryValue(int op, T a, T b) {
   if constexpr (std::is_same_v<T, float>) {
     switch (op) {
@@ -167,8 +166,6 @@ template <typename T> EMBER_HD_INLINE T binaryValue(int op, T a, T b) {
       return (a > b || a != a) ? a : b;
     case kBinaryMin:
       return (a < b || a != a) ? a : b;
-    case kBinaryPow:
-      return powf(a, b);
     default:
       return 0.f;
     }
@@ -201,9 +198,7 @@ EMBER_HD_INLINE void binaryElement(const BroadcastIndex &ix, int op, const T *a,
 
 enum CompareCode : int {
   kCompareEqual = 0,
-  kCompareLess,
   kCompareGreater,
-  kCompareLessEqual,
   kCompareGreaterEqual,
 };
 
@@ -211,10 +206,6 @@ template <typename T> EMBER_HD_INLINE uint8_t compareValue(int op, T a, T b) {
   switch (op) {
   case kCompareEqual:
     return a == b;
-  case kCompareLess:
-    return a < b;
-  case kCompareLessEqual:
-    return a <= b;
   case kCompareGreaterEqual:
     return a >= b;
   default:

@@ -28,8 +28,7 @@ template <int Op> Status unaryKernel(KernelContext &ctx) {
 }
 
 const char *binaryName(int op) {
-  static const char *names[] = {"add", "sub", "mul", "div",
-                                "max", "min", "pow"};
+  static const char *names[] = {"add", "sub", "mul", "div", "max", "min"};
   return names[op];
 }
 
@@ -53,7 +52,7 @@ template <int Op> Status binaryKernel(KernelContext &ctx) {
     return cpu::atLocation(
         ctx, launchBinary<float>(*env, ix, Op, pa, pb, out->data<float>(), n));
   }
-  constexpr bool allowsIntegers = Op != kBinaryDiv && Op != kBinaryPow;
+  constexpr bool allowsIntegers = Op != kBinaryDiv;
   if (allowsIntegers && a.dtype() == b.dtype() &&
       (a.dtype() == DType::kInt64 || a.dtype() == DType::kInt32)) {
     EMBER_ASSIGN_OR_RETURN(Tensor * out,
@@ -174,11 +173,8 @@ Status registerElementwiseKernels(KernelRegistry &r) {
       {"div", binaryKernel<kBinaryDiv>},
       {"max", binaryKernel<kBinaryMax>},
       {"min", binaryKernel<kBinaryMin>},
-      {"pow", binaryKernel<kBinaryPow>},
       {"equal", compareKernel<kCompareEqual>},
-      {"less", compareKernel<kCompareLess>},
       {"greater", compareKernel<kCompareGreater>},
-      {"less_equal", compareKernel<kCompareLessEqual>},
       {"greater_equal", compareKernel<kCompareGreaterEqual>},
       {"where", whereKernel},
   };

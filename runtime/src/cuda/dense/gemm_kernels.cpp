@@ -1,4 +1,4 @@
-//===- gemm_kernels.cpp - linear, matmul, batch_matmul on CUDA ------------===//
+//===- gemm_kernels.cpp - linear, matmul on CUDA --------------------------===//
 //
 // The contracts of kernels/cpu/gemm_kernels.cpp (same shape checks and
 // messages); the products run through cuBLASLt (gemm_lt.h). matmul's batch
@@ -35,17 +35,6 @@ Status linearKernel(KernelContext &ctx) {
   return cpu::atLocation(ctx, runLtGemm(*env, g, "linear"));
 }
 
-/// C[batch] = A[batch] · op(B[batch]) for broadcast batch dims.
-Status broadcastGemm(const KernelEnv &env, const cpu::BroadcastLayout &batches,
-                     int64_t numBatches, const float *a, const float *b,
-                     float *c, int64_t m, int64_t n, int64_t k, bool transB,
-                     const char *what) {
-  for (const LtGemm &g :
-       planBroadcastGemm(batches, numBatches, a, b, c, m, n, k, transB))
-    EMBER_RETURN_IF_ERROR(runLtGemm(env, g, what));
-  return Status::ok();
-}
-
 Status matmulKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
   EMBER_ASSIGN_OR_RETURN(cpu::MatmulShape s, cpu::matmulShape(ctx));
@@ -58,28 +47,10 @@ Status matmulKernel(KernelContext &ctx) {
                          cpu::allocateOutput(ctx, DType::kFloat32, s.outShape));
   cpu::BroadcastLayout layout =
       cpu::makeBroadcastLayout(s.batch, s.batchShapes, 2);
-  return cpu::atLocation(ctx, broadcastGemm(*env, layout, s.batch.numel(), pa,
-                                            pb, out->data<float>(), s.m, s.n,
-                                            s.k, /*transB=*/false, "matmul"));
-}
-
-Status batchMatmulKernel(KernelContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_ASSIGN_OR_RETURN(cpu::BatchMatmulShape s, cpu::batchMatmulShape(ctx));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  const int64_t batches = s.batches, m = s.m, n = s.n, k = s.k;
-  EMBER_ASSIGN_OR_RETURN(const float *pa,
-                         deviceFloatInput(ctx, a, "batch_matmul: a"));
-  EMBER_ASSIGN_OR_RETURN(const float *pb,
-                         deviceFloatInput(ctx, b, "batch_matmul: b"));
-  EMBER_ASSIGN_OR_RETURN(
-      Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, {batches, m, n}));
-  Shape batchShapes[2] = {Shape{batches}, Shape{batches}};
-  cpu::BroadcastLayout layout =
-      cpu::makeBroadcastLayout(Shape{batches}, batchShapes, 2);
-  return cpu::atLocation(ctx, broadcastGemm(*env, layout, batches, pa, pb,
-                                            out->data<float>(), m, n, k,
-                                            s.transB, "batch_matmul"));
+  for (const LtGemm &g : planBroadcastGemm(layout, s.batch.numel(), pa, pb,
+                                           out->data<float>(), s.m, s.n, s.k))
+    EMBER_RETURN_IF_ERROR(cpu::atLocation(ctx, runLtGemm(*env, g, "matmul")));
+  return Status::ok();
 }
 
 } // namespace
@@ -92,7 +63,6 @@ Status registerGemmKernels(KernelRegistry &r) {
   } entries[] = {
       {"linear", linearKernel, "cuBLASLt fp32, bias/relu epilogue"},
       {"matmul", matmulKernel, "cuBLASLt fp32 strided-batched"},
-      {"batch_matmul", batchMatmulKernel, "cuBLASLt fp32 strided-batched"},
   };
   for (const auto &e : entries) {
     EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike(e.name, e.run, e.how));

@@ -247,7 +247,7 @@ LtCallShape describeLtCall(const LtGemm &g) {
 std::vector<LtGemm> planBroadcastGemm(const cpu::BroadcastLayout &batches,
                                       int64_t numBatches, const float *a,
                                       const float *b, float *c, int64_t m,
-                                      int64_t n, int64_t k, bool transB) {
+                                      int64_t n, int64_t k) {
   std::vector<LtGemm> calls;
   if (numBatches == 0 || m == 0 || n == 0)
     return calls;
@@ -256,8 +256,7 @@ std::vector<LtGemm> planBroadcastGemm(const cpu::BroadcastLayout &batches,
   g.n = n;
   g.k = k;
   g.lda = k;
-  g.ldb = transB ? k : n;
-  g.transB = transB;
+  g.ldb = n;
   g.ldc = n;
   int last = batches.rank - 1;
   bool bShared = true, aFull = true;

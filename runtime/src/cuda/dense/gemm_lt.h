@@ -59,13 +59,13 @@ struct LtCallShape {
 };
 LtCallShape describeLtCall(const LtGemm &g);
 
-/// The GEMMs of C[batch] = A[batch] · op(B[batch]) for broadcast batch dims
-/// (matmul, batch_matmul): batches folded into M when b is shared and a is
+/// The GEMMs of C[batch] = A[batch] · B[batch] for broadcast batch dims
+/// (matmul): batches folded into M when b is shared and a is
 /// not broadcast, else one strided-batched GEMM per outer row of the layout.
 std::vector<LtGemm> planBroadcastGemm(const cpu::BroadcastLayout &batches,
                                       int64_t numBatches, const float *a,
                                       const float *b, float *c, int64_t m,
-                                      int64_t n, int64_t k, bool transB);
+                                      int64_t n, int64_t k);
 
 /// linear's GEMM: y[m, n] = x[m, k] · W (+ bias) then act, W [n, k] when
 /// transposeWeight (torch's layout) else [k, n].

@@ -1,9 +1,9 @@
-//===- reduce_device.cuh - reduce_sum/mean/max per-lane code ----*- C++ -*-===//
+//===- reduce_device.cuh - reduce_sum/max per-lane code --------*- C++ -*-===//
 //
 // A warp per output element: lane l takes the reduced elements l, l + 32, ...
 // (in row-major order of the reduced dims), accumulates in double like the
 // CPU kernel, and the lanes' partials are combined with a butterfly. max
-// propagates NaN; mean divides the sum by the reduced count.
+// propagates NaN.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_CUDA_DENSE_REDUCE_DEVICE_CUH
@@ -16,7 +16,7 @@
 
 namespace ember::cuda::dense {
 
-enum ReduceCode : int { kReduceSum = 0, kReduceMean, kReduceMax };
+enum ReduceCode : int { kReduceSum = 0, kReduceMax };
 
 /// The input's kept and reduced dims (size-1 dims dropped) with their
 /// element strides.
@@ -93,12 +93,6 @@ EMBER_HD_INLINE double reduceLanePartial(const float *x, const ReduceIndex &ix,
   for (int64_t j = lane; j < ix.reducedCount; j += lanes)
     acc = reduceCombine(op, acc, base[ix.reducedOffset(j)]);
   return acc;
-}
-
-EMBER_HD_INLINE float reduceFinish(int op, double acc, int64_t count) {
-  if (op == kReduceMean)
-    acc /= double(count);
-  return static_cast<float>(acc);
 }
 
 } // namespace ember::cuda::dense

@@ -1,8 +1,8 @@
-//===- reduce_kernels.cpp - reduce_sum, reduce_mean, reduce_max on CUDA ---===//
+//===- reduce_kernels.cpp - reduce_sum, reduce_max on CUDA ----------------===//
 //
 // kernels/cpu/dense_reduce.cpp's contract (attr axes, keepdims; float32
-// out; reduce_max over an empty extent is an error, sum of nothing 0, mean
-// NaN). A warp per output element (reduce.cu, reduce_device.cuh).
+// out; reduce_max over an empty extent is an error, sum of nothing 0). A
+// warp per output element (reduce.cu, reduce_device.cuh).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/cuda_status.h"
@@ -11,8 +11,6 @@
 #include "cuda/dense/dense_registration.h"
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/reduce_shape.h"
-
-#include <limits>
 
 namespace ember::cuda::dense {
 namespace {
@@ -30,12 +28,9 @@ template <int Op> Status reduceKernel(KernelContext &ctx) {
   int64_t outCount = outShape.numel();
   if (outCount == 0)
     return Status::ok();
-  if (x.numel() == 0) {
-    // Every reduced extent is empty: sum 0, mean NaN (max was refused).
-    float v = Op == kReduceSum ? 0.f : std::numeric_limits<float>::quiet_NaN();
+  if (x.numel() == 0) // an empty reduced extent: sums are 0 (max was refused)
     return cpu::atLocation(ctx,
-                           launchFill(*env, out->data<float>(), v, outCount));
-  }
+                           launchFill(*env, out->data<float>(), 0.f, outCount));
   int64_t dims[Shape::kMaxRank];
   for (int i = 0; i < x.rank(); ++i)
     dims[i] = x.dim(i);
@@ -51,7 +46,6 @@ Status registerReduceKernels(KernelRegistry &r) {
     const char *name;
     KernelFn run;
   } entries[] = {{"reduce_sum", reduceKernel<kReduceSum>},
-                 {"reduce_mean", reduceKernel<kReduceMean>},
                  {"reduce_max", reduceKernel<kReduceMax>}};
   for (const auto &e : entries) {
     EMBER_ASSIGN_OR_RETURN(KernelDef def,

@@ -12,7 +12,7 @@ Status registerEmbeddingKernels(KernelRegistry &registry);
 /// Jagged and KJT ops: kjt_permute, kjt_split, kjt_concat, kjt_bucketize,
 /// lengths_to_offsets, jagged_to_padded, padded_to_jagged.
 Status registerJaggedKernels(KernelRegistry &registry);
-/// Dense math: linear (GEMM + bias + activation), matmul, batch_matmul,
+/// Dense math: linear (GEMM + bias + activation), matmul,
 /// elementwise binary/unary ops, softmax, layer_norm, dot_interaction,
 /// dcn_cross.
 Status registerDenseKernels(KernelRegistry &registry);

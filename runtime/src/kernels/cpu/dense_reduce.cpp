@@ -1,9 +1,9 @@
-//===- dense_reduce.cpp - reduce_sum reduce_mean reduce_max ---------------===//
+//===- dense_reduce.cpp - reduce_sum reduce_max ---------------------------===//
 //
-// ONNX ReduceSum/Mean/Max with the axes as an attribute: `axes` (ints, may
+// ONNX ReduceSum/Max with the axes as an attribute: `axes` (ints, may
 // be negative; absent or empty reduces every axis), `keepdims` (default 1).
 // float32 out (float16/bfloat16 inputs converted); sums accumulate in double.
-// reduce_max over an empty extent is an error; reduce_mean of one is NaN.
+// reduce_max over an empty extent is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/dense_common.h"
@@ -19,7 +19,7 @@
 namespace ember::cpu {
 namespace {
 
-enum class ReduceOp { kSum, kMean, kMax };
+enum class ReduceOp { kSum, kMax };
 
 /// The input's dims merged into runs that are all kept or all reduced.
 struct ReduceLayout {
@@ -94,13 +94,11 @@ double reduceOne(const float *base, const ReduceLayout &l) {
       }
     }
   }
-  if (Op == ReduceOp::kMean)
-    acc /= double(l.reducedCount);
   return acc;
 }
 
-/// Sum or mean over one run of axes between kept ones, the last input dim
-/// kept ([outer, reduced, inner] with inner contiguous, e.g. the mean over
+/// Sum over one run of axes between kept ones, the last input dim
+/// kept ([outer, reduced, inner] with inner contiguous, e.g. the sum over
 /// the sequence of a padded [B, L, D]): each output row accumulates whole
 /// input rows, which vectorizes, in the same order (and the same double
 /// accumulators) as reduceOne. False when the layout is another.
@@ -126,8 +124,7 @@ bool reduceMiddleAxis(KernelContext &ctx, const ReduceLayout &l,
           acc[c] += p[c];
       float *row = o + i * inner;
       for (int64_t c = 0; c < inner; ++c)
-        row[c] = static_cast<float>(
-            Op == ReduceOp::kMean ? acc[c] / double(l.reducedCount) : acc[c]);
+        row[c] = static_cast<float>(acc[c]);
     }
   });
   return true;
@@ -145,11 +142,9 @@ template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
   int64_t outCount = outShape.numel();
   if (outCount == 0)
     return Status::ok();
-  if (x.numel() == 0) { // every reduced extent is empty: sum 0, mean NaN
-    float v =
-        Op == ReduceOp::kSum ? 0.f : std::numeric_limits<float>::quiet_NaN();
-    for (int64_t i = 0; i < outCount; ++i)
-      o[i] = v;
+  if (x.numel() == 0) { // an empty reduced extent: sums are 0 (reduce_max
+                        // refused it in reduceShape)
+    std::fill(o, o + outCount, 0.f);
     return Status::ok();
   }
   ReduceLayout l = makeLayout(x.shape(), reduced);
@@ -180,8 +175,6 @@ Status registerReduceKernels(KernelRegistry &registry) {
   const Entry entries[] = {
       {"reduce_sum", reduceKernel<ReduceOp::kSum>,
        "sum over attr axes (keepdims)"},
-      {"reduce_mean", reduceKernel<ReduceOp::kMean>,
-       "mean over attr axes (keepdims)"},
       {"reduce_max", reduceKernel<ReduceOp::kMax>,
        "max over attr axes (keepdims)"},
   };

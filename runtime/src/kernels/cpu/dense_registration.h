@@ -16,17 +16,15 @@ class KernelRegistry;
 namespace cpu {
 
 // Dense math (registerDenseKernels).
+Status registerGemmKernels(KernelRegistry &registry); // linear, matmul
 Status
-registerGemmKernels(KernelRegistry &registry); // linear, matmul, batch_matmul
-Status
-registerBinaryKernels(KernelRegistry &registry); // add sub mul div max min pow
+registerBinaryKernels(KernelRegistry &registry); // add sub mul div max min
 Status registerUnaryKernels(
     KernelRegistry &registry); // relu sigmoid tanh ... identity
-Status
-registerCompareKernels(KernelRegistry &registry); // equal less greater where
+Status registerCompareKernels(KernelRegistry &registry); // equal greater where
 Status registerSoftmaxKernels(KernelRegistry &registry); // softmax
 Status registerNormKernels(KernelRegistry &registry);    // layer_norm
-Status registerReduceKernels(KernelRegistry &registry);  // reduce_sum/mean/max
+Status registerReduceKernels(KernelRegistry &registry);  // reduce_sum/max
 Status registerInteractionKernels(KernelRegistry &registry); // dot_interaction
 Status registerCrossKernels(KernelRegistry &registry);       // dcn_cross
 
@@ -40,8 +38,8 @@ Status registerExpandKernels(KernelRegistry &registry);    // expand
 Status
 registerGatherKernels(KernelRegistry &registry); // gather gather_elements
 Status registerScatterKernels(KernelRegistry &registry); // scatter_nd
-Status registerFillKernels(KernelRegistry &registry); // range constant_of_shape
-Status registerCastKernels(KernelRegistry &registry); // cast
+Status registerFillKernels(KernelRegistry &registry);    // constant_of_shape
+Status registerCastKernels(KernelRegistry &registry);    // cast
 
 } // namespace cpu
 } // namespace ember

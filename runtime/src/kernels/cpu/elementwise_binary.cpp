@@ -1,4 +1,4 @@
-//===- elementwise_binary.cpp - add sub mul div max min pow ---------------===//
+//===- elementwise_binary.cpp - add sub mul div max min -------------------===//
 //
 // Broadcasting binary arithmetic. float32 (float16/bfloat16 inputs are
 // converted, the result is float32) for every op; int32/int64 for add, sub,
@@ -11,17 +11,14 @@
 #include "kernels/cpu/elementwise_walk.h"
 #include "kernels/kernel_registry.h"
 
-#include <cmath>
 #include <type_traits>
 
 namespace ember::cpu {
 namespace {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
-constexpr bool allowsIntegers(BinaryOp op) {
-  return op != BinaryOp::kDiv && op != BinaryOp::kPow;
-}
+constexpr bool allowsIntegers(BinaryOp op) { return op != BinaryOp::kDiv; }
 
 template <BinaryOp Op, typename T> struct BinaryFn {
   T operator()(T a, T b) const {
@@ -56,8 +53,6 @@ template <BinaryOp Op> struct BinaryFn<Op, float> {
       return (a > b || a != a) ? a : b;
     if constexpr (Op == BinaryOp::kMin)
       return (a < b || a != a) ? a : b;
-    if constexpr (Op == BinaryOp::kPow)
-      return std::pow(a, b);
     return 0.f;
   }
 };
@@ -76,8 +71,6 @@ const char *opName(BinaryOp op) {
     return "max";
   case BinaryOp::kMin:
     return "min";
-  case BinaryOp::kPow:
-    return "pow";
   }
   return "?";
 }
@@ -146,8 +139,6 @@ Status registerBinaryKernels(KernelRegistry &registry) {
        "elementwise maximum with broadcasting, NaN propagates"},
       {"min", binaryKernel<BinaryOp::kMin>,
        "elementwise minimum with broadcasting, NaN propagates"},
-      {"pow", binaryKernel<BinaryOp::kPow>,
-       "a ** b with broadcasting (float32)"},
   };
   for (const Entry &e : entries) {
     KernelDef def;

@@ -1,4 +1,4 @@
-//===- elementwise_compare.cpp - equal less greater (_equal) where -------===//
+//===- elementwise_compare.cpp - equal greater greater_equal where -------===//
 //
 // Comparisons broadcast like the arithmetic ops and produce bool (one byte,
 // 0 or 1). Operands are both float-like (compared as float32) or both the
@@ -16,16 +16,12 @@
 namespace ember::cpu {
 namespace {
 
-enum class CompareOp { kEqual, kLess, kGreater, kLessEqual, kGreaterEqual };
+enum class CompareOp { kEqual, kGreater, kGreaterEqual };
 
 template <CompareOp Op> struct CompareFn {
   template <typename T> uint8_t operator()(T a, T b) const {
     if constexpr (Op == CompareOp::kEqual)
       return a == b;
-    if constexpr (Op == CompareOp::kLess)
-      return a < b;
-    if constexpr (Op == CompareOp::kLessEqual)
-      return a <= b;
     if constexpr (Op == CompareOp::kGreaterEqual)
       return a >= b;
     return a > b;
@@ -152,12 +148,8 @@ Status registerCompareKernels(KernelRegistry &registry) {
   const Entry entries[] = {
       {"equal", compareKernel<CompareOp::kEqual>,
        "a == b with broadcasting -> bool"},
-      {"less", compareKernel<CompareOp::kLess>,
-       "a < b with broadcasting -> bool"},
       {"greater", compareKernel<CompareOp::kGreater>,
        "a > b with broadcasting -> bool"},
-      {"less_equal", compareKernel<CompareOp::kLessEqual>,
-       "a <= b with broadcasting -> bool"},
       {"greater_equal", compareKernel<CompareOp::kGreaterEqual>,
        "a >= b with broadcasting -> bool"},
       {"where", whereKernel, "condition ? a : b with broadcasting (any dtype)"},

@@ -1,4 +1,4 @@
-//===- gemm_kernels.cpp - linear, matmul, batch_matmul --------------------===//
+//===- gemm_kernels.cpp - linear, matmul ----------------------------------===//
 #include "kernels/cpu/broadcast.h"
 #include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
@@ -46,7 +46,7 @@ Status linearKernel(KernelContext &ctx) {
 }
 
 //===----------------------------------------------------------------------===//
-// matmul / batch_matmul
+// matmul
 //===----------------------------------------------------------------------===//
 
 /// Runs one GEMM per broadcast batch. Batch b of a starts at
@@ -54,7 +54,7 @@ Status linearKernel(KernelContext &ctx) {
 /// there are many small ones, inside each GEMM otherwise.
 Status batchedGemm(KernelContext &ctx, const BroadcastLayout &batches,
                    int64_t numBatches, const float *a, const float *b, float *c,
-                   int64_t m, int64_t n, int64_t k, bool transB) {
+                   int64_t m, int64_t n, int64_t k) {
   if (numBatches == 0 || m == 0 || n == 0)
     return Status::ok();
   int last = batches.rank - 1;
@@ -70,8 +70,7 @@ Status batchedGemm(KernelContext &ctx, const BroadcastLayout &batches,
     g.a = a + (off[0] + col * batches.strides[0][last]) * m * k;
     g.lda = k;
     g.b = b + (off[1] + col * batches.strides[1][last]) * k * n;
-    g.ldb = transB ? k : n;
-    g.transB = transB;
+    g.ldb = n;
     g.c = c + batch * m * n;
     g.ldc = n;
     runGemm(pool, g);
@@ -103,23 +102,7 @@ Status matmulKernel(KernelContext &ctx) {
                          allocateOutput(ctx, DType::kFloat32, s.outShape));
   BroadcastLayout layout = makeBroadcastLayout(s.batch, s.batchShapes, 2);
   return batchedGemm(ctx, layout, s.batch.numel(), pa, pb, out->data<float>(),
-                     s.m, s.n, s.k, /*transB=*/false);
-}
-
-Status batchMatmulKernel(KernelContext &ctx) {
-  EMBER_ASSIGN_OR_RETURN(BatchMatmulShape s, batchMatmulShape(ctx));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  const int64_t batches = s.batches, m = s.m, n = s.n, k = s.k;
-  EMBER_ASSIGN_OR_RETURN(const float *pa,
-                         floatInput(ctx, a, "batch_matmul: a"));
-  EMBER_ASSIGN_OR_RETURN(const float *pb,
-                         floatInput(ctx, b, "batch_matmul: b"));
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         allocateOutput(ctx, DType::kFloat32, {batches, m, n}));
-  Shape batchShapes[2] = {Shape{batches}, Shape{batches}};
-  BroadcastLayout layout = makeBroadcastLayout(Shape{batches}, batchShapes, 2);
-  return batchedGemm(ctx, layout, batches, pa, pb, out->data<float>(), m, n, k,
-                     s.transB);
+                     s.m, s.n, s.k);
 }
 
 } // namespace
@@ -138,15 +121,7 @@ Status registerGemmKernels(KernelRegistry &registry) {
   matmul.run = matmulKernel;
   matmul.summary =
       "ONNX MatMul: [..., M, K] · [..., K, N] with broadcast batch dims";
-  EMBER_RETURN_IF_ERROR(registry.add(std::move(matmul)));
-
-  KernelDef bmm;
-  bmm.name = "batch_matmul";
-  bmm.run = batchMatmulKernel;
-  bmm.validate = validateBatchMatmul;
-  bmm.summary = "a[B,M,K] · b[B,K,N] (or b[B,N,K]ᵀ with transpose_b)";
-  EMBER_RETURN_IF_ERROR(registry.add(std::move(bmm)));
-  return Status::ok();
+  return registry.add(std::move(matmul));
 }
 
 } // namespace ember::cpu

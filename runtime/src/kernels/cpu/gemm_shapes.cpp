@@ -20,10 +20,6 @@ Status validateLinear(const Attributes &attrs, int, int) {
   return Status::ok();
 }
 
-Status validateBatchMatmul(const Attributes &attrs, int, int) {
-  return validateBoolAttr(attrs, "transpose_b");
-}
-
 Result<LinearShape> linearShape(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(atLocation(ctx, validateLinear(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
@@ -124,31 +120,6 @@ Result<MatmulShape> matmulShape(KernelContext &ctx) {
     return kernelError(ctx, "matmul: result rank exceeds " +
                                 std::to_string(Shape::kMaxRank));
   EMBER_ASSIGN_OR_RETURN(s.outShape, Shape::fromDims(outDims, r));
-  return s;
-}
-
-Result<BatchMatmulShape> batchMatmulShape(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(
-      atLocation(ctx, validateBatchMatmul(ctx.attrs(), 0, 0)));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "a"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "b"));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  bool transB = ctx.attrs().getInt("transpose_b", 0) != 0;
-  EMBER_RETURN_IF_ERROR(requireRank(ctx, a, "batch_matmul: a", 3));
-  EMBER_RETURN_IF_ERROR(requireRank(ctx, b, "batch_matmul: b", 3));
-  int64_t batches = a.dim(0), m = a.dim(1), k = a.dim(2);
-  int64_t kb = transB ? b.dim(2) : b.dim(1), n = transB ? b.dim(1) : b.dim(2);
-  if (b.dim(0) != batches || kb != k)
-    return kernelError(ctx, std::string("batch_matmul: a ") + a.describe() +
-                                " and b " + b.describe() +
-                                (transB ? " ([B, N, K])" : " ([B, K, N])") +
-                                " do not match");
-  BatchMatmulShape s;
-  s.batches = batches;
-  s.m = m;
-  s.n = n;
-  s.k = k;
-  s.transB = transB;
   return s;
 }
 

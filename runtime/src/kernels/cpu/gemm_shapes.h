@@ -1,6 +1,6 @@
 //===- gemm_shapes.h - Checks and shapes of the GEMM kernels --*- C++ -*-===//
 //
-// The attribute and shape checks of linear, matmul and batch_matmul (with
+// The attribute and shape checks of linear and matmul (with
 // their messages) and the sizes of the product, shared by the CPU kernels
 // (gemm_kernels.cpp) and the CUDA kernels (cuda/dense/gemm_kernels.cpp).
 //
@@ -19,8 +19,6 @@ namespace ember::cpu {
 
 /// linear's attributes: transpose_weight (bool), activation.
 Status validateLinear(const Attributes &attrs, int, int);
-/// batch_matmul's attribute transpose_b (bool).
-Status validateBatchMatmul(const Attributes &attrs, int, int);
 
 /// x [..., K] · op(weight) (+ bias [N]) -> [..., N].
 struct LinearShape {
@@ -42,13 +40,6 @@ struct MatmulShape {
   Shape outShape;
 };
 Result<MatmulShape> matmulShape(KernelContext &ctx);
-
-/// a [B, M, K] · b [B, K, N] (b [B, N, K] with transpose_b).
-struct BatchMatmulShape {
-  int64_t batches = 0, m = 0, n = 0, k = 0;
-  bool transB = false;
-};
-Result<BatchMatmulShape> batchMatmulShape(KernelContext &ctx);
 
 } // namespace ember::cpu
 

@@ -1,6 +1,6 @@
 //===- reduce_shape.h - Checks and shape of the reductions ------*- C++ -*-===//
 //
-// reduce_sum / reduce_mean / reduce_max's attribute and input checks (with
+// reduce_sum / reduce_max's attribute and input checks (with
 // their messages) and output shape, shared by the CPU kernels
 // (dense_reduce.cpp) and the CUDA kernels (cuda/dense/reduce_kernels.cpp).
 //

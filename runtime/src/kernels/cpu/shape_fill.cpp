@@ -1,8 +1,5 @@
-//===- shape_fill.cpp - range constant_of_shape ---------------------------===//
+//===- shape_fill.cpp - constant_of_shape ---------------------------------===//
 //
-// range (ONNX Range): inputs start, limit, delta, scalars ([] or [1]) of one
-// dtype (float32, float64, int32, int64); out[i] = start + i * delta for
-// i < max(ceil((limit - start) / delta), 0). delta 0 is an error.
 // constant_of_shape (ONNX ConstantOfShape): input int64 [n] holding the
 // shape; attrs `value` (number, default 0) and `dtype` (name, default
 // float32).
@@ -13,81 +10,10 @@
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
 
-#include <cmath>
 #include <cstring>
 
 namespace ember::cpu {
 namespace {
-
-constexpr int64_t kMaxRangeLength = int64_t{1} << 40;
-
-Status scalarInput(KernelContext &ctx, int i, const char *name) {
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, i, name));
-  const Tensor &t = ctx.input(i);
-  if (t.numel() != 1 || t.rank() > 1)
-    return kernelError(ctx, std::string("range: ") + name +
-                                " must be a scalar ([] or [1]), got " +
-                                t.describe());
-  return Status::ok();
-}
-
-template <typename T> Status rangeTyped(KernelContext &ctx) {
-  T start = *ctx.input(0).data<T>(), limit = *ctx.input(1).data<T>(),
-    delta = *ctx.input(2).data<T>();
-  if (delta == T(0))
-    return kernelError(ctx, "range: delta is 0");
-  int64_t n;
-  if constexpr (std::is_integral_v<T>) {
-    __int128 span = static_cast<__int128>(limit) - start;
-    __int128 steps = span / delta + ((span % delta) != 0 ? 1 : 0);
-    // span and delta of different signs give steps <= 0
-    if ((span > 0) != (delta > 0) || span == 0)
-      steps = 0;
-    if (steps > kMaxRangeLength)
-      return kernelError(ctx, "range: more than 2^40 elements");
-    n = static_cast<int64_t>(steps);
-  } else {
-    double steps = std::ceil((double(limit) - double(start)) / double(delta));
-    if (!(steps == steps) || steps > double(kMaxRangeLength))
-      return kernelError(ctx,
-                         "range: the length is not finite or exceeds 2^40");
-    n = steps > 0 ? static_cast<int64_t>(steps) : 0;
-  }
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         allocateOutput(ctx, ctx.input(0).dtype(), {n}));
-  T *o = out->data<T>();
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = static_cast<T>(start + static_cast<T>(i) * delta);
-  return Status::ok();
-}
-
-Status rangeKernel(KernelContext &ctx) {
-  for (int i = 0; i < 3; ++i)
-    EMBER_RETURN_IF_ERROR(scalarInput(ctx, i,
-                                      i == 0   ? "start"
-                                      : i == 1 ? "limit"
-                                               : "delta"));
-  DType dt = ctx.input(0).dtype();
-  if (ctx.input(1).dtype() != dt || ctx.input(2).dtype() != dt)
-    return kernelError(
-        ctx, "range: start, limit and delta must have one dtype, got " +
-                 ctx.input(0).describe() + ", " + ctx.input(1).describe() +
-                 ", " + ctx.input(2).describe());
-  switch (dt) {
-  case DType::kFloat32:
-    return rangeTyped<float>(ctx);
-  case DType::kFloat64:
-    return rangeTyped<double>(ctx);
-  case DType::kInt32:
-    return rangeTyped<int32_t>(ctx);
-  case DType::kInt64:
-    return rangeTyped<int64_t>(ctx);
-  default:
-    return kernelError(
-        ctx, "range: dtype must be float32, float64, int32 or int64, got " +
-                 ctx.input(0).describe());
-  }
-}
 
 Status validateConstantOfShape(const Attributes &attrs, int, int) {
   if (attrs.has("value"))
@@ -131,11 +57,6 @@ Status constantOfShapeKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerFillKernels(KernelRegistry &registry) {
-  KernelDef range;
-  range.name = "range";
-  range.run = rangeKernel;
-  range.summary = "ONNX Range from scalar inputs start, limit, delta";
-  EMBER_RETURN_IF_ERROR(registry.add(std::move(range)));
   KernelDef cos;
   cos.name = "constant_of_shape";
   cos.run = constantOfShapeKernel;
