@@ -4,7 +4,7 @@
 // output:  [sum B, ...]: every position's rows, in position order
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/all_gather_plan.h"
+#include "comm/kernels/all_gather_layout.h"
 #include "comm/kernels/collective_kernel_defs.h"
 
 namespace ember::collective {
@@ -14,12 +14,12 @@ namespace {
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const int g = group.size();
-  EMBER_ASSIGN_OR_RETURN(AllGatherPlan plan, planAllGather(ctx, group));
-  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  EMBER_ASSIGN_OR_RETURN(AllGatherLayout layout, allGatherLayout(ctx, group));
+  const std::vector<int64_t> &batches = layout.batches, &rowOff = layout.rowOff;
   const Tensor &x = ctx.input(0);
-  const int64_t e = plan.rowElements;
+  const int64_t e = layout.rowElements;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, x.dtype(), plan.outputShape));
+                         ctx.allocateOutput(0, x.dtype(), layout.outputShape));
   const size_t rowBytes = static_cast<size_t>(e) * dtypeSize(x.dtype());
   char *o = static_cast<char *>(out->data());
   std::vector<SendBuffer> sends(g, SendBuffer{x.data(), x.nbytes()});

@@ -11,7 +11,7 @@
 // rank gets bit-identical results.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/all_reduce_plan.h"
+#include "comm/kernels/all_reduce_layout.h"
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
@@ -79,10 +79,10 @@ Status runWithCodec(KernelContext &ctx, const Group &group, CommCodec codec,
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const int g = group.size(), me = group.position;
-  EMBER_ASSIGN_OR_RETURN(AllReducePlan plan, planAllReduce(ctx, group));
-  const std::vector<int64_t> &chunk = plan.chunk;
-  const CommCodec codec = plan.codec;
-  const bool isMax = plan.isMax;
+  EMBER_ASSIGN_OR_RETURN(AllReduceLayout layout, allReduceLayout(ctx, group));
+  const std::vector<int64_t> &chunk = layout.chunk;
+  const CommCodec codec = layout.codec;
+  const bool isMax = layout.isMax;
   const Tensor &x = ctx.input(0);
   const int64_t mine = chunk[me + 1] - chunk[me];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
-#include "comm/kernels/kjt_all_to_all_plan.h"
+#include "comm/kernels/kjt_all_to_all_layout.h"
 
 #include <cstring>
 
@@ -53,24 +53,25 @@ Status run(KernelContext &ctx) {
   valueOff[g] = total;
   EMBER_RETURN_IF_ERROR(checkLengthsMatchValues(where, total, values));
 
-  EMBER_ASSIGN_OR_RETURN(KjtAllToAllPlan plan,
+  EMBER_ASSIGN_OR_RETURN(KjtAllToAllLayout layout,
                          exchangeKjtSizes(group, in, valueOff));
-  const std::vector<int64_t> &batches = plan.batches, &batchOff = plan.batchOff,
-                             &countOff = plan.countOff;
-  const int64_t kMe = plan.localKeys, bTotal = plan.totalBatch;
+  const std::vector<int64_t> &batches = layout.batches,
+                             &batchOff = layout.batchOff,
+                             &countOff = layout.countOff;
+  const int64_t kMe = layout.localKeys, bTotal = layout.totalBatch;
   const size_t les = dtypeSize(lt), ves = dtypeSize(vt);
 
   // Received blocks, in source order: lengths [K_me * B_q] key-major, values
   // and weights key-major within each source.
   EMBER_ASSIGN_OR_RETURN(KjtAllToAllBuffers buf,
-                         allocateKjtAllToAllBuffers(ctx, in, plan));
+                         allocateKjtAllToAllBuffers(ctx, in, layout));
   char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
       [&](const std::vector<SendBuffer> &sends,
           const std::vector<RecvBuffer> &recvs, const std::string &step) {
         return group.exchange(sends, recvs, step);
       },
-      g, in, plan, valueOff, lengths, values, weights, rl, rv, rw));
+      g, in, layout, valueOff, lengths, values, weights, rl, rv, rw));
 
   // Reorder source-major blocks into key-major output.
   char *ol = static_cast<char *>(buf.outLengths->data());

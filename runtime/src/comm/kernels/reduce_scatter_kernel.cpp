@@ -13,7 +13,7 @@
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
-#include "comm/kernels/reduce_scatter_plan.h"
+#include "comm/kernels/reduce_scatter_layout.h"
 
 #include <algorithm>
 
@@ -30,16 +30,17 @@ Status validate(const Attributes &attrs, int, int) {
 Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const int g = group.size();
-  EMBER_ASSIGN_OR_RETURN(ReduceScatterPlan plan, planReduceScatter(ctx, group));
-  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  EMBER_ASSIGN_OR_RETURN(ReduceScatterLayout layout,
+                         reduceScatterLayout(ctx, group));
+  const std::vector<int64_t> &batches = layout.batches, &rowOff = layout.rowOff;
   const Tensor &x = ctx.input(0);
-  const int64_t bMe = plan.localBatch, e = plan.rowElements;
-  const CommCodec codec = plan.codec;
-  const bool isMax = plan.isMax;
+  const int64_t bMe = layout.localBatch, e = layout.rowElements;
+  const CommCodec codec = layout.codec;
+  const bool isMax = layout.isMax;
   EMBER_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, plan.outputShape));
+      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, layout.outputShape));
   const size_t block = static_cast<size_t>(bMe * e);
-  const size_t es = plan.wireElementSize;
+  const size_t es = layout.wireElementSize;
   EMBER_ASSIGN_OR_RETURN(char *stagingBytes, scratchBytes(ctx, block * g * es));
   const char *xs = static_cast<const char *>(x.data());
   if (codec != CommCodec::kNone) {

@@ -22,8 +22,8 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/collective_kernel_defs.h"
-#include "comm/kernels/kjt_all_to_all_plan.h"
-#include "comm/kernels/sequence_all_to_all_plan.h"
+#include "comm/kernels/kjt_all_to_all_layout.h"
+#include "comm/kernels/sequence_all_to_all_layout.h"
 
 namespace ember::collective {
 
@@ -53,13 +53,13 @@ Status run(KernelContext &ctx) {
     expect[p] = sum;
   }
 
-  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllPlan plan,
+  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllLayout layout,
                          exchangeSequenceCounts(group, in, rows, expect));
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, rows.dtype(), plan.outputShape));
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocateOutput(0, rows.dtype(), layout.outputShape));
   std::vector<SendBuffer> sends;
   std::vector<RecvBuffer> recvs;
-  sequenceBlocks(plan, rows, *out, sends, recvs);
+  sequenceBlocks(layout, rows, *out, sends, recvs);
   return group.exchange(sends, recvs, "");
 }
 

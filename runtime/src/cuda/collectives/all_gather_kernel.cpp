@@ -6,7 +6,7 @@
 // group of one.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/all_gather_plan.h"
+#include "comm/kernels/all_gather_layout.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -22,14 +22,14 @@ Status run(KernelContext &ctx) {
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
   const int g = group.size();
-  EMBER_ASSIGN_OR_RETURN(AllGatherPlan plan, planAllGather(ctx, group));
-  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  EMBER_ASSIGN_OR_RETURN(AllGatherLayout layout, allGatherLayout(ctx, group));
+  const std::vector<int64_t> &batches = layout.batches, &rowOff = layout.rowOff;
   const Tensor &x = ctx.input(0);
-  const int64_t e = plan.rowElements;
+  const int64_t e = layout.rowElements;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, x.dtype(), plan.outputShape));
+                         ctx.allocateOutput(0, x.dtype(), layout.outputShape));
   NcclCommunicator *nccl = ncclFor(ctx, group);
-  if (nccl && plan.equalBatches)
+  if (nccl && layout.equalBatches)
     return nccl->allGather(group.ranks, x.data(), out->data(),
                            static_cast<size_t>(x.numel()), x.dtype(),
                            env->stream, where);

@@ -9,7 +9,7 @@
 // rounds the result to 16 bits), and an all-gather returns every chunk.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/all_reduce_plan.h"
+#include "comm/kernels/all_reduce_layout.h"
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
 #include "cuda/collectives/collective_launch.h"
@@ -76,11 +76,11 @@ Status run(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
-  EMBER_ASSIGN_OR_RETURN(AllReducePlan plan, planAllReduce(ctx, group));
-  const CommCodec codec = plan.codec;
-  const bool isMax = plan.isMax;
+  EMBER_ASSIGN_OR_RETURN(AllReduceLayout layout, allReduceLayout(ctx, group));
+  const CommCodec codec = layout.codec;
+  const bool isMax = layout.isMax;
   const Tensor &x = ctx.input(0);
-  const int64_t n = plan.numElements;
+  const int64_t n = layout.numElements;
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, DType::kFloat32, x.shape()));
   NcclCommunicator *nccl = ncclFor(ctx, group);
@@ -91,7 +91,7 @@ Status run(KernelContext &ctx) {
                                  : NcclCommunicator::ReduceOp::kSum,
                            env->stream, where);
   return runChunked(ctx, *env, group, static_cast<int>(codec), isMax,
-                    plan.chunk, *out);
+                    layout.chunk, *out);
 }
 
 } // namespace

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
-#include "comm/kernels/kjt_all_to_all_plan.h"
+#include "comm/kernels/kjt_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -94,23 +94,23 @@ Status run(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(
       countValues(ctx, *env, group, lengths, values, bMe, in.keyOff, valueOff));
 
-  EMBER_ASSIGN_OR_RETURN(KjtAllToAllPlan plan,
+  EMBER_ASSIGN_OR_RETURN(KjtAllToAllLayout layout,
                          exchangeKjtSizes(group, in, valueOff));
-  const std::vector<int64_t> &batchOff = plan.batchOff;
-  const int64_t kMe = plan.localKeys, bTotal = plan.totalBatch,
-                nOut = plan.numValuesOut;
+  const std::vector<int64_t> &batchOff = layout.batchOff;
+  const int64_t kMe = layout.localKeys, bTotal = layout.totalBatch,
+                nOut = layout.numValuesOut;
   const int64_t bags = kMe * bTotal;
   const size_t ves = dtypeSize(vt);
 
   EMBER_ASSIGN_OR_RETURN(KjtAllToAllBuffers buf,
-                         allocateKjtAllToAllBuffers(ctx, in, plan));
+                         allocateKjtAllToAllBuffers(ctx, in, layout));
   char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
       [&](const std::vector<SendBuffer> &sends,
           const std::vector<RecvBuffer> &recvs, const std::string &step) {
         return deviceExchange(ctx, group, sends, recvs, step);
       },
-      g, in, plan, valueOff, lengths, values, weights, rl, rv, rw));
+      g, in, layout, valueOff, lengths, values, weights, rl, rv, rw));
   if (bags == 0)
     return Status::ok();
 

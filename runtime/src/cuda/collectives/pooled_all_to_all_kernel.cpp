@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
-#include "comm/kernels/pooled_all_to_all_plan.h"
+#include "comm/kernels/pooled_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -26,15 +26,15 @@ Status run(KernelContext &ctx) {
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
   const int g = group.size(), me = group.position;
-  EMBER_ASSIGN_OR_RETURN(PooledAllToAllPlan plan,
-                         planPooledAllToAll(ctx, group));
-  const std::vector<int64_t> &dims = plan.dims, &batches = plan.batches,
-                             &rowOff = plan.rowOff, &colOff = plan.colOff;
+  EMBER_ASSIGN_OR_RETURN(PooledAllToAllLayout layout,
+                         pooledAllToAllLayout(ctx, group));
+  const std::vector<int64_t> &dims = layout.dims, &batches = layout.batches,
+                             &rowOff = layout.rowOff, &colOff = layout.colOff;
   const Tensor &x = ctx.input(0);
-  const int64_t bMe = plan.localBatch;
-  const CommCodec codec = plan.codec;
+  const int64_t bMe = layout.localBatch;
+  const CommCodec codec = layout.codec;
   const int wire = static_cast<int>(codec);
-  const size_t es = plan.wireElementSize;
+  const size_t es = layout.wireElementSize;
   const int64_t dSum = colOff[g];
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, x.dtype(), {bMe, dSum}));

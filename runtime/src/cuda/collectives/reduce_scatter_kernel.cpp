@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
-#include "comm/kernels/reduce_scatter_plan.h"
+#include "comm/kernels/reduce_scatter_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -27,14 +27,15 @@ Status run(KernelContext &ctx) {
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
   const int g = group.size();
-  EMBER_ASSIGN_OR_RETURN(ReduceScatterPlan plan, planReduceScatter(ctx, group));
-  const std::vector<int64_t> &batches = plan.batches, &rowOff = plan.rowOff;
+  EMBER_ASSIGN_OR_RETURN(ReduceScatterLayout layout,
+                         reduceScatterLayout(ctx, group));
+  const std::vector<int64_t> &batches = layout.batches, &rowOff = layout.rowOff;
   const Tensor &x = ctx.input(0);
-  const int64_t bMe = plan.localBatch, e = plan.rowElements;
-  const CommCodec codec = plan.codec;
-  const bool isMax = plan.isMax, equal = plan.equalBatches;
+  const int64_t bMe = layout.localBatch, e = layout.rowElements;
+  const CommCodec codec = layout.codec;
+  const bool isMax = layout.isMax, equal = layout.equalBatches;
   EMBER_ASSIGN_OR_RETURN(
-      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, plan.outputShape));
+      Tensor * out, ctx.allocateOutput(0, DType::kFloat32, layout.outputShape));
   const int64_t block = bMe * e;
   NcclCommunicator *nccl = ncclFor(ctx, group);
   if (nccl && equal && codec == CommCodec::kNone)
@@ -44,7 +45,7 @@ Status run(KernelContext &ctx) {
                                      : NcclCommunicator::ReduceOp::kSum,
                                env->stream, where);
   const int wire = static_cast<int>(codec);
-  const size_t es = plan.wireElementSize;
+  const size_t es = layout.wireElementSize;
   EMBER_ASSIGN_OR_RETURN(
       char *staging, scratchBytes(ctx, static_cast<size_t>(block * g) * es));
   const char *xs = static_cast<const char *>(x.data());

@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_kernel_defs.h"
-#include "comm/kernels/sequence_all_to_all_plan.h"
+#include "comm/kernels/sequence_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
@@ -88,13 +88,13 @@ Status run(KernelContext &ctx) {
   const Tensor &rows = ctx.input(0), &lengths = ctx.input(1);
   std::vector<int64_t> expect;
   EMBER_RETURN_IF_ERROR(sumLengths(ctx, *env, group, in, lengths, expect));
-  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllPlan plan,
+  EMBER_ASSIGN_OR_RETURN(SequenceAllToAllLayout layout,
                          exchangeSequenceCounts(group, in, rows, expect));
-  EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                         ctx.allocateOutput(0, rows.dtype(), plan.outputShape));
+  EMBER_ASSIGN_OR_RETURN(
+      Tensor * out, ctx.allocateOutput(0, rows.dtype(), layout.outputShape));
   std::vector<SendBuffer> sends;
   std::vector<RecvBuffer> recvs;
-  sequenceBlocks(plan, rows, *out, sends, recvs);
+  sequenceBlocks(layout, rows, *out, sends, recvs);
   return deviceExchange(ctx, group, sends, recvs, "");
 }
 

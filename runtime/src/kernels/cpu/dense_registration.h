@@ -1,9 +1,8 @@
-//===- dense_registration.h - Registration of the dense kernel families -*- C++
-//-*-===//
+//===- dense_registration.h - The dense kernel families ---------*- C++ -*-===//
 //
-// registerDenseKernels (dense_kernels.cpp) and registerShapeKernels
-// (shape_kernels.cpp) call these, one per file/family. The contract of every
-// kernel is in docs/kernels-dense.md.
+// registerDenseKernels (register_dense_kernels.cpp) and registerShapeKernels
+// (register_shape_kernels.cpp) call these, one per file/family. The contract of
+// every kernel is in docs/kernels-dense.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_KERNELS_CPU_DENSE_REGISTRATION_H

@@ -1,7 +1,8 @@
 //===- embedding_kernel_defs.h - The embedding lookup kernels --*- C++ -*-===//
 //
-// One function per kernel, each defined in its own file; embedding_kernels.cpp
-// registers them. Contracts: docs/kernels-embedding.md.
+// One function per kernel, each defined in its own file;
+// register_embedding_kernels.cpp registers them. Contracts:
+// docs/kernels-embedding.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_KERNELS_CPU_EMBEDDING_KERNEL_DEFS_H

@@ -1,7 +1,8 @@
 //===- jagged_kernel_defs.h - The jagged and KJT kernels -------*- C++ -*-===//
 //
-// One function per kernel (each in its own file); jagged_kernels.cpp
-// registers them. Contracts: docs/kernels-embedding.md.
+// One function per kernel (each in its own file);
+// register_jagged_kernels.cpp registers them. Contracts:
+// docs/kernels-embedding.md.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_KERNELS_CPU_JAGGED_KERNEL_DEFS_H

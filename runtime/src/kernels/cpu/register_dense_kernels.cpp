@@ -1,4 +1,4 @@
-//===- dense_kernels.cpp - Registration of the CPU dense math kernels -----===//
+//===- register_dense_kernels.cpp - Registering the CPU dense math kernels ===//
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"

@@ -1,12 +1,12 @@
-//===- pooled_all_to_all_plan.h - pooled_all_to_all sizes --*- C++ -*-===//
+//===- pooled_all_to_all_layout.h - pooled_all_to_all's layout --*- C++ -*-===//
 //
 // What the CPU and the CUDA pooled_all_to_all kernels both do before moving
 // data: check x and the attributes, exchange (B, D, dtype, comm_dtype) with
 // every group position, and lay out the row and column blocks.
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_PLAN_H
-#define EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_PLAN_H
+#ifndef EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_LAYOUT_H
+#define EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/comm_codec.h"
@@ -17,7 +17,8 @@
 
 namespace ember::collective {
 
-struct PooledAllToAllPlan {
+/// The sizes and offsets of pooled_all_to_all's blocks.
+struct PooledAllToAllLayout {
   std::vector<int64_t> dims;    // D of every position (dim_per_rank)
   std::vector<int64_t> batches; // B of every position (exchanged)
   std::vector<int64_t> rowOff;  // prefix sums of batches: x's row blocks
@@ -29,9 +30,9 @@ struct PooledAllToAllPlan {
 
 /// Checks inputs 0 (x) and 1 (batch_ref) and the attributes, and exchanges
 /// the header with the group (every error names group.what).
-Result<PooledAllToAllPlan> planPooledAllToAll(KernelContext &ctx,
-                                              const Group &group);
+Result<PooledAllToAllLayout> pooledAllToAllLayout(KernelContext &ctx,
+                                                  const Group &group);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_PLAN_H
+#endif // EMBER_COMM_KERNELS_POOLED_ALL_TO_ALL_LAYOUT_H

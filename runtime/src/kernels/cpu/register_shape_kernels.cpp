@@ -1,4 +1,4 @@
-//===- shape_kernels.cpp - Registration of the CPU data-movement kernels --===//
+//===- register_shape_kernels.cpp - Registering the data-movement kernels -===//
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"

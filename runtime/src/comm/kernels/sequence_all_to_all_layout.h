@@ -1,4 +1,4 @@
-//===- sequence_all_to_all_plan.h - sequence_all_to_all sizes --*- C++ -*-===//
+//===- sequence_all_to_all_layout.h - its checks and layout ---*- C++ -*-===//
 //
 // What the CPU and the CUDA sequence_all_to_all kernels share on the host:
 // the key_splits attribute (kjt_all_to_all's), the checks of rows and
@@ -8,8 +8,8 @@
 // them on the device).
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_PLAN_H
-#define EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_PLAN_H
+#ifndef EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_LAYOUT_H
+#define EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 
@@ -41,7 +41,7 @@ inline constexpr int64_t kMaxSequenceRows = int64_t{1} << 48;
 Status negativeLength(const std::string &where, int64_t i, int64_t len);
 
 /// The row counts of both directions and the blocks they make.
-struct SequenceAllToAllPlan {
+struct SequenceAllToAllLayout {
   std::vector<int64_t> expect;  // rows position p sends here
   std::vector<int64_t> send;    // rows this rank sends to position p
   std::vector<int64_t> sendOff; // prefix sums of send: rows' blocks
@@ -55,16 +55,16 @@ struct SequenceAllToAllPlan {
 /// every position, checks what comes back against rows (sum of send == N,
 /// the same rows and dtype everywhere; every error names group.what) and
 /// lays out the blocks.
-Result<SequenceAllToAllPlan>
+Result<SequenceAllToAllLayout>
 exchangeSequenceCounts(const Group &group, const SequenceAllToAllInput &in,
                        const Tensor &rows, std::vector<int64_t> expect);
 
 /// The exchange's buffers: sends[p] = rows' block for position p,
 /// recvs[p] = the output's block from position p.
-void sequenceBlocks(const SequenceAllToAllPlan &plan, const Tensor &rows,
+void sequenceBlocks(const SequenceAllToAllLayout &layout, const Tensor &rows,
                     Tensor &out, std::vector<SendBuffer> &sends,
                     std::vector<RecvBuffer> &recvs);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_PLAN_H
+#endif // EMBER_COMM_KERNELS_SEQUENCE_ALL_TO_ALL_LAYOUT_H

@@ -1,7 +1,7 @@
-//===- sequence_all_to_all_plan.cpp - sequence_all_to_all's checks, sizes -===//
-#include "comm/kernels/sequence_all_to_all_plan.h"
+//===- sequence_all_to_all_layout.cpp - sequence_all_to_all layout --------===//
+#include "comm/kernels/sequence_all_to_all_layout.h"
 
-#include "comm/kernels/kjt_all_to_all_plan.h"
+#include "comm/kernels/kjt_all_to_all_layout.h"
 
 namespace ember::collective {
 
@@ -68,7 +68,7 @@ Status negativeLength(const std::string &where, int64_t i, int64_t len) {
                          "] is negative (" + std::to_string(len) + ")");
 }
 
-Result<SequenceAllToAllPlan>
+Result<SequenceAllToAllLayout>
 exchangeSequenceCounts(const Group &group, const SequenceAllToAllInput &in,
                        const Tensor &rows, std::vector<int64_t> expect) {
   const std::string &where = group.what;
@@ -93,45 +93,46 @@ exchangeSequenceCounts(const Group &group, const SequenceAllToAllInput &in,
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
       exchangeCounts(group.comm, group.ranks, me, mine, 3, where + " (sizes)"));
-  SequenceAllToAllPlan plan;
-  plan.send.resize(g);
+  SequenceAllToAllLayout layout;
+  layout.send.resize(g);
   for (int q = 0; q < g; ++q) {
-    plan.send[q] = hdr[3 * q];
+    layout.send[q] = hdr[3 * q];
     if (hdr[3 * q + 1] != in.rowElements || hdr[3 * q + 2] != dtype)
       return invalidArgument(
           where + ": group position " + std::to_string(q) + " has rows of " +
           std::to_string(hdr[3 * q + 1]) + " elements of dtype code " +
           std::to_string(hdr[3 * q + 2]) + ", this rank " + rows.describe());
   }
-  plan.sendOff = prefixSums(plan.send);
-  if (plan.sendOff[g] != rows.dim(0))
+  layout.sendOff = prefixSums(layout.send);
+  if (layout.sendOff[g] != rows.dim(0))
     return invalidArgument(
         where + ": rows has " + std::to_string(rows.dim(0)) +
         " rows but the group's positions expect " +
-        std::to_string(plan.sendOff[g]) + " from this rank (" +
-        perPosition(plan.send) +
+        std::to_string(layout.sendOff[g]) + " from this rank (" +
+        perPosition(layout.send) +
         "; the sums of their lengths over this rank's keys)");
-  plan.expect = std::move(expect);
-  plan.recvOff = prefixSums(plan.expect);
-  plan.outputShape = rows.shape();
-  plan.outputShape[0] = plan.recvOff[g];
-  plan.rowBytes = static_cast<size_t>(in.rowElements) * dtypeSize(rows.dtype());
-  return plan;
+  layout.expect = std::move(expect);
+  layout.recvOff = prefixSums(layout.expect);
+  layout.outputShape = rows.shape();
+  layout.outputShape[0] = layout.recvOff[g];
+  layout.rowBytes =
+      static_cast<size_t>(in.rowElements) * dtypeSize(rows.dtype());
+  return layout;
 }
 
-void sequenceBlocks(const SequenceAllToAllPlan &plan, const Tensor &rows,
+void sequenceBlocks(const SequenceAllToAllLayout &layout, const Tensor &rows,
                     Tensor &out, std::vector<SendBuffer> &sends,
                     std::vector<RecvBuffer> &recvs) {
-  const size_t g = plan.send.size(), rb = plan.rowBytes;
+  const size_t g = layout.send.size(), rb = layout.rowBytes;
   const char *r = static_cast<const char *>(rows.data());
   char *o = static_cast<char *>(out.data());
   sends.assign(g, SendBuffer{});
   recvs.assign(g, RecvBuffer{});
   for (size_t q = 0; q < g; ++q) {
-    sends[q] = {r + static_cast<size_t>(plan.sendOff[q]) * rb,
-                static_cast<size_t>(plan.send[q]) * rb};
-    recvs[q] = {o + static_cast<size_t>(plan.recvOff[q]) * rb,
-                static_cast<size_t>(plan.expect[q]) * rb};
+    sends[q] = {r + static_cast<size_t>(layout.sendOff[q]) * rb,
+                static_cast<size_t>(layout.send[q]) * rb};
+    recvs[q] = {o + static_cast<size_t>(layout.recvOff[q]) * rb,
+                static_cast<size_t>(layout.expect[q]) * rb};
   }
 }
 

@@ -1,4 +1,4 @@
-//===- embedding_kernels.cpp - Registering the embedding kernels ----------===//
+//===- register_embedding_kernels.cpp - Registering the embedding kernels -===//
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/kernel_registry.h"

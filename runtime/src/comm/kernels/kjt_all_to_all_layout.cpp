@@ -1,5 +1,5 @@
-//===- kjt_all_to_all_plan.cpp - kjt_all_to_all's checks and sizes --------===//
-#include "comm/kernels/kjt_all_to_all_plan.h"
+//===- kjt_all_to_all_layout.cpp - kjt_all_to_all's checks, layout --------===//
+#include "comm/kernels/kjt_all_to_all_layout.h"
 
 namespace ember::collective {
 
@@ -74,9 +74,9 @@ Status checkLengthsMatchValues(const std::string &where, int64_t lengthsSum,
   return Status::ok();
 }
 
-Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
-                                         const KjtAllToAllInput &in,
-                                         const std::vector<int64_t> &valueOff) {
+Result<KjtAllToAllLayout>
+exchangeKjtSizes(const Group &group, const KjtAllToAllInput &in,
+                 const std::vector<int64_t> &valueOff) {
   const std::string &where = group.what;
   const int g = group.size(), me = group.position;
   const DType lt = in.lengthsType, vt = in.valuesType;
@@ -91,12 +91,12 @@ Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
       exchangeCounts(group.comm, group.ranks, me, mine, 5, where + " (sizes)"));
-  KjtAllToAllPlan plan;
-  plan.batches.resize(g);
-  plan.counts.resize(g);
+  KjtAllToAllLayout layout;
+  layout.batches.resize(g);
+  layout.counts.resize(g);
   for (int q = 0; q < g; ++q) {
-    plan.batches[q] = hdr[5 * q];
-    plan.counts[q] = hdr[5 * q + 1];
+    layout.batches[q] = hdr[5 * q];
+    layout.counts[q] = hdr[5 * q + 1];
     if (hdr[5 * q + 2] != mine[2] || hdr[5 * q + 3] != mine[3] ||
         hdr[5 * q + 4] != mine[4])
       return invalidArgument(
@@ -106,20 +106,20 @@ Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
           std::string(dtypeName(vt)) + " values, " +
           (in.hasWeights ? "weights" : "no weights") + ")");
   }
-  plan.batchOff = prefixSums(plan.batches);
-  plan.countOff = prefixSums(plan.counts);
-  plan.localKeys = in.splits[me];
-  plan.totalBatch = plan.batchOff[g];
-  plan.numValuesOut = plan.countOff[g];
-  return plan;
+  layout.batchOff = prefixSums(layout.batches);
+  layout.countOff = prefixSums(layout.counts);
+  layout.localKeys = in.splits[me];
+  layout.totalBatch = layout.batchOff[g];
+  layout.numValuesOut = layout.countOff[g];
+  return layout;
 }
 
 Result<KjtAllToAllBuffers>
 allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
-                           const KjtAllToAllPlan &plan) {
+                           const KjtAllToAllLayout &layout) {
   const DType lt = in.lengthsType, vt = in.valuesType;
-  const int64_t bags = plan.localKeys * plan.totalBatch,
-                nOut = plan.numValuesOut;
+  const int64_t bags = layout.localKeys * layout.totalBatch,
+                nOut = layout.numValuesOut;
   const size_t les = dtypeSize(lt), ves = dtypeSize(vt);
   KjtAllToAllBuffers buf;
   EMBER_ASSIGN_OR_RETURN(buf.outLengths, ctx.allocateOutput(0, lt, {bags}));
@@ -138,15 +138,16 @@ allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
 
 Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
                          const KjtAllToAllInput &in,
-                         const KjtAllToAllPlan &plan,
+                         const KjtAllToAllLayout &layout,
                          const std::vector<int64_t> &valueOff,
                          const Tensor &lengths, const Tensor &values,
                          const Tensor &weights, char *rl, char *rv, char *rw) {
   const int g = groupSize;
-  const int64_t bMe = in.localBatch, kMe = plan.localKeys;
-  const std::vector<int64_t> &keyOff = in.keyOff, &batches = plan.batches,
-                             &counts = plan.counts, &batchOff = plan.batchOff,
-                             &countOff = plan.countOff;
+  const int64_t bMe = in.localBatch, kMe = layout.localKeys;
+  const std::vector<int64_t> &keyOff = in.keyOff, &batches = layout.batches,
+                             &counts = layout.counts,
+                             &batchOff = layout.batchOff,
+                             &countOff = layout.countOff;
   const size_t les = dtypeSize(in.lengthsType), ves = dtypeSize(in.valuesType);
   std::vector<SendBuffer> sends(g);
   std::vector<RecvBuffer> recvs(g);

@@ -1,13 +1,12 @@
-//===- reduce_scatter_plan.h - reduce_scatter's checks and sizes -*- C++
-//-*-===//
+//===- reduce_scatter_layout.h - reduce_scatter checks, layout -*- C++ -*-===//
 //
 // What the CPU and the CUDA reduce_scatter kernels both do before moving
 // data: check x and the attributes, exchange (B, row elements, comm_dtype)
 // with every group position, and lay out the row blocks.
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_REDUCE_SCATTER_PLAN_H
-#define EMBER_COMM_KERNELS_REDUCE_SCATTER_PLAN_H
+#ifndef EMBER_COMM_KERNELS_REDUCE_SCATTER_LAYOUT_H
+#define EMBER_COMM_KERNELS_REDUCE_SCATTER_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/comm_codec.h"
@@ -18,7 +17,8 @@
 
 namespace ember::collective {
 
-struct ReduceScatterPlan {
+/// reduce_scatter's attributes and the sizes and offsets of its blocks.
+struct ReduceScatterLayout {
   bool isMax = false; // reduce = "max" (else "sum")
   CommCodec codec = CommCodec::kNone;
   int64_t localBatch = 0;       // B_me
@@ -32,9 +32,9 @@ struct ReduceScatterPlan {
 
 /// Checks inputs 0 (x) and 1 (batch_ref) and the attributes, and exchanges
 /// the header with the group (every error names group.what).
-Result<ReduceScatterPlan> planReduceScatter(KernelContext &ctx,
-                                            const Group &group);
+Result<ReduceScatterLayout> reduceScatterLayout(KernelContext &ctx,
+                                                const Group &group);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_REDUCE_SCATTER_PLAN_H
+#endif // EMBER_COMM_KERNELS_REDUCE_SCATTER_LAYOUT_H

@@ -1,4 +1,4 @@
-//===- register_collectives_kernels.cpp - CUDA collectives kernels --------===//
+//===- register_cuda_collective_kernels.cpp - CUDA collective kernels -----===//
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/cuda_kernels.h"
 

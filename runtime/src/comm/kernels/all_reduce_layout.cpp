@@ -1,22 +1,23 @@
-//===- all_reduce_plan.cpp - all_reduce's checks and chunks ---------------===//
-#include "comm/kernels/all_reduce_plan.h"
+//===- all_reduce_layout.cpp - all_reduce's checks and chunks -------------===//
+#include "comm/kernels/all_reduce_layout.h"
 
 #include "comm/kernels/reduction_attrs.h"
 
 namespace ember::collective {
 
-Result<AllReducePlan> planAllReduce(KernelContext &ctx, const Group &group) {
+Result<AllReduceLayout> allReduceLayout(KernelContext &ctx,
+                                        const Group &group) {
   const std::string &where = group.what;
   const int g = group.size();
-  AllReducePlan plan;
+  AllReduceLayout layout;
   EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
                          readReductionAttrs(ctx.attrs(), where));
-  plan.isMax = r.isMax;
-  const CommCodec codec = plan.codec = r.codec;
+  layout.isMax = r.isMax;
+  const CommCodec codec = layout.codec = r.codec;
   const Tensor &x = ctx.input(0);
   if (!x.defined() || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32");
-  const int64_t n = plan.numElements = x.numel();
+  const int64_t n = layout.numElements = x.numel();
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
       group.allGatherInts({n, static_cast<int64_t>(codec)}, " (sizes)"));
@@ -27,10 +28,10 @@ Result<AllReducePlan> planAllReduce(KernelContext &ctx, const Group &group) {
           std::to_string(hdr[2 * q]) + " elements (comm_dtype code " +
           std::to_string(hdr[2 * q + 1]) + "), this rank " + std::to_string(n) +
           " (comm_dtype " + commCodecName(codec) + ")");
-  plan.chunk.resize(g + 1);
+  layout.chunk.resize(g + 1);
   for (int q = 0; q <= g; ++q)
-    plan.chunk[q] = n * q / g;
-  return plan;
+    layout.chunk[q] = n * q / g;
+  return layout;
 }
 
 } // namespace ember::collective

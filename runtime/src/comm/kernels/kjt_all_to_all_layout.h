@@ -1,4 +1,4 @@
-//===- kjt_all_to_all_plan.h - kjt_all_to_all checks, sizes --*- C++ -*-===//
+//===- kjt_all_to_all_layout.h - kjt_all_to_all checks, layout -*- C++ -*-===//
 //
 // What the CPU and the CUDA kjt_all_to_all kernels share on the host: the
 // key_splits attribute, the checks of the local KJT, the exchange of (B,
@@ -8,8 +8,8 @@
 // CUDA kernel sums the lengths on the device).
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H
-#define EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H
+#ifndef EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_LAYOUT_H
+#define EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 
@@ -56,7 +56,7 @@ Status checkLengthsMatchValues(const std::string &where, int64_t lengthsSum,
                                const Tensor &values);
 
 /// Sizes of what every position sends to this rank.
-struct KjtAllToAllPlan {
+struct KjtAllToAllLayout {
   std::vector<int64_t> batches;  // B of every source position
   std::vector<int64_t> counts;   // values every source sends here
   std::vector<int64_t> batchOff; // prefix sums of batches
@@ -68,9 +68,9 @@ struct KjtAllToAllPlan {
 
 /// Exchanges the header with the group; valueOff (g + 1 prefix sums) gives
 /// the values this rank sends to each position.
-Result<KjtAllToAllPlan> exchangeKjtSizes(const Group &group,
-                                         const KjtAllToAllInput &in,
-                                         const std::vector<int64_t> &valueOff);
+Result<KjtAllToAllLayout>
+exchangeKjtSizes(const Group &group, const KjtAllToAllInput &in,
+                 const std::vector<int64_t> &valueOff);
 
 /// The outputs (lengths [K_me * B_total], values, weights when
 /// in.hasWeights) and the source-major receive buffers of the same sizes.
@@ -80,7 +80,7 @@ struct KjtAllToAllBuffers {
 };
 Result<KjtAllToAllBuffers>
 allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
-                           const KjtAllToAllPlan &plan);
+                           const KjtAllToAllLayout &layout);
 
 /// One exchange step of the group (host or device buffers).
 using BlockExchange = std::function<Status(const std::vector<SendBuffer> &,
@@ -92,11 +92,11 @@ using BlockExchange = std::function<Status(const std::vector<SendBuffer> &,
 /// rl [K_me * B_total lengths], rv and rw [numValuesOut].
 Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
                          const KjtAllToAllInput &in,
-                         const KjtAllToAllPlan &plan,
+                         const KjtAllToAllLayout &layout,
                          const std::vector<int64_t> &valueOff,
                          const Tensor &lengths, const Tensor &values,
                          const Tensor &weights, char *rl, char *rv, char *rw);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_PLAN_H
+#endif // EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_LAYOUT_H

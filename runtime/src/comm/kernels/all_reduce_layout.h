@@ -1,4 +1,4 @@
-//===- all_reduce_plan.h - all_reduce's checks and chunks -------*- C++ -*-===//
+//===- all_reduce_layout.h - all_reduce's checks and chunks -----*- C++ -*-===//
 //
 // What the CPU and the CUDA all_reduce kernels both do before moving data:
 // check x and the attributes, exchange (elements, comm_dtype) with every
@@ -6,8 +6,8 @@
 // reduces chunk p).
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H
-#define EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H
+#ifndef EMBER_COMM_KERNELS_ALL_REDUCE_LAYOUT_H
+#define EMBER_COMM_KERNELS_ALL_REDUCE_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 #include "comm/kernels/comm_codec.h"
@@ -17,7 +17,8 @@
 
 namespace ember::collective {
 
-struct AllReducePlan {
+/// all_reduce's attributes, size and chunks.
+struct AllReduceLayout {
   bool isMax = false; // reduce = "max" (else "sum")
   CommCodec codec = CommCodec::kNone;
   int64_t numElements = 0; // x.numel(), the same on every position
@@ -27,8 +28,8 @@ struct AllReducePlan {
 
 /// Checks input 0 (x) and the attributes, and exchanges the header with the
 /// group (every error names group.what).
-Result<AllReducePlan> planAllReduce(KernelContext &ctx, const Group &group);
+Result<AllReduceLayout> allReduceLayout(KernelContext &ctx, const Group &group);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_ALL_REDUCE_PLAN_H
+#endif // EMBER_COMM_KERNELS_ALL_REDUCE_LAYOUT_H

@@ -1,12 +1,12 @@
-//===- all_gather_plan.h - all_gather's checks and sizes --------*- C++ -*-===//
+//===- all_gather_layout.h - all_gather's checks and layout -----*- C++ -*-===//
 //
 // What the CPU and the CUDA all_gather kernels both do before moving data:
 // check x, exchange (B, row elements, dtype) with every group position, and
 // lay out the output's row blocks.
 //
 //===----------------------------------------------------------------------===//
-#ifndef EMBER_COMM_KERNELS_ALL_GATHER_PLAN_H
-#define EMBER_COMM_KERNELS_ALL_GATHER_PLAN_H
+#ifndef EMBER_COMM_KERNELS_ALL_GATHER_LAYOUT_H
+#define EMBER_COMM_KERNELS_ALL_GATHER_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
 
@@ -15,7 +15,8 @@
 
 namespace ember::collective {
 
-struct AllGatherPlan {
+/// The sizes and offsets of all_gather's buffers.
+struct AllGatherLayout {
   int64_t rowElements = 0;      // elements of one row of x
   std::vector<int64_t> batches; // B of every position (exchanged)
   std::vector<int64_t> rowOff;  // prefix sums of batches: the output's rows
@@ -25,8 +26,8 @@ struct AllGatherPlan {
 
 /// Checks input 0 (x) and exchanges the header with the group (every error
 /// names group.what).
-Result<AllGatherPlan> planAllGather(KernelContext &ctx, const Group &group);
+Result<AllGatherLayout> allGatherLayout(KernelContext &ctx, const Group &group);
 
 } // namespace ember::collective
 
-#endif // EMBER_COMM_KERNELS_ALL_GATHER_PLAN_H
+#endif // EMBER_COMM_KERNELS_ALL_GATHER_LAYOUT_H

@@ -1,24 +1,25 @@
-//===- all_gather_plan.cpp - all_gather's checks and sizes ----------------===//
-#include "comm/kernels/all_gather_plan.h"
+//===- all_gather_layout.cpp - all_gather's checks and layout -------------===//
+#include "comm/kernels/all_gather_layout.h"
 
 namespace ember::collective {
 
-Result<AllGatherPlan> planAllGather(KernelContext &ctx, const Group &group) {
+Result<AllGatherLayout> allGatherLayout(KernelContext &ctx,
+                                        const Group &group) {
   const std::string &where = group.what;
   const int g = group.size();
-  AllGatherPlan plan;
+  AllGatherLayout layout;
   const Tensor &x = ctx.input(0);
   if (!x.defined() || x.rank() < 1)
     return invalidArgument(where + ": x must have rank >= 1");
-  const int64_t e = plan.rowElements = rowElements(x);
+  const int64_t e = layout.rowElements = rowElements(x);
   EMBER_ASSIGN_OR_RETURN(
       std::vector<int64_t> hdr,
       group.allGatherInts({x.dim(0), e, static_cast<int64_t>(x.dtype())},
                           " (batch sizes)"));
-  plan.batches.resize(g);
+  layout.batches.resize(g);
   for (int q = 0; q < g; ++q) {
-    plan.batches[q] = hdr[3 * q];
-    plan.equalBatches = plan.equalBatches && plan.batches[q] == x.dim(0);
+    layout.batches[q] = hdr[3 * q];
+    layout.equalBatches = layout.equalBatches && layout.batches[q] == x.dim(0);
     if (hdr[3 * q + 1] != e ||
         hdr[3 * q + 2] != static_cast<int64_t>(x.dtype()))
       return invalidArgument(
@@ -26,10 +27,10 @@ Result<AllGatherPlan> planAllGather(KernelContext &ctx, const Group &group) {
           std::to_string(hdr[3 * q + 1]) + " elements of dtype code " +
           std::to_string(hdr[3 * q + 2]) + ", this rank " + x.describe());
   }
-  plan.rowOff = prefixSums(plan.batches);
-  plan.outputShape = x.shape();
-  plan.outputShape[0] = plan.rowOff[g];
-  return plan;
+  layout.rowOff = prefixSums(layout.batches);
+  layout.outputShape = x.shape();
+  layout.outputShape[0] = layout.rowOff[g];
+  return layout;
 }
 
 } // namespace ember::collective
