@@ -8,6 +8,8 @@
 // lists them).
 //
 // Each family registers itself in its own file; cudaKernels() calls them all.
+// Each CUDA kernel's KernelDef is the CPU kernel's (cpuKernelDef) with the
+// CUDA run function.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_CUDA_CUDA_KERNELS_H
@@ -24,6 +26,14 @@ Status registerCollectiveKernels(KernelRegistry &r); // nccl/*.cu
 
 /// Every CUDA kernel, registered on first use (thread-safe).
 const KernelRegistry &cudaKernels();
+
+/// The CPU kernel `name` (the CUDA kernel of that name shares its contract:
+/// validate hook, arity, summary). Registration fails if it does not exist.
+Result<const KernelDef *> cpuKernelDef(const char *name);
+
+/// A KernelDef with the CPU kernel's contract (name, validate, arity,
+/// aliasing, in-place flag) and `run`; summary "<CPU summary> [CUDA: how]".
+Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how);
 
 } // namespace ember::cuda
 

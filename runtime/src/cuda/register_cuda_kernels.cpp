@@ -3,8 +3,25 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace ember::cuda {
+
+Result<const KernelDef *> cpuKernelDef(const char *name) {
+  const KernelDef *def = cpuKernels().find(name);
+  if (!def)
+    return internalError(std::string("CUDA kernel '") + name +
+                         "' has no CPU kernel to share the contract with");
+  return def;
+}
+
+Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how) {
+  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpu, cpuKernelDef(name));
+  KernelDef def = *cpu;
+  def.run = run;
+  def.summary = cpu->summary + " [CUDA: " + how + "]";
+  return def;
+}
 
 const KernelRegistry &cudaKernels() {
   static const KernelRegistry registry = [] {

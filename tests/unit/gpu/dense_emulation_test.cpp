@@ -19,9 +19,10 @@
 #include "cuda/dense/interaction_device.cuh"
 #include "cuda/dense/norm_device.cuh"
 #include "cuda/dense/reduce_device.cuh"
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/elementwise_activation.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/elementwise_activation.h"
+#include "kernels/shared/strided_view.h"
 
 #include <gtest/gtest.h>
 
@@ -970,17 +971,18 @@ TEST(DenseEmulation, ReductionsMatchCpu) {
 }
 
 //===----------------------------------------------------------------------===//
-// slice / transpose: the CPU's plan, copied by the device's expandElement
+// slice / transpose: the shared strided view, copied by the device's
+// expandElement
 //===----------------------------------------------------------------------===//
 
-template <typename Plan>
 void checkStridedCopy(const char *kernel, const Tensor &x,
-                      const Attributes &attrs, const Plan &plan) {
+                      const Attributes &attrs,
+                      Result<cpu::StridedView> (*makeView)(KernelContext &)) {
   Tensor ref = runCpu(kernel, {x}, attrs);
   TestKernelContext ctx;
   ctx.addInput(x).setNumOutputs(1);
   ctx.attrs() = attrs;
-  Result<cpu::StridedView> view = plan(ctx, x);
+  Result<cpu::StridedView> view = makeView(ctx);
   ASSERT_TRUE(view.isOk()) << view.status().toString();
   ASSERT_EQ(view->shape, ref.shape());
   dev::BroadcastIndex ix = cuda::dense::stridedIndex(*view);
@@ -1006,10 +1008,7 @@ TEST(DenseEmulation, SliceAndTransposeMatchCpu) {
     Attributes tattrs;
     if (iter % 3)
       tattrs.set("perm", perm);
-    checkStridedCopy("transpose", x, tattrs,
-                     [](KernelContext &c, const Tensor &t) {
-                       return cpu::planTranspose(c, t);
-                     });
+    checkStridedCopy("transpose", x, tattrs, cpu::transposeView);
     if (shape.rank() == 0)
       continue;
     // slice a random subset of axes with random starts/ends/steps
@@ -1034,9 +1033,7 @@ TEST(DenseEmulation, SliceAndTransposeMatchCpu) {
     sattrs.set("ends", ends);
     sattrs.set("axes", axes);
     sattrs.set("steps", steps);
-    checkStridedCopy("slice", x, sattrs, [](KernelContext &c, const Tensor &t) {
-      return cpu::planSlice(c, t);
-    });
+    checkStridedCopy("slice", x, sattrs, cpu::sliceView);
   }
 }
 

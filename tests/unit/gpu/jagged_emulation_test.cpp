@@ -15,7 +15,7 @@
 
 #include "../runtime/kjt_test_support.h"
 #include "../runtime/support/test_kernel_context.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
 
 #include <gtest/gtest.h>
 

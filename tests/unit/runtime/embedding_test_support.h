@@ -13,7 +13,7 @@
 #include "ember/dtype.h"
 #include "ember/tensor.h"
 #include "kernels/cpu/embedding_pool.h"
-#include "kernels/cpu/embedding_table.h"
+#include "kernels/shared/embedding_table.h"
 
 #include <gtest/gtest.h>
 

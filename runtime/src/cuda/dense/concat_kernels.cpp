@@ -8,8 +8,8 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
-#include "kernels/cpu/concat_shape.h"
-#include "kernels/cpu/dense_common.h"
+#include "kernels/shared/concat_shape.h"
+#include "kernels/shared/dense_common.h"
 
 #include <algorithm>
 #include <memory>

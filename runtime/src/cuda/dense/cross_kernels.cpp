@@ -10,8 +10,8 @@
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
 #include "cuda/dense/gemm_lt.h"
-#include "kernels/cpu/cross_shape.h"
-#include "kernels/cpu/dense_common.h"
+#include "kernels/shared/cross_shape.h"
+#include "kernels/shared/dense_common.h"
 
 namespace ember::cuda::dense {
 namespace {

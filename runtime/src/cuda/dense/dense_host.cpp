@@ -2,7 +2,7 @@
 #include "cuda/dense/dense_host.h"
 
 #include "cuda/dense/dense_launch.h"
-#include "kernels/cpu/dense_common.h"
+#include "kernels/shared/dense_common.h"
 
 namespace ember::cuda::dense {
 
@@ -61,22 +61,6 @@ BroadcastIndex stridedIndex(const cpu::StridedView &view) {
     ix.strides[0][i] = view.strides[i];
   }
   return ix;
-}
-
-Result<const KernelDef *> cpuKernelDef(const char *name) {
-  const KernelDef *def = cpuKernels().find(name);
-  if (!def)
-    return internalError(std::string("CUDA kernel '") + name +
-                         "' has no CPU kernel to share the contract with");
-  return def;
-}
-
-Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how) {
-  EMBER_ASSIGN_OR_RETURN(const KernelDef *cpu, cpuKernelDef(name));
-  KernelDef def = *cpu;
-  def.run = run;
-  def.summary = cpu->summary + " [CUDA: " + how + "]";
-  return def;
 }
 
 } // namespace ember::cuda::dense

@@ -2,14 +2,15 @@
 #ifndef EMBER_CUDA_DENSE_DENSE_HOST_H
 #define EMBER_CUDA_DENSE_DENSE_HOST_H
 
+#include "cuda/cuda_kernels.h"
 #include "cuda/dense/elementwise_device.cuh"
 #include "cuda/kernel_env.h"
 #include "ember/status.h"
 #include "ember/tensor.h"
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/shape_strided_copy.h"
 #include "kernels/kernel_context.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/strided_view.h"
 
 namespace ember::cuda::dense {
 
@@ -29,14 +30,6 @@ BroadcastIndex toBroadcastIndex(const cpu::BroadcastLayout &layout);
 /// index: output element i reads operand offset offsets(i)[0] (from the
 /// view's base).
 BroadcastIndex stridedIndex(const cpu::StridedView &view);
-
-/// The CPU kernel `name` (the CUDA kernels share its contract: validate
-/// hook, arity, summary). Registration fails if it does not exist.
-Result<const KernelDef *> cpuKernelDef(const char *name);
-
-/// A KernelDef with the CPU kernel's contract (name, validate, arity,
-/// aliasing, in-place flag) and `run`; summary "<CPU summary> [CUDA: how]".
-Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how);
 
 } // namespace ember::cuda::dense
 

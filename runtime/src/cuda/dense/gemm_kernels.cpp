@@ -10,9 +10,9 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_registration.h"
 #include "cuda/dense/gemm_lt.h"
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/gemm_shapes.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/gemm_shapes.h"
 
 namespace ember::cuda::dense {
 namespace {

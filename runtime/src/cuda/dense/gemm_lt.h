@@ -22,7 +22,7 @@
 
 #include "cuda/kernel_env.h"
 #include "ember/status.h"
-#include "kernels/cpu/broadcast.h"
+#include "kernels/shared/broadcast.h"
 
 #include <cstdint>
 #include <vector>

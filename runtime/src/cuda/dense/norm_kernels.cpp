@@ -7,9 +7,9 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/layer_norm_shape.h"
-#include "kernels/cpu/softmax_shape.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/layer_norm_shape.h"
+#include "kernels/shared/softmax_shape.h"
 
 namespace ember::cuda::dense {
 namespace {

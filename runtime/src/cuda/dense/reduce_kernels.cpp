@@ -9,8 +9,8 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/reduce_shape.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/reduce_shape.h"
 
 namespace ember::cuda::dense {
 namespace {

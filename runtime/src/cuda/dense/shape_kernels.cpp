@@ -1,8 +1,8 @@
 //===- shape_kernels.cpp - slice, transpose, shape on CUDA ----------------===//
 //
-// slice and transpose plan their strided view with the CPU kernels' own
-// planSlice / planTranspose (kernels/cpu/shape_strided_copy.h: same
-// attribute handling and errors) and copy it with the broadcast-copy kernel
+// slice and transpose work out their strided view with the CPU kernels' own
+// sliceView / transposeView (kernels/shared/strided_view.h: same attribute
+// handling and errors) and copy it with the broadcast-copy kernel
 // (a BroadcastIndex with the view's strides, which may be negative). `shape`
 // writes the input's dims through kernel parameters (the input's data is
 // never read, so it does not fall back to the host).
@@ -11,18 +11,20 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/shape_op_range.h"
-#include "kernels/cpu/shape_strided_copy.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/shape_op_range.h"
+#include "kernels/shared/strided_view.h"
 
 #include <algorithm>
 
 namespace ember::cuda::dense {
 namespace {
 
-Status copyView(KernelContext &ctx, const Tensor &x,
-                const cpu::StridedView &view) {
+template <Result<cpu::StridedView> (*View)(KernelContext &)>
+Status stridedViewKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
+  EMBER_ASSIGN_OR_RETURN(cpu::StridedView view, View(ctx));
+  const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          cpu::allocateOutput(ctx, x.dtype(), view.shape));
   if (out->numel() == 0)
@@ -32,22 +34,6 @@ Status copyView(KernelContext &ctx, const Tensor &x,
   const char *base = x.data<char>() + view.base * static_cast<int64_t>(es);
   return cpu::atLocation(ctx, launchExpand(*env, ix, base, out->data(),
                                            static_cast<int>(es), out->numel()));
-}
-
-Status sliceKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(envOf(ctx).status());
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
-  const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(cpu::StridedView view, cpu::planSlice(ctx, x));
-  return copyView(ctx, x, view);
-}
-
-Status transposeKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(envOf(ctx).status());
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "x"));
-  const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(cpu::StridedView view, cpu::planTranspose(ctx, x));
-  return copyView(ctx, x, view);
 }
 
 Status shapeKernel(KernelContext &ctx) {
@@ -72,8 +58,9 @@ Status registerShapeKernels(KernelRegistry &r) {
     KernelFn run;
     const char *how;
   } entries[] = {
-      {"slice", sliceKernel, "strided copy kernel"},
-      {"transpose", transposeKernel, "strided copy kernel"},
+      {"slice", stridedViewKernel<cpu::sliceView>, "strided copy kernel"},
+      {"transpose", stridedViewKernel<cpu::transposeView>,
+       "strided copy kernel"},
       {"shape", shapeKernel, "dims as kernel parameters"},
   };
   for (const auto &e : entries) {

@@ -13,8 +13,8 @@
 #include "cuda/dense/dense_host.h"
 #include "cuda/dense/dense_launch.h"
 #include "cuda/dense/dense_registration.h"
-#include "kernels/cpu/dense_common.h"
-#include "kernels/cpu/expand_shape.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/expand_shape.h"
 
 #include <cuda_runtime_api.h>
 

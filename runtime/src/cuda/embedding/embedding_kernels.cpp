@@ -3,9 +3,9 @@
 // The CUDA versions of embedding_bag, grouped_embedding_bag and
 // embedding_sequence: same inputs, attributes and outputs as the CPU kernels
 // (runtime/src/kernels/cpu/*embedding*_kernel.cpp), whose attribute parsing
-// (embedding_attrs.h) and host-side checks (shapes, dtypes, table views) they
-// reuse. Value checks (offsets, lengths, ids) happen on the device
-// (embedding_lookup.cuh) and come back as device errors.
+// (kernels/shared/embedding_attrs.h) and host-side checks (shapes, dtypes,
+// table views) they reuse. Value checks (offsets, lengths, ids) happen on the
+// device (embedding_lookup.cuh) and come back as device errors.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/embedding/embedding_kernels.h"
@@ -13,12 +13,11 @@
 #include "cuda/cuda_status.h"
 #include "cuda/embedding/embedding_lookup.h"
 #include "cuda/kernel_env.h"
-#include "kernels/cpu/embedding_attrs.h"
-#include "kernels/cpu/embedding_input_checks.h"
-#include "kernels/cpu/embedding_kernel_defs.h"
-#include "kernels/cpu/embedding_table.h"
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/embedding_attrs.h"
+#include "kernels/shared/embedding_input_checks.h"
+#include "kernels/shared/embedding_table.h"
+#include "kernels/shared/jagged_index.h"
 
 #include <algorithm>
 #include <vector>
@@ -94,6 +93,8 @@ Status checkDim(const TableView &v, const std::string &what,
                                " columns, more than the CUDA lookup's 2^30");
   return Status::ok();
 }
+
+} // namespace
 
 Status runEmbeddingBag(KernelContext &ctx) {
   const std::string where = ctx.location();
@@ -238,29 +239,6 @@ Status runGroupedEmbeddingBag(KernelContext &ctx) {
   setRunFields(p, ctx, *env);
   s = launchLookup(p, env->multiprocessors, env->stream);
   return s.isOk() ? s : s.withContext(where);
-}
-
-KernelDef withRun(KernelDef def, KernelFn run, const char *summary) {
-  def.run = run;
-  def.summary = summary;
-  return def;
-}
-
-} // namespace
-
-std::vector<KernelDef> embeddingKernelDefs() {
-  return {
-      withRun(ember::embedding::embeddingBagKernelDef(), runEmbeddingBag,
-              "pooled lookup of bags of ids in one table (CUDA: a sub-warp "
-              "per bag)"),
-      withRun(ember::embedding::groupedEmbeddingBagKernelDef(),
-              runGroupedEmbeddingBag,
-              "table-batched pooled lookup of every feature of a KJT in one "
-              "CUDA launch"),
-      withRun(ember::embedding::embeddingSequenceKernelDef(),
-              runEmbeddingSequence,
-              "unpooled lookup: one float32 row per id (CUDA)"),
-  };
 }
 
 } // namespace ember::cuda::embedding

@@ -2,16 +2,21 @@
 #ifndef EMBER_CUDA_EMBEDDING_EMBEDDING_KERNELS_H
 #define EMBER_CUDA_EMBEDDING_EMBEDDING_KERNELS_H
 
-#include "kernels/kernel_registry.h"
+#include "ember/status.h"
 
-#include <vector>
+namespace ember {
+class KernelContext;
+namespace cuda::embedding {
 
-namespace ember::cuda::embedding {
+/// The run functions of embedding_bag, grouped_embedding_bag and
+/// embedding_sequence on the GPU (embedding_kernels.cpp);
+/// register_embedding_kernels.cpp registers them with the CPU kernels'
+/// contracts.
+Status runEmbeddingBag(KernelContext &ctx);
+Status runGroupedEmbeddingBag(KernelContext &ctx);
+Status runEmbeddingSequence(KernelContext &ctx);
 
-/// embedding_bag, grouped_embedding_bag and embedding_sequence on the GPU
-/// (embedding_kernels.cpp); registerEmbeddingKernels adds them.
-std::vector<KernelDef> embeddingKernelDefs();
-
-} // namespace ember::cuda::embedding
+} // namespace cuda::embedding
+} // namespace ember
 
 #endif // EMBER_CUDA_EMBEDDING_EMBEDDING_KERNELS_H

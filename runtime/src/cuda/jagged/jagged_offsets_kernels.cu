@@ -10,10 +10,10 @@
 #include "cuda/cuda_status.h"
 #include "cuda/jagged/jagged_kernels.h"
 #include "cuda/jagged/jagged_launch.h"
-#include "kernels/cpu/jagged_attrs.h"
-#include "kernels/cpu/jagged_index.h"
-#include "kernels/cpu/jagged_padding_checks.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
+#include "kernels/shared/jagged_attrs.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/jagged_padding_checks.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
 
 #include <cstring>
 #include <vector>

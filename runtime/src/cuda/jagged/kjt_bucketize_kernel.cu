@@ -12,9 +12,9 @@
 #include "cuda/cuda_status.h"
 #include "cuda/jagged/jagged_kernels.h"
 #include "cuda/jagged/jagged_launch.h"
-#include "kernels/cpu/jagged_index.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
-#include "kernels/cpu/kjt_view.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
+#include "kernels/shared/kjt_view.h"
 
 namespace ember::cuda::jagged {
 

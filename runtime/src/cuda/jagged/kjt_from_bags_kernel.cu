@@ -13,8 +13,8 @@
 #include "cuda/cuda_status.h"
 #include "cuda/jagged/jagged_kernels.h"
 #include "cuda/jagged/jagged_launch.h"
-#include "kernels/cpu/jagged_index.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
 
 #include <vector>
 

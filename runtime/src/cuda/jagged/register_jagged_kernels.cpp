@@ -6,32 +6,30 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/cuda_kernels.h"
 #include "cuda/jagged/jagged_kernels.h"
-#include "kernels/cpu/jagged_kernel_defs.h"
 
 namespace ember::cuda {
 
 Status registerJaggedKernels(KernelRegistry &r) {
   struct Entry {
-    KernelDef (*cpuDef)();
+    const char *name;
     KernelFn run;
     /// Reads output sizes back from the device (in some or all cases): never
     /// captured into a CUDA graph (KernelDef::syncsHost).
     bool syncsHost;
   };
   const Entry entries[] = {
-      {ember::jagged::lengthsToOffsetsKernelDef, jagged::runLengthsToOffsets,
-       false},
-      {ember::jagged::jaggedToPaddedKernelDef, jagged::runJaggedToPadded,
-       false},
-      {ember::jagged::paddedToJaggedKernelDef, jagged::runPaddedToJagged, true},
-      {ember::jagged::kjtPermuteKernelDef, jagged::runKjtPermute, true},
-      {ember::jagged::kjtSplitKernelDef, jagged::runKjtSplit, true},
-      {ember::jagged::kjtConcatKernelDef, jagged::runKjtConcat, false},
-      {ember::jagged::kjtBucketizeKernelDef, jagged::runKjtBucketize, false},
-      {ember::jagged::kjtFromBagsKernelDef, jagged::runKjtFromBags, true},
+      {"lengths_to_offsets", jagged::runLengthsToOffsets, false},
+      {"jagged_to_padded", jagged::runJaggedToPadded, false},
+      {"padded_to_jagged", jagged::runPaddedToJagged, true},
+      {"kjt_permute", jagged::runKjtPermute, true},
+      {"kjt_split", jagged::runKjtSplit, true},
+      {"kjt_concat", jagged::runKjtConcat, false},
+      {"kjt_bucketize", jagged::runKjtBucketize, false},
+      {"kjt_from_bags", jagged::runKjtFromBags, true},
   };
   for (const Entry &e : entries) {
-    KernelDef def = e.cpuDef();
+    EMBER_ASSIGN_OR_RETURN(const KernelDef *cpu, cpuKernelDef(e.name));
+    KernelDef def = *cpu;
     def.run = e.run;
     def.syncsHost = e.syncsHost;
     EMBER_RETURN_IF_ERROR(r.add(std::move(def)));

@@ -1,9 +1,9 @@
 //===- cast.cpp - The cast kernel and element conversions -----------------===//
 #include "kernels/cpu/cast.h"
 
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,11 +10,11 @@
 // bias is [D] or [D, 1] (TorchRec stores [D, 1]) and may be left out (zero).
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/cross_shape.h"
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/cross_shape.h"
+#include "kernels/shared/dense_common.h"
 
 namespace ember::cpu {
 namespace {

@@ -6,10 +6,10 @@
 // reduce_max over an empty extent is an error.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/reduce_shape.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/reduce_shape.h"
 
 #include <algorithm>
 #include <cmath>

@@ -31,9 +31,8 @@ Status registerCrossKernels(KernelRegistry &registry);       // dcn_cross
 Status registerConcatKernels(KernelRegistry &registry); // concat
 Status registerReshapeKernels(
     KernelRegistry &registry); // reshape flatten squeeze unsqueeze shape
-Status registerTransposeKernels(KernelRegistry &registry); // transpose
-Status registerSliceKernels(KernelRegistry &registry);     // slice
-Status registerExpandKernels(KernelRegistry &registry);    // expand
+Status registerStridedViewKernels(KernelRegistry &registry); // slice transpose
+Status registerExpandKernels(KernelRegistry &registry);      // expand
 Status
 registerGatherKernels(KernelRegistry &registry); // gather gather_elements
 Status registerScatterKernels(KernelRegistry &registry); // scatter_nd

@@ -6,10 +6,10 @@
 // same integer dtype.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/cpu/elementwise_walk.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
 
 #include <type_traits>
 

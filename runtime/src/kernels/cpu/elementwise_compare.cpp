@@ -6,10 +6,10 @@
 // dtype) with a bool condition, all three broadcast together.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/cpu/elementwise_walk.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cstring>
 

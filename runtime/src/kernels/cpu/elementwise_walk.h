@@ -11,8 +11,8 @@
 #ifndef EMBER_KERNELS_CPU_ELEMENTWISE_WALK_H
 #define EMBER_KERNELS_CPU_ELEMENTWISE_WALK_H
 
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/dense_common.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/dense_common.h"
 
 namespace ember::cpu {
 

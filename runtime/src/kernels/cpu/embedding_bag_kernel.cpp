@@ -6,15 +6,15 @@
 // output: [B, dim] float32
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/embedding_attrs.h"
-#include "kernels/cpu/embedding_input_checks.h"
 #include "kernels/cpu/embedding_kernel_defs.h"
 #include "kernels/cpu/embedding_lookup_outcome.h"
 #include "kernels/cpu/embedding_pool.h"
-#include "kernels/cpu/embedding_table.h"
-#include "kernels/cpu/jagged_attrs.h"
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/embedding_attrs.h"
+#include "kernels/shared/embedding_input_checks.h"
+#include "kernels/shared/embedding_table.h"
+#include "kernels/shared/jagged_attrs.h"
+#include "kernels/shared/jagged_index.h"
 #include "threading/thread_pool.h"
 
 #include <algorithm>

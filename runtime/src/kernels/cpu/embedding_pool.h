@@ -14,7 +14,7 @@
 #define EMBER_KERNELS_CPU_EMBEDDING_POOL_H
 
 #include "ember/dtype.h"
-#include "kernels/cpu/embedding_table.h"
+#include "kernels/shared/embedding_table.h"
 
 #include <cstdint>
 #include <optional>

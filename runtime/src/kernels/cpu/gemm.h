@@ -17,7 +17,7 @@
 #ifndef EMBER_KERNELS_CPU_GEMM_H
 #define EMBER_KERNELS_CPU_GEMM_H
 
-#include "kernels/cpu/elementwise_activation.h"
+#include "kernels/shared/elementwise_activation.h"
 
 #include <cstdint>
 

@@ -1,10 +1,10 @@
 //===- gemm_kernels.cpp - linear, matmul ----------------------------------===//
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/gemm_shapes.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/gemm_shapes.h"
 
 #include <string>
 

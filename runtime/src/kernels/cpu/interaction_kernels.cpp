@@ -12,10 +12,10 @@
 // with self_interaction). Each dot product is computed once, directly.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/interaction_shape.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/interaction_shape.h"
 
 #include <cstring>
 

@@ -4,9 +4,9 @@
 // cumulative sum (offsets[0] = 0). A negative length is an error.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/jagged_index.h"
 
 namespace ember::jagged {
 

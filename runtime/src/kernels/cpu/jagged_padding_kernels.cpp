@@ -14,12 +14,12 @@
 // Offsets (int32/int64) must start at 0 and be non-decreasing.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/jagged_attrs.h"
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
-#include "kernels/cpu/jagged_padding_checks.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/jagged_attrs.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/jagged_padding_checks.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
 
 #include <algorithm>
 #include <cstring>

@@ -8,12 +8,12 @@
 //          unweighted KJTs is an error; dtypes must agree.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/jagged_attrs.h"
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
-#include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/jagged_attrs.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
+#include "kernels/shared/kjt_view.h"
 
 namespace ember::jagged {
 

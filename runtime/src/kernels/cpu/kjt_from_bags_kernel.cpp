@@ -18,11 +18,11 @@
 // (start at 0, non-decreasing, end at most at N_f); errors name the feature.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/jagged_index.h"
 #include "kernels/cpu/jagged_kernel_defs.h"
-#include "kernels/cpu/kjt_kernel_attrs.h"
-#include "kernels/cpu/kjt_view.h"
 #include "kernels/kernel_context.h"
+#include "kernels/shared/jagged_index.h"
+#include "kernels/shared/kjt_kernel_attrs.h"
+#include "kernels/shared/kjt_view.h"
 
 #include <vector>
 

@@ -7,10 +7,10 @@
 // and variance with double accumulation.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/layer_norm_shape.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/layer_norm_shape.h"
 
 #include <cmath>
 

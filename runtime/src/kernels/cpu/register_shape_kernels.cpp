@@ -8,10 +8,9 @@ namespace ember {
 Status registerShapeKernels(KernelRegistry &registry) {
   for (auto registerFn :
        {cpu::registerConcatKernels, cpu::registerReshapeKernels,
-        cpu::registerTransposeKernels, cpu::registerSliceKernels,
-        cpu::registerExpandKernels, cpu::registerGatherKernels,
-        cpu::registerScatterKernels, cpu::registerFillKernels,
-        cpu::registerCastKernels})
+        cpu::registerStridedViewKernels, cpu::registerExpandKernels,
+        cpu::registerGatherKernels, cpu::registerScatterKernels,
+        cpu::registerFillKernels, cpu::registerCastKernels})
     EMBER_RETURN_IF_ERROR(registerFn(registry));
   return Status::ok();
 }

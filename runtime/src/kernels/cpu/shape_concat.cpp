@@ -4,10 +4,10 @@
 // same dtype and rank and equal dims except along axis; any dtype.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/concat_shape.h"
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/concat_shape.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cstring>
 

@@ -4,12 +4,12 @@
 // int64 [n] second input when the attr is absent). Any dtype.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/broadcast.h"
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/expand_shape.h"
 #include "kernels/cpu/shape_strided_copy.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/broadcast.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/expand_shape.h"
 
 namespace ember::cpu {
 namespace {

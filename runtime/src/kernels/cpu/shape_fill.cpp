@@ -6,9 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/cast.h"
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cstring>
 

@@ -8,10 +8,10 @@
 // Every index is checked before anything is written.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/gather_shape.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/gather_shape.h"
 
 #include <cstring>
 

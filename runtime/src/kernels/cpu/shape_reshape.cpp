@@ -5,10 +5,10 @@
 // input's dims as int64.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/shape_op_range.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/shape_op_range.h"
 
 #include <algorithm>
 #include <string_view>

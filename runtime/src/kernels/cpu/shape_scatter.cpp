@@ -7,9 +7,9 @@
 // [-dim, dim) is an OutOfRange error naming it. Any dtype.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cstring>
 

@@ -1,7 +1,7 @@
 //===- shape_strided_copy.cpp - Copy a strided view into a dense tensor ---===//
 #include "kernels/cpu/shape_strided_copy.h"
 
-#include "kernels/cpu/dense_common.h"
+#include "kernels/shared/dense_common.h"
 
 #include <cstring>
 

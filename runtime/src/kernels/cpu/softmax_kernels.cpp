@@ -5,10 +5,10 @@
 // finite for any finite input. float32 out.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/cpu/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/cpu/softmax_shape.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/softmax_shape.h"
 
 #include <algorithm>
 #include <cmath>
