@@ -1208,11 +1208,12 @@ LogicalResult unifySymbols(func::FuncOp func, const pb::Signature &own,
   return success();
 }
 
-/// Writes one weights file per rank; removes them all on an error.
+/// Writes one weights file per rank into `files` (published with the plan).
 LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
                            std::vector<std::vector<PendingConstant>> &constants,
                            llvm::StringRef planPath,
-                           SmallVectorImpl<std::string> &written) {
+                           SmallVectorImpl<std::string> &written,
+                           ::ember::FileTransaction &files) {
   llvm::SmallString<256> dir(planPath);
   llvm::sys::path::remove_filename(dir);
   for (int r = 0; r < plan.programs_size(); ++r) {
@@ -1224,10 +1225,9 @@ LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
     llvm::sys::path::append(weightsPath, weightsName);
     std::string error;
     ::ember::WeightsFileWriter weights;
-    if (!weights.open(std::string(weightsPath), &error))
+    if (!weights.open(std::string(weightsPath), &error, &files))
       return module.emitError()
              << "cannot write '" << weightsPath << "': " << error;
-    written.push_back(std::string(weightsPath));
     for (const PendingConstant &c : constants[r]) {
       pb::Constant *pc = program->add_constants();
       pc->set_slot(c.slot);
@@ -1308,16 +1308,17 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
 
   // Everything translated: write the weights files, then the plan.
   SmallVector<std::string> written;
+  ::ember::FileTransaction files; // the weights and the plan, whole or none
   auto removeWritten = [&] {
     for (const std::string &path : written)
       llvm::sys::fs::remove(path);
   };
-  if (failed(writeWeights(module, plan, constants, planPath, written))) {
+  if (failed(writeWeights(module, plan, constants, planPath, written, files))) {
     removeWritten();
     return failure();
   }
   std::string error;
-  if (!::ember::writePlanFile(plan, planPath.str(), &error)) {
+  if (!::ember::writePlanFile(plan, planPath.str(), &error, &files)) {
     removeWritten();
     return module.emitError() << "cannot write '" << planPath << "': " << error;
   }

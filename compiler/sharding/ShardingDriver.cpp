@@ -2,6 +2,7 @@
 
 #include "sharding/ShardingDriver.h"
 #include "sharding/PlanJson.h"
+#include "io/atomic_file.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -114,8 +115,9 @@ llvm::Error ember::sharding::writeTextFile(llvm::StringRef path,
     llvm::outs().flush();
     return llvm::Error::success();
   }
-  return llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-    os << text;
-    return llvm::Error::success();
-  });
+  // Whole or not at all, also when killed (io/atomic_file.h).
+  std::string error;
+  if (!ember::writeFileAtomically(path.str(), text.str(), &error))
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), error);
+  return llvm::Error::success();
 }

@@ -11,14 +11,17 @@
 // compiler driver's pipeline (compiler/driver/Pipeline.h) and writes the plan
 // with its weights file (--emit plan, the default) or the IR after the passes
 // (--emit mlir). On any error it prints diagnostics with their locations,
-// exits with status 1 and leaves no output file (outputs are written to
-// temporary files and renamed on success).
+// exits with status 1 and leaves no output file. Every output appears whole
+// or not at all, also when the process is killed (io/atomic_file.h: an
+// unnamed temporary, fsync, rename); SIGINT/SIGTERM stop it with a message
+// and status 130/143, leaving no temporary behind.
 //
 //===----------------------------------------------------------------------===//
 
 #include "driver/Pipeline.h"
 #include "ember/EmberDialect.h"
 #include "frontends/onnx/OnnxImporter.h"
+#include "io/atomic_file.h"
 #include "plan/PlanEmitter.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -36,6 +39,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -202,6 +206,10 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // SIGINT/SIGTERM/SIGHUP: remove temporaries (ours and LLVM's), say so,
+  // exit 128 + signal.
+  ember::installTerminationHandler("ember-compile");
+  ember::setTerminationHook(llvm::sys::RunInterruptHandlers);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing
@@ -283,14 +291,17 @@ int main(int argc, char **argv) {
   passTiming.stop();
 
   if (emitKind == EmitKind::Mlir) {
-    if (llvm::Error error = llvm::writeToOutput(
-            outputFilename, [&](llvm::raw_ostream &os) -> llvm::Error {
-              module->print(os);
-              os << "\n";
-              return llvm::Error::success();
-            })) {
-      llvm::errs() << "ember-compile: cannot write '" << outputFilename
-                   << "': " << llvm::toString(std::move(error)) << "\n";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    os << "\n";
+    if (outputFilename == "-") {
+      llvm::outs() << text;
+      return 0;
+    }
+    std::string error;
+    if (!ember::writeFileAtomically(outputFilename, text, &error)) {
+      llvm::errs() << "ember-compile: " << error << "\n";
       return 1;
     }
     return 0;

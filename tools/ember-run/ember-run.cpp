@@ -4,9 +4,11 @@
 //           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]
 //           [--bounds-check fatal|warning|ignore] [--report-json FILE]
 //
-// Exit status: 0 success, 1 runtime error, 2 usage error. Outputs are written
-// only when every run succeeded, each through a temporary file, and either
-// all of them appear or none.
+// Exit status: 0 success, 1 runtime error, 2 usage error, 128 + signal when
+// stopped by SIGINT/SIGTERM/SIGHUP (130/143/129, with a message). Outputs
+// and the report are written only when every run succeeded, each whole or
+// not at all, also when the process is killed (io/atomic_file.h): all are
+// written and fsynced first, then renamed into place together.
 //
 // Multi-rank: --nproc N starts N local ranks (launcher.h); a rank started by
 // an outside launcher (RANK / WORLD_SIZE / MASTER_ADDR / MASTER_PORT or
@@ -16,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 #include "batch_split.h"
 #include "ember/session.h"
+#include "io/atomic_file.h"
 #include "io/npy.h"
 #include "kernel_contract/kernel_contract.h"
 #include "kernels/kernel_registry.h"
@@ -24,6 +27,7 @@
 #include "options.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -120,38 +124,60 @@ std::string outputFileName(const std::string &name) {
   return safe + ".npy";
 }
 
-/// All outputs or none: every file is written to a temporary name first.
-Status writeOutputs(const std::string &dir, const RunOutputs &out) {
+/// Adds `bytes` as `path` to the files published together at the end.
+Status stageFile(FileTransaction &files, const std::string &path,
+                 const std::string &bytes) {
+  AtomicFile f;
+  std::string error;
+  if (!f.open(path, &error))
+    return invalidArgument(error);
+  f.write(bytes.data(), bytes.size());
+  if (!f.finish(&error))
+    return invalidArgument(error);
+  files.add(std::move(f));
+  return Status::ok();
+}
+
+/// Every output as DIR/NAME.npy, staged: nothing appears before commit.
+Status stageOutputs(const std::string &dir, const RunOutputs &out,
+                    FileTransaction &files) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec)
     return invalidArgument("cannot create the output directory '" + dir +
                            "': " + ec.message());
-  std::vector<std::pair<std::string, std::string>> staged; // temp -> final
-  auto cleanup = [&] {
-    for (auto &s : staged)
-      std::remove(s.first.c_str());
-  };
   for (size_t i = 0; i < out.size(); ++i) {
-    std::string final = dir + "/" + outputFileName(out.name(i));
-    std::string temp = final + ".partial." + std::to_string(::getpid());
     auto bytes = npy::encodeNpy(out.tensor(i));
-    Status s =
-        bytes.isOk() ? npy::writeFileAtomic(temp, *bytes) : bytes.status();
-    if (!s.isOk()) {
-      cleanup();
+    Status s = bytes.isOk()
+                   ? stageFile(files, dir + "/" + outputFileName(out.name(i)),
+                               *bytes)
+                   : bytes.status();
+    if (!s.isOk())
       return s.withContext("output '" + out.name(i) + "'");
-    }
-    staged.emplace_back(temp, final);
   }
-  for (size_t i = 0; i < staged.size(); ++i)
-    if (std::rename(staged[i].first.c_str(), staged[i].second.c_str()) != 0) {
-      for (size_t j = 0; j < i; ++j)
-        std::remove(staged[j].second.c_str());
-      for (size_t j = i; j < staged.size(); ++j)
-        std::remove(staged[j].first.c_str());
-      return invalidArgument("cannot write '" + staged[i].second + "'");
-    }
+  return Status::ok();
+}
+
+/// Rank 0 under `ember-run --nproc` (EMBER_RUN_COMMIT_FD set by the
+/// launcher): its files are complete but unnamed; it says so and publishes
+/// them only when the launcher answers that every other rank succeeded. A
+/// launcher that fails or is killed never answers (its end closes), and the
+/// files vanish with this process.
+Status awaitLauncher() {
+  const char *fdText = std::getenv("EMBER_RUN_COMMIT_FD");
+  if (!fdText || !*fdText)
+    return Status::ok();
+  int fd = std::atoi(fdText);
+  char c = 'R';
+  ssize_t n;
+  while ((n = ::write(fd, &c, 1)) < 0 && errno == EINTR) {
+  }
+  c = 0;
+  while (n == 1 && (n = ::read(fd, &c, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1 || c != 'C')
+    return failedPrecondition("the launcher stopped the run before the outputs were "
+                   "published (another rank failed)");
   return Status::ok();
 }
 
@@ -162,8 +188,9 @@ int64_t batchSizeOf(const RunOutputs &out) {
   return 1;
 }
 
-Status writeReport(const RunOptions &o, const LatencyStats &s, int64_t batch,
-                   const RunOutputs &out, const SessionStats &stats) {
+std::string reportJson(const RunOptions &o, const LatencyStats &s,
+                       int64_t batch, const RunOutputs &out,
+                       const SessionStats &stats) {
   char buf[512];
   std::string json = "{\n  \"plan\": " + jsonString(o.planPath) + ",\n" +
                      "  \"device\": " + jsonString(o.device) + ",\n";
@@ -187,7 +214,7 @@ Status writeReport(const RunOptions &o, const LatencyStats &s, int64_t batch,
     json += std::string(i ? ", " : "") + jsonString(out.name(i)) + ": " +
             jsonString(out.tensor(i).describe());
   json += "}\n}\n";
-  return npy::writeFileAtomic(o.reportJson, json);
+  return json;
 }
 
 std::string gRankPrefix; // "rank 2: " in a multi-rank run
@@ -242,8 +269,10 @@ int run(const RunOptions &o) {
     sessionOptions.collectiveTimeoutSeconds = o.timeoutSeconds;
   const int rank = sessionOptions.rank, world = sessionOptions.worldSize;
   const bool multi = world > 1;
-  if (multi)
+  if (multi) {
     gRankPrefix = "rank " + std::to_string(rank) + ": ";
+    setTerminationPrefix("ember-run: rank " + std::to_string(rank));
+  }
   sessionOptions.device = o.device;
   sessionOptions.cudaGraphs = o.cudaGraphs;
   if (o.device == "cuda" && multi)
@@ -329,17 +358,31 @@ int report(const RunOptions &o, const Session &session, const RunOutputs &out,
       o.repeat, static_cast<long long>(batch), stats.minMs, stats.medianMs,
       stats.p90Ms, stats.p99Ms, stats.samplesPerSecond);
 
-  if (!o.outputDir.empty() && !(s = writeOutputs(o.outputDir, out)).isOk())
+  // Outputs and report are written in full first, then published together.
+  FileTransaction files;
+  if (!o.outputDir.empty() &&
+      !(s = stageOutputs(o.outputDir, out, files)).isOk())
     return fail(s);
   if (!o.reportJson.empty() &&
-      !(s = writeReport(o, stats, batch, out, session.stats())).isOk())
+      !(s = stageFile(files, o.reportJson,
+                      reportJson(o, stats, batch, out, session.stats())))
+           .isOk())
     return fail(s);
+  if (files.size() == 0)
+    return 0;
+  if (!(s = awaitLauncher()).isOk())
+    return fail(s);
+  std::string error;
+  if (!files.commit(&error))
+    return fail(invalidArgument(error));
   return 0;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
+  // SIGINT/SIGTERM/SIGHUP: no temporary left, a message, exit 128 + signal.
+  installTerminationHandler("ember-run");
   try {
     auto options = parseRunOptions(argc, argv);
     if (!options) {

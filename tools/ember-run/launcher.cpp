@@ -1,15 +1,20 @@
 //===- launcher.cpp - ember-run --nproc: N local ranks --------------------===//
 #include "launcher.h"
 
+#include "io/atomic_file.h"
+
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <poll.h>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -26,26 +31,23 @@ using Clock = std::chrono::steady_clock;
 /// rank failed, before the launcher kills them.
 constexpr auto kGrace = std::chrono::seconds(2);
 
-/// The command line of a rank: ours without --nproc / --output-dir, plus
-/// --split-batch and, for rank 0, the staging directory.
-std::vector<std::string> rankArguments(int argc, char **argv, int rank,
-                                       const std::string &staging) {
+/// The command line of a rank: ours without --nproc (and, but for rank 0,
+/// --output-dir), plus --split-batch.
+std::vector<std::string> rankArguments(int argc, char **argv, int rank) {
   std::vector<std::string> args = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--nproc" || a == "--output-dir") {
+    bool drop = a == "--nproc" || (a == "--output-dir" && rank != 0);
+    if (drop) {
       ++i; // and its value
       continue;
     }
-    if (a.rfind("--nproc=", 0) == 0 || a.rfind("--output-dir=", 0) == 0)
+    if (a.rfind("--nproc=", 0) == 0 ||
+        (a.rfind("--output-dir=", 0) == 0 && rank != 0))
       continue;
     args.push_back(a);
   }
   args.push_back("--split-batch");
-  if (rank == 0 && !staging.empty()) {
-    args.push_back("--output-dir");
-    args.push_back(staging);
-  }
   return args;
 }
 
@@ -59,31 +61,6 @@ std::string describeExit(int status) {
   return "ended abnormally";
 }
 
-/// Moves every file of `staging` into `dir`: all or none.
-bool publishOutputs(const std::string &staging, const std::string &dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    std::fprintf(stderr, "ember-run: error: cannot create '%s': %s\n",
-                 dir.c_str(), ec.message().c_str());
-    return false;
-  }
-  std::vector<fs::path> moved;
-  for (const auto &entry : fs::directory_iterator(staging, ec)) {
-    fs::path target = fs::path(dir) / entry.path().filename();
-    fs::rename(entry.path(), target, ec);
-    if (ec) {
-      std::fprintf(stderr, "ember-run: error: cannot write '%s': %s\n",
-                   target.c_str(), ec.message().c_str());
-      for (const fs::path &p : moved)
-        fs::remove(p, ec);
-      return false;
-    }
-    moved.push_back(target);
-  }
-  return true;
-}
-
 } // namespace
 
 int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
@@ -93,6 +70,8 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
                          "outside launcher; --nproc makes its own\n");
     return 2;
   }
+  // SIGINT/SIGTERM: stop the ranks, clean up, exit 128 + signal (below).
+  setCooperativeTermination(true);
   const char *tmpBase = std::getenv("TMPDIR");
   std::string tmpl =
       std::string(tmpBase && *tmpBase ? tmpBase : "/tmp") + "/ember_run_XXXXXX";
@@ -104,24 +83,25 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
     return 1;
   }
   const std::string work = tmpl;
-  std::string staging;
-  std::error_code ec;
-  if (!o.outputDir.empty()) {
-    fs::create_directories(o.outputDir, ec);
-    staging = o.outputDir + "/.ember-run-staging-" + std::to_string(::getpid());
-    fs::create_directories(staging, ec);
-    if (ec) {
-      std::fprintf(stderr, "ember-run: error: cannot create '%s': %s\n",
-                   staging.c_str(), ec.message().c_str());
-      fs::remove_all(work, ec);
-      return 1;
-    }
-  }
   auto cleanup = [&] {
     std::error_code ignored;
     fs::remove_all(work, ignored);
-    if (!staging.empty())
-      fs::remove_all(staging, ignored);
+  };
+  // Rank 0 writes the outputs (and the report); it publishes them only when
+  // told over this socket that every other rank succeeded.
+  const bool writes = !o.outputDir.empty() || !o.reportJson.empty();
+  int commit[2] = {-1, -1};
+  if (writes &&
+      ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, commit) != 0) {
+    std::fprintf(stderr, "ember-run: error: socketpair: %s\n",
+                 std::strerror(errno));
+    cleanup();
+    return 1;
+  }
+  auto closeCommit = [&] {
+    if (commit[0] >= 0)
+      ::close(commit[0]);
+    commit[0] = -1;
   };
 
   char timeout[32];
@@ -132,7 +112,7 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
   std::vector<pid_t> pids(n, -1);
   const pid_t parent = ::getpid();
   for (int r = 0; r < n; ++r) {
-    std::vector<std::string> args = rankArguments(argc, argv, r, staging);
+    std::vector<std::string> args = rankArguments(argc, argv, r);
     pid_t pid = ::fork();
     if (pid < 0) {
       std::fprintf(stderr, "ember-run: error: fork failed: %s\n",
@@ -141,6 +121,7 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
         ::kill(pids[q], SIGKILL);
       for (int q = 0; q < r; ++q)
         ::waitpid(pids[q], nullptr, 0);
+      closeCommit();
       cleanup();
       return 1;
     }
@@ -157,6 +138,11 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
       ::setenv("EMBER_COMM_TIMEOUT", timeout, 1);
       ::unsetenv("MASTER_ADDR");
       ::unsetenv("MASTER_PORT");
+      ::unsetenv("EMBER_RUN_COMMIT_FD");
+      if (r == 0 && writes) {
+        ::fcntl(commit[1], F_SETFD, 0); // kept across exec
+        ::setenv("EMBER_RUN_COMMIT_FD", std::to_string(commit[1]).c_str(), 1);
+      }
       std::vector<char *> cargs;
       for (std::string &a : args)
         cargs.push_back(a.data());
@@ -167,11 +153,26 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
       ::_exit(1);
     }
     pids[r] = pid;
+    if (r == 0 && writes) {
+      ::close(commit[1]);
+      commit[1] = -1;
+    }
   }
 
-  int running = n, failed = -1;
-  Clock::time_point failedAt;
+  int running = n, failed = -1, interrupted = 0;
+  bool rank0Ready = false, committed = false;
+  std::vector<char> succeeded(n, 0);
+  Clock::time_point failedAt, interruptedAt;
   while (running > 0) {
+    // Before reaping: ranks stopped by the same ^C are not failures.
+    if (int sig = terminationSignal(); sig && !interrupted) {
+      interrupted = sig;
+      interruptedAt = Clock::now();
+      closeCommit();
+      for (int r = 0; r < n; ++r)
+        if (pids[r] > 0)
+          ::kill(pids[r], SIGTERM);
+    }
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, WNOHANG);
     if (pid < 0 && errno != EINTR)
@@ -185,17 +186,41 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
       pids[r] = -1;
       --running;
       bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-      if (!ok) {
+      succeeded[r] = ok;
+      if (!ok && !interrupted) {
         std::fprintf(stderr, "ember-run: rank %d %s\n", r,
                      describeExit(status).c_str());
         if (failed < 0) {
           failed = r;
           failedAt = Clock::now();
+          closeCommit(); // rank 0 publishes nothing
         }
       }
       continue;
     }
-    if (failed >= 0 && Clock::now() - failedAt > kGrace) {
+    if (interrupted && Clock::now() - interruptedAt > kGrace) {
+      for (int r = 0; r < n; ++r)
+        if (pids[r] > 0)
+          ::kill(pids[r], SIGKILL);
+      interruptedAt = Clock::now() + std::chrono::hours(24); // once
+    }
+    if (commit[0] >= 0 && !rank0Ready) {
+      pollfd p{commit[0], POLLIN, 0};
+      char c = 0;
+      if (::poll(&p, 1, 0) == 1 && ::read(commit[0], &c, 1) == 1 && c == 'R')
+        rank0Ready = true;
+    }
+    if (rank0Ready && !committed && failed < 0 && !interrupted) {
+      bool othersDone = true;
+      for (int r = 1; r < n; ++r)
+        othersDone = othersDone && succeeded[r];
+      if (othersDone) {
+        char c = 'C';
+        committed = ::write(commit[0], &c, 1) == 1;
+        closeCommit();
+      }
+    }
+    if (failed >= 0 && !interrupted && Clock::now() - failedAt > kGrace) {
       for (int r = 0; r < n; ++r)
         if (pids[r] > 0) {
           std::fprintf(stderr,
@@ -208,17 +233,26 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  closeCommit();
+  cleanup();
+  if (interrupted) {
+    std::fprintf(stderr,
+                 "ember-run: interrupted by %s; stopped the %d ranks, no "
+                 "output file written\n",
+                 interrupted == SIGINT    ? "SIGINT"
+                 : interrupted == SIGTERM ? "SIGTERM"
+                                          : "SIGHUP",
+                 n);
+    return 128 + interrupted;
+  }
   if (failed >= 0) {
     std::fprintf(stderr,
                  "ember-run: error: %d-rank run failed (rank %d "
                  "first); no outputs written\n",
                  n, failed);
-    cleanup();
     return 1;
   }
-  bool ok = staging.empty() || publishOutputs(staging, o.outputDir);
-  cleanup();
-  return ok ? 0 : 1;
+  return 0;
 }
 
 } // namespace ember::tools

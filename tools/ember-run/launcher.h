@@ -3,11 +3,14 @@
 // Starts N copies of this ember-run as ranks 0..N-1 (fork + exec with RANK,
 // WORLD_SIZE, LOCAL_RANK and EMBER_RENDEZVOUS=file:<a fresh temporary
 // directory>), each with --split-batch so it takes its part of the global
-// batch. Rank 0 writes the gathered outputs into a staging directory beside
-// the output directory; they are moved into place only when every rank
-// exited with 0, so a failed run leaves no output files. When a rank fails,
-// the others get a short grace period to report their own errors and are
-// then killed: a hung rank never keeps the launcher waiting.
+// batch. Rank 0 writes the gathered outputs (and the report) in full as
+// unnamed files, tells the launcher over a socket (EMBER_RUN_COMMIT_FD) and
+// publishes them only when the launcher answers that every other rank
+// exited with 0: a failed, interrupted or killed run leaves no output file
+// and no staging directory. When a rank fails, the others get a short grace
+// period to report their own errors and are then killed: a hung rank never
+// keeps the launcher waiting. SIGINT/SIGTERM stop every rank (SIGTERM, then
+// SIGKILL after the grace period) and exit with 128 + the signal.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_TOOLS_EMBER_RUN_LAUNCHER_H

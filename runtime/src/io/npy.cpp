@@ -1,5 +1,6 @@
 //===- npy.cpp - NumPy .npy files -----------------------------------------===//
 #include "io/npy.h"
+#include "io/atomic_file.h"
 
 #include "io/read_file.h"
 
@@ -266,19 +267,9 @@ Result<std::string> encodeNpy(const Tensor &tensor) {
 }
 
 Status writeFileAtomic(const std::string &path, const std::string &bytes) {
-  std::string temp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE *f = std::fopen(temp.c_str(), "wb");
-  if (!f)
-    return invalidArgument("cannot create '" + temp +
-                           "': " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    std::remove(temp.c_str());
-    return invalidArgument("cannot write '" + path +
-                           "': " + std::strerror(err));
-  }
+  std::string error;
+  if (!writeFileAtomically(path, bytes, &error))
+    return invalidArgument(error);
   return Status::ok();
 }
 

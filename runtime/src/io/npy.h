@@ -8,8 +8,8 @@
 // (np.savez_compressed), zip64 included; CRCs are checked.
 //
 // Every malformed file gives a Status naming the file (and entry) and what
-// is wrong; writers write to a temporary file and rename, so a failed write
-// leaves nothing behind.
+// is wrong; writers go through io/atomic_file.h (an unnamed temporary,
+// fsync, rename), so a failed or killed write leaves nothing behind.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_IO_NPY_H
@@ -38,7 +38,7 @@ Result<std::vector<NamedTensor>> parseNpz(const std::string &bytes,
 
 /// The .npy (version 1) encoding of a tensor.
 Result<std::string> encodeNpy(const Tensor &tensor);
-/// Writes bytes to path through a temporary file and a rename.
+/// Writes bytes to path whole or not at all (io/atomic_file.h).
 Status writeFileAtomic(const std::string &path, const std::string &bytes);
 Status writeNpy(const std::string &path, const Tensor &tensor);
 /// Writes an .npz with stored (uncompressed) entries.

@@ -4,9 +4,7 @@
 
 #include <google/protobuf/text_format.h>
 
-#include <cerrno>
 #include <cstring>
-#include <unistd.h>
 
 namespace ember {
 
@@ -16,52 +14,20 @@ bool endsWith(const std::string &s, const char *suffix) {
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-std::string tempPathFor(const std::string &path) {
-  return path + ".tmp." + std::to_string(::getpid());
-}
-
-bool writeWholeFile(const std::string &path, const std::string &bytes,
-                    std::string *error) {
-  std::string temp = tempPathFor(path);
-  std::FILE *f = std::fopen(temp.c_str(), "wb");
-  if (!f) {
-    *error = "cannot create '" + temp + "': " + std::strerror(errno);
-    return false;
-  }
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok || std::rename(temp.c_str(), path.c_str()) != 0) {
-    *error = "cannot write '" + path + "': " + std::strerror(errno);
-    std::remove(temp.c_str());
-    return false;
-  }
-  return true;
-}
 } // namespace
 
-WeightsFileWriter::~WeightsFileWriter() {
-  if (file_) {
-    std::fclose(file_);
-    std::remove(tempPath_.c_str());
-  }
-}
-
-bool WeightsFileWriter::open(const std::string &path, std::string *error) {
-  path_ = path;
-  tempPath_ = tempPathFor(path);
-  file_ = std::fopen(tempPath_.c_str(), "wb");
-  if (!file_) {
-    *error = "cannot create '" + tempPath_ + "': " + std::strerror(errno);
-    return false;
-  }
-  return true;
+bool WeightsFileWriter::open(const std::string &path, std::string *error,
+                             FileTransaction *transaction) {
+  transaction_ = transaction;
+  size_ = 0;
+  hash_ = XxHash64();
+  return file_.open(path, error);
 }
 
 void WeightsFileWriter::writeBytes(const void *data, uint64_t nbytes) {
-  if (!file_ || failed_ || nbytes == 0)
+  if (nbytes == 0)
     return;
-  if (std::fwrite(data, 1, nbytes, file_) != nbytes)
-    failed_ = true;
+  file_.write(data, nbytes);
   hash_.update(data, nbytes);
   size_ += nbytes;
 }
@@ -79,16 +45,15 @@ uint64_t WeightsFileWriter::append(const void *data, uint64_t nbytes) {
 bool WeightsFileWriter::finish(plan::WeightFile *out,
                                const std::string &relativePath,
                                std::string *error) {
-  if (!file_) {
+  if (!file_.isOpen()) {
     *error = "weights file was not opened";
     return false;
   }
-  bool ok = !failed_;
-  ok = (std::fclose(file_) == 0) && ok;
-  file_ = nullptr;
-  if (!ok || std::rename(tempPath_.c_str(), path_.c_str()) != 0) {
-    *error = "cannot write '" + path_ + "': " + std::strerror(errno);
-    std::remove(tempPath_.c_str());
+  if (transaction_) {
+    if (!file_.finish(error))
+      return false;
+    transaction_->add(std::move(file_));
+  } else if (!file_.commit(error)) {
     return false;
   }
   out->set_path(relativePath);
@@ -97,8 +62,8 @@ bool WeightsFileWriter::finish(plan::WeightFile *out,
   return true;
 }
 
-bool writePlanFile(plan::Plan plan, const std::string &path,
-                   std::string *error) {
+bool writePlanFile(plan::Plan plan, const std::string &path, std::string *error,
+                   FileTransaction *transaction) {
   if (plan.format_version() == 0)
     plan.set_format_version(kPlanFormatVersion);
   plan.set_end_marker(kPlanEndMarker);
@@ -112,7 +77,16 @@ bool writePlanFile(plan::Plan plan, const std::string &path,
     *error = "cannot serialize the plan (larger than 2 GiB?)";
     return false;
   }
-  return writeWholeFile(path, bytes, error);
+  if (!transaction)
+    return writeFileAtomically(path, bytes, error);
+  AtomicFile file;
+  if (!file.open(path, error)) {
+    transaction->discard();
+    return false;
+  }
+  file.write(bytes.data(), bytes.size());
+  transaction->add(std::move(file));
+  return transaction->commit(error);
 }
 
 } // namespace ember

@@ -10,53 +10,63 @@
 //   if (!w.finish(program.add_weight_files(), "model.rank0.weights", &err)) ...
 //   if (!writePlanFile(plan, dir + "/model.plan", &err)) ...
 //
+// Files are written whole or not at all (io/atomic_file.h): the data go to
+// an unnamed temporary, are fsynced and renamed into place. With a
+// FileTransaction, the weights files wait for the plan, and the plan writer
+// publishes all of them together at the end (a killed compile never leaves
+// new weights beside an old plan, except within the few renames of the
+// commit).
+//
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_PLAN_PLAN_WRITER_H
 #define EMBER_PLAN_PLAN_WRITER_H
 
+#include "io/atomic_file.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/xxhash64.h"
 
 #include <cstdint>
-#include <cstdio>
 #include <string>
 
 namespace ember {
 
 /// Writes a raw weights file: each appended tensor starts at a multiple of
-/// kWeightAlignment (zero padding between). The file is written to a
-/// temporary name and renamed by finish(), so a failed write leaves nothing.
+/// kWeightAlignment (zero padding between). The file appears only when
+/// finish() succeeds (or, opened with a transaction, when the transaction
+/// commits), so a failed or killed write leaves nothing.
 class WeightsFileWriter {
 public:
   WeightsFileWriter() = default;
-  ~WeightsFileWriter();
   WeightsFileWriter(const WeightsFileWriter &) = delete;
   WeightsFileWriter &operator=(const WeightsFileWriter &) = delete;
 
-  bool open(const std::string &path, std::string *error);
+  /// With `transaction`, finish() hands the complete file to it instead of
+  /// publishing it.
+  bool open(const std::string &path, std::string *error,
+            FileTransaction *transaction = nullptr);
   /// Appends nbytes at the next aligned offset and returns that offset.
   /// Write errors are reported by finish().
   uint64_t append(const void *data, uint64_t nbytes);
-  /// Flushes, renames into place and fills `out` (path = relativePath, size,
-  /// xxhash64).
+  /// Flushes, publishes (or adds to the transaction) and fills `out` (path =
+  /// relativePath, size, xxhash64).
   bool finish(plan::WeightFile *out, const std::string &relativePath,
               std::string *error);
 
 private:
   void writeBytes(const void *data, uint64_t nbytes);
 
-  std::FILE *file_ = nullptr;
-  std::string path_, tempPath_;
+  AtomicFile file_;
+  FileTransaction *transaction_ = nullptr;
   uint64_t size_ = 0;
-  bool failed_ = false;
   XxHash64 hash_;
 };
 
 /// Writes `plan` atomically: protobuf text format when the path ends in
 /// ".txt" or ".pbtxt", binary otherwise. Sets format_version (if 0) and the
-/// end marker.
-bool writePlanFile(plan::Plan plan, const std::string &path,
-                   std::string *error);
+/// end marker. With `transaction`, the plan joins it and the transaction is
+/// committed (the weights files first, the plan last).
+bool writePlanFile(plan::Plan plan, const std::string &path, std::string *error,
+                   FileTransaction *transaction = nullptr);
 
 } // namespace ember
 
