@@ -24,7 +24,6 @@
 
 #include "ember/EmberOps.h"
 #include "kernel_contract/kernel_contract.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace kn = ::ember::contract::kernel_names;
 
@@ -40,27 +39,6 @@ DimInfo staticDim(int64_t size) {
 }
 
 } // namespace
-
-bool PlanKjtLowering::handlesCollective(Operation *op) {
-  return isa<KJTFromBagsOp, KJTAllToAllSplitsOp, KJTAllToAllTensorsOp,
-             PooledAllToAllOp, ReduceScatterOp, AllGatherOp, AllReduceOp,
-             WaitOp>(op);
-}
-
-LogicalResult PlanKjtLowering::emitCollective(Operation *op) {
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<KJTFromBagsOp>([&](auto) { return emitFromBags(op); })
-      // Its sizes travel inside kjt_all_to_all; the splits tensor is only
-      // read by the tensors phase, which does not take it.
-      .Case<KJTAllToAllSplitsOp>([&](auto) { return success(); })
-      .Case<KJTAllToAllTensorsOp>([&](auto) { return emitKjtAllToAll(op); })
-      .Case<PooledAllToAllOp, ReduceScatterOp>(
-          [&](auto) { return emitPooledCollective(op); })
-      .Case<AllGatherOp, AllReduceOp>(
-          [&](auto) { return emitGatherOrReduce(op); })
-      .Case<WaitOp>([&](auto) { return emitWait(op); })
-      .Default([&](Operation *) { return failure(); });
-}
 
 LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
   auto fromBags = cast<KJTFromBagsOp>(op);

@@ -12,7 +12,6 @@
 #include "plan/PlanEmitterContext.h"
 
 #include "ember/EmberOps.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include "kernel_contract/kernel_contract.h"
 
@@ -175,22 +174,34 @@ LogicalResult emitDotInteraction(EmitterContext &ctx, DotInteractionOp op) {
   return success();
 }
 
+using DenseKernelLowering = LogicalResult (*)(EmitterContext &, Operation *);
+
+template <typename OpT, LogicalResult (*Emit)(EmitterContext &, OpT)>
+LogicalResult lowerAs(EmitterContext &ctx, Operation *op) {
+  return Emit(ctx, cast<OpT>(op));
+}
+
+const OpLowering<DenseKernelLowering> kDenseKernelLowerings[] = {
+    {LinearOp::getOperationName(), lowerAs<LinearOp, emitLinear>},
+    {SoftmaxOp::getOperationName(), lowerAs<SoftmaxOp, emitSoftmax>},
+    {LayerNormOp::getOperationName(), lowerAs<LayerNormOp, emitLayerNorm>},
+    {DcnCrossOp::getOperationName(), lowerAs<DcnCrossOp, emitDcnCross>},
+    {DotInteractionOp::getOperationName(),
+     lowerAs<DotInteractionOp, emitDotInteraction>},
+};
+
 } // namespace
 
-FailureOr<bool> emitDenseKernelOp(EmitterContext &ctx, Operation *op) {
-  auto done = [](LogicalResult r) -> FailureOr<bool> {
-    if (failed(r))
-      return failure();
-    return true;
-  };
-  return llvm::TypeSwitch<Operation *, FailureOr<bool>>(op)
-      .Case<LinearOp>([&](auto o) { return done(emitLinear(ctx, o)); })
-      .Case<SoftmaxOp>([&](auto o) { return done(emitSoftmax(ctx, o)); })
-      .Case<LayerNormOp>([&](auto o) { return done(emitLayerNorm(ctx, o)); })
-      .Case<DcnCrossOp>([&](auto o) { return done(emitDcnCross(ctx, o)); })
-      .Case<DotInteractionOp>(
-          [&](auto o) { return done(emitDotInteraction(ctx, o)); })
-      .Default([](Operation *) -> FailureOr<bool> { return false; });
+bool isDenseKernelOp(Operation *op) {
+  return findLowering<DenseKernelLowering>(kDenseKernelLowerings, op);
+}
+
+LogicalResult emitDenseKernelOp(EmitterContext &ctx, Operation *op) {
+  const OpLowering<DenseKernelLowering> *row =
+      findLowering<DenseKernelLowering>(kDenseKernelLowerings, op);
+  if (!row)
+    return op->emitError("'") << op->getName() << "' is not an Ember dense op";
+  return row->lower(ctx, op);
 }
 
 } // namespace mlir::ember::plan_emitter

@@ -15,7 +15,6 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include "kernel_contract/kernel_contract.h"
 #include <limits>
@@ -54,9 +53,15 @@ class DenseOpEmitter {
 public:
   explicit DenseOpEmitter(EmitterContext &ctx) : ctx_(ctx) {}
 
-  FailureOr<bool> emit(Operation *op);
+  using Lower = LogicalResult (*)(DenseOpEmitter &, Operation *);
+  /// The one list of the ops this file lowers and how.
+  static ArrayRef<OpLowering<Lower>> lowerings();
 
 private:
+  /// tosa.slice with constant start and size.
+  LogicalResult emitTosaSlice(tosa::SliceOp s);
+  /// arith.trunci: a constant operand is folded, else a cast.
+  LogicalResult emitTruncI(arith::TruncIOp t);
   PlanProgramBuilder &builder() { return ctx_.builder(); }
   std::string name(Operation *op) { return ctx_.locationOf(op->getLoc()); }
 
@@ -84,8 +89,8 @@ private:
                            int64_t axis);
   LogicalResult emitCast(Operation *op);
   /// tosa.add(x, splat 0) / tosa.logical_or(x, splat false): the ONNX
-  /// importer's Expand. false when the op is not that.
-  FailureOr<bool> emitExpandIdiom(Operation *op);
+  /// importer's Expand (isExpandIdiom).
+  LogicalResult emitExpandIdiom(Operation *op);
   LogicalResult emitTile(tosa::TileOp op);
   /// tensor.splat with run-time dims: `shape` of a value with the same dims,
   /// then `constant_of_shape`. Nothing when only expand idioms read it.
@@ -450,14 +455,10 @@ bool hasRunTimeSize(Value x, int64_t d, Value size, int depth = 0) {
 
 } // namespace
 
-FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
-  if (!isa<tosa::AddOp, tosa::LogicalOrOp>(op))
-    return false;
+LogicalResult DenseOpEmitter::emitExpandIdiom(Operation *op) {
   Value x = op->getOperand(0), zeros = op->getOperand(1);
   if (isZeroSplat(x))
     std::swap(x, zeros);
-  if (!isZeroSplat(zeros))
-    return false;
   auto splat = zeros.getDefiningOp<tensor::SplatOp>();
   auto xType = cast<RankedTensorType>(x.getType());
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
@@ -513,13 +514,13 @@ FailureOr<bool> DenseOpEmitter::emitExpandIdiom(Operation *op) {
   if (identity) {
     if (failed(ctx_.emitSimple(op, kn::kIdentity, ValueRange{x}, outDims)))
       return failure();
-    return true;
+    return success();
   }
   pb::Instruction *instr = nullptr;
   if (failed(ctx_.emitSimple(op, kn::kExpand, ValueRange{x}, outDims, &instr)))
     return failure();
   addIntsAttr(instr, "shape", shape);
-  return true;
+  return success();
 }
 
 LogicalResult DenseOpEmitter::emitTile(tosa::TileOp op) {
@@ -940,128 +941,197 @@ LogicalResult DenseOpEmitter::emitGather(tosa::GatherOp op) {
   return success();
 }
 
-FailureOr<bool> DenseOpEmitter::emit(Operation *op) {
-  auto done = [](LogicalResult r) -> FailureOr<bool> {
-    if (failed(r))
-      return failure();
-    return true;
+LogicalResult DenseOpEmitter::emitTosaSlice(tosa::SliceOp s) {
+  SmallVector<int64_t> start, size;
+  if (!constShapeValues(s.getStart(), start) ||
+      !constShapeValues(s.getSize(), size))
+    return s.emitError("'tosa.slice' needs constant start and size");
+  Builder b(s.getContext());
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (size_t d = 0; d < start.size(); ++d) {
+    offsets.push_back(b.getIndexAttr(start[d]));
+    sizes.push_back(b.getIndexAttr(
+        size[d] < 0 ? ctx_.dimOf(s.getInput1(), d).size - start[d] : size[d]));
+    strides.push_back(b.getIndexAttr(1));
+  }
+  return emitSlice(s, s.getInput1(), s.getResult(), offsets, sizes, strides);
+}
+
+/// arith.trunci of a constant tensor (the i64 -> i32 index constants of
+/// tosa.gather) becomes a constant; of a computed tensor, a cast.
+LogicalResult DenseOpEmitter::emitTruncI(arith::TruncIOp op) {
+  auto dense =
+      dyn_cast_or_null<DenseElementsAttr>(builder().constantAttr(op.getIn()));
+  if (!dense)
+    return emitCast(op);
+  auto type = cast<RankedTensorType>(op.getType());
+  if (!type.hasStaticShape())
+    return op.emitError("'arith.trunci' of a constant needs a static shape");
+  SmallVector<APInt> values;
+  for (const APInt &v : dense.getValues<APInt>())
+    values.push_back(v.trunc(type.getElementTypeBitWidth()));
+  if (!builder().addPendingConstant(op.getResult(),
+                                    DenseElementsAttr::get(type, values)))
+    return op.emitError("'arith.trunci': cannot record the constant");
+  return success();
+}
+
+/// tosa.add(x, splat 0) or tosa.logical_or(x, splat false).
+bool isExpandIdiom(Operation *op) {
+  return isZeroSplat(op->getOperand(0)) || isZeroSplat(op->getOperand(1));
+}
+
+/// arith.cmpf/cmpi `x != 0`: the importer's Cast to bool.
+template <typename CmpOp, auto NotEqual> bool isNonZeroTest(Operation *op) {
+  auto cmp = cast<CmpOp>(op);
+  return cmp.getPredicate() == NotEqual && isZeroConstant(cmp.getRhs());
+}
+
+ArrayRef<OpLowering<DenseOpEmitter::Lower>> DenseOpEmitter::lowerings() {
+  using E = DenseOpEmitter;
+  static const OpLowering<Lower> table[] = {
+      {tosa::AddOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitExpandIdiom(op); },
+       isExpandIdiom},
+      {tosa::LogicalOrOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitExpandIdiom(op); },
+       isExpandIdiom},
+      {tosa::MulOp::getOperationName(),
+       [](E &e, Operation *op) -> LogicalResult {
+         auto m = cast<tosa::MulOp>(op);
+         if (!isZeroConstant(m.getShift()))
+           return m.emitError("'tosa.mul' with a non-zero shift is not "
+                              "supported by the plan emitter");
+         return e.emitBroadcasting(op, kn::kMul,
+                                   ValueRange{m.getInput1(), m.getInput2()});
+       }},
+      {tosa::MaximumOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kMax, op->getOperands());
+       }},
+      {tosa::MinimumOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kMin, op->getOperands());
+       }},
+      {tosa::EqualOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kEqual, op->getOperands());
+       }},
+      {tosa::GreaterOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kGreater, op->getOperands());
+       }},
+      {tosa::GreaterEqualOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kGreaterEqual, op->getOperands());
+       }},
+      {tosa::SelectOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitBroadcasting(op, kn::kWhere, op->getOperands());
+       }},
+      {tosa::ExpOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitUnaryMath(op, kn::kExp); }},
+      {tosa::LogOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitUnaryMath(op, kn::kLog); }},
+      {tosa::AbsOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitUnaryMath(op, kn::kAbs); }},
+      {tosa::NegateOp::getOperationName(),
+       [](E &e, Operation *op) -> LogicalResult {
+         auto n = cast<tosa::NegateOp>(op);
+         if (!isZeroConstant(n.getInput1Zp()) ||
+             !isZeroConstant(n.getOutputZp()))
+           return n.emitError("'tosa.negate' with non-zero zero points is "
+                              "not supported by the plan emitter");
+         return e.emitUnaryMath(op, kn::kNeg);
+       }},
+      {tosa::ReciprocalOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitReciprocal(op, false); }},
+      {tosa::RsqrtOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitReciprocal(op, true); }},
+      {tosa::ReduceSumOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitReduce(op, kn::kReduceSum,
+                             cast<tosa::ReduceSumOp>(op).getAxis());
+       }},
+      {tosa::ReduceMaxOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitReduce(op, kn::kReduceMax,
+                             cast<tosa::ReduceMaxOp>(op).getAxis());
+       }},
+      {tosa::TileOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitTile(cast<tosa::TileOp>(op)); }},
+      {tosa::GatherOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitGather(cast<tosa::GatherOp>(op));
+       }},
+      {tosa::SliceOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTosaSlice(cast<tosa::SliceOp>(op));
+       }},
+      {tensor::ExtractSliceOp::getOperationName(),
+       [](E &e, Operation *op) {
+         auto s = cast<tensor::ExtractSliceOp>(op);
+         return e.emitSlice(op, s.getSource(), s.getResult(),
+                            s.getMixedOffsets(), s.getMixedSizes(),
+                            s.getMixedStrides());
+       }},
+      {tensor::InsertSliceOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitInsertSlice(cast<tensor::InsertSliceOp>(op));
+       }},
+      {tensor::SplatOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitSplat(cast<tensor::SplatOp>(op));
+       }},
+      {arith::ExtSIOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::ExtUIOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::SIToFPOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::UIToFPOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::FPToSIOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::FPToUIOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::ExtFOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::TruncFOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); }},
+      {arith::TruncIOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTruncI(cast<arith::TruncIOp>(op));
+       }},
+      {arith::CmpFOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); },
+       isNonZeroTest<arith::CmpFOp, arith::CmpFPredicate::UNE>},
+      {arith::CmpIOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitCast(op); },
+       isNonZeroTest<arith::CmpIOp, arith::CmpIPredicate::ne>},
   };
-  // Tensors only (scalar index arithmetic is read by the shape evaluation).
+  return table;
+}
+
+/// The row lowering `op`: ops with one ranked tensor result only (scalar
+/// index arithmetic is read by the shape evaluation).
+const OpLowering<DenseOpEmitter::Lower> *denseLowering(Operation *op) {
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
-    return false;
-  FailureOr<bool> expand = emitExpandIdiom(op);
-  if (failed(expand) || *expand)
-    return expand;
-  return llvm::TypeSwitch<Operation *, FailureOr<bool>>(op)
-      .Case<tosa::MulOp>([&](tosa::MulOp m) -> FailureOr<bool> {
-        if (!isZeroConstant(m.getShift())) {
-          m.emitError("'tosa.mul' with a non-zero shift is not supported by "
-                      "the plan emitter");
-          return failure();
-        }
-        return done(emitBroadcasting(op, kn::kMul,
-                                     ValueRange{m.getInput1(), m.getInput2()}));
-      })
-      .Case<tosa::MaximumOp>([&](auto m) {
-        return done(emitBroadcasting(op, kn::kMax, op->getOperands()));
-      })
-      .Case<tosa::MinimumOp>([&](auto m) {
-        return done(emitBroadcasting(op, kn::kMin, op->getOperands()));
-      })
-      .Case<tosa::EqualOp>([&](auto) {
-        return done(emitBroadcasting(op, kn::kEqual, op->getOperands()));
-      })
-      .Case<tosa::GreaterOp>([&](auto) {
-        return done(emitBroadcasting(op, kn::kGreater, op->getOperands()));
-      })
-      .Case<tosa::GreaterEqualOp>([&](auto) {
-        return done(emitBroadcasting(op, kn::kGreaterEqual, op->getOperands()));
-      })
-      .Case<tosa::SelectOp>([&](auto) {
-        return done(emitBroadcasting(op, kn::kWhere, op->getOperands()));
-      })
-      .Case<tosa::ExpOp>(
-          [&](auto) { return done(emitUnaryMath(op, kn::kExp)); })
-      .Case<tosa::LogOp>(
-          [&](auto) { return done(emitUnaryMath(op, kn::kLog)); })
-      .Case<tosa::AbsOp>(
-          [&](auto) { return done(emitUnaryMath(op, kn::kAbs)); })
-      .Case<tosa::NegateOp>([&](tosa::NegateOp n) -> FailureOr<bool> {
-        if (!isZeroConstant(n.getInput1Zp()) ||
-            !isZeroConstant(n.getOutputZp())) {
-          n.emitError("'tosa.negate' with non-zero zero points is not "
-                      "supported by the plan emitter");
-          return failure();
-        }
-        return done(emitUnaryMath(op, kn::kNeg));
-      })
-      .Case<tosa::ReciprocalOp>(
-          [&](auto) { return done(emitReciprocal(op, false)); })
-      .Case<tosa::RsqrtOp>([&](auto) { return done(emitReciprocal(op, true)); })
-      .Case<tosa::ReduceSumOp>([&](tosa::ReduceSumOp r) {
-        return done(emitReduce(op, kn::kReduceSum, r.getAxis()));
-      })
-      .Case<tosa::ReduceMaxOp>([&](tosa::ReduceMaxOp r) {
-        return done(emitReduce(op, kn::kReduceMax, r.getAxis()));
-      })
-      .Case<tosa::TileOp>([&](auto t) { return done(emitTile(t)); })
-      .Case<tosa::GatherOp>([&](auto g) { return done(emitGather(g)); })
-      .Case<tosa::SliceOp>([&](tosa::SliceOp s) -> FailureOr<bool> {
-        SmallVector<int64_t> start, size;
-        if (!constShapeValues(s.getStart(), start) ||
-            !constShapeValues(s.getSize(), size)) {
-          s.emitError("'tosa.slice' needs constant start and size");
-          return failure();
-        }
-        Builder b(op->getContext());
-        SmallVector<OpFoldResult> offsets, sizes, strides;
-        for (size_t d = 0; d < start.size(); ++d) {
-          offsets.push_back(b.getIndexAttr(start[d]));
-          sizes.push_back(b.getIndexAttr(
-              size[d] < 0 ? ctx_.dimOf(s.getInput1(), d).size - start[d]
-                          : size[d]));
-          strides.push_back(b.getIndexAttr(1));
-        }
-        return done(emitSlice(op, s.getInput1(), s.getResult(), offsets, sizes,
-                              strides));
-      })
-      .Case<tensor::ExtractSliceOp>([&](tensor::ExtractSliceOp s) {
-        return done(emitSlice(op, s.getSource(), s.getResult(),
-                              s.getMixedOffsets(), s.getMixedSizes(),
-                              s.getMixedStrides()));
-      })
-      .Case<tensor::InsertSliceOp>(
-          [&](auto s) { return done(emitInsertSlice(s)); })
-      .Case<tensor::SplatOp>([&](auto splat) { return done(emitSplat(splat)); })
-      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::SIToFPOp, arith::UIToFPOp,
-            arith::FPToSIOp, arith::FPToUIOp, arith::ExtFOp, arith::TruncFOp>(
-          [&](auto) { return done(emitCast(op)); })
-      .Case<arith::TruncIOp>([&](arith::TruncIOp t) -> FailureOr<bool> {
-        if (builder().isPendingConstant(t.getIn()))
-          return false; // folded by the emitter
-        return done(emitCast(op));
-      })
-      .Case<arith::CmpFOp>([&](arith::CmpFOp c) -> FailureOr<bool> {
-        // x != 0 (the importer's Cast to bool): a cast to bool.
-        if (c.getPredicate() != arith::CmpFPredicate::UNE ||
-            !isZeroConstant(c.getRhs()))
-          return false;
-        return done(emitCast(op));
-      })
-      .Case<arith::CmpIOp>([&](arith::CmpIOp c) -> FailureOr<bool> {
-        if (c.getPredicate() != arith::CmpIPredicate::ne ||
-            !isZeroConstant(c.getRhs()))
-          return false;
-        return done(emitCast(op));
-      })
-      .Default([](Operation *) -> FailureOr<bool> { return false; });
+    return nullptr;
+  return findLowering(DenseOpEmitter::lowerings(), op);
 }
 
 } // namespace
 
-FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op) {
-  return DenseOpEmitter(ctx).emit(op);
+bool isDenseOp(Operation *op) { return denseLowering(op); }
+
+LogicalResult emitDenseOp(EmitterContext &ctx, Operation *op) {
+  const OpLowering<DenseOpEmitter::Lower> *row = denseLowering(op);
+  if (!row)
+    return op->emitError("'") << op->getName() << "' is not a dense op";
+  DenseOpEmitter emitter(ctx);
+  return row->lower(emitter, op);
 }
 
 } // namespace mlir::ember::plan_emitter

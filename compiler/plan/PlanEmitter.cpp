@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/PlanEmitter.h"
+#include "plan/EmissionContract.h"
 #include "passes/TosaMatchers.h"
 #include "plan/PlanConstantFolding.h"
 #include "plan/PlanEmitterContext.h"
@@ -23,7 +24,6 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -91,6 +91,11 @@ public:
       : func_(func), plan_(plan), builder_(plan->add_programs()),
         kjt_(builder_, kjtHooks()) {}
 
+  using Lower = LogicalResult (*)(FunctionEmitter &, Operation *);
+  /// The ops this file lowers itself (the other parts have tables of their
+  /// own: isDenseKernelOp, isDenseOp, PlanKjtLowering::handles).
+  static ArrayRef<OpLowering<Lower>> lowerings();
+
   LogicalResult run();
   std::vector<PendingConstant> &constants() { return builder_.constants(); }
 
@@ -142,7 +147,6 @@ private:
   LogicalResult emitConcat(tosa::ConcatOp op);
   LogicalResult emitTranspose(tosa::TransposeOp op);
   LogicalResult emitTensorReshape(tensor::ReshapeOp op);
-  LogicalResult foldTruncI(arith::TruncIOp op);
   /// tosa.add/sub/mul of two integer constants (index arithmetic of
   /// exported advanced indexing) becomes a constant; false when the op is
   /// not that.
@@ -155,6 +159,8 @@ private:
   /// symbols; failure when it is anything else.
   FailureOr<ShapeExpr> evaluateShapeScalar(Value v, int depth = 0);
   LogicalResult emitEmbeddingBag(EmbeddingBagOp op);
+  LogicalResult emitTableFromTensor(TableFromTensorOp op);
+  LogicalResult emitTableRef(TableRefOp op);
   LogicalResult recordConstant(Operation *op, Attribute value);
   /// Folds a transpose/reshape of a constant into a new constant; true when
   /// it did (nothing is emitted for the op then).
@@ -440,24 +446,6 @@ LogicalResult FunctionEmitter::emitTranspose(tosa::TransposeOp op) {
                         &instr)))
     return failure();
   addIntsAttr(instr, "perm", perm);
-  return success();
-}
-
-/// arith.trunci of a constant tensor (the i64 -> i32 index constants of
-/// tosa.gather) becomes a constant.
-LogicalResult FunctionEmitter::foldTruncI(arith::TruncIOp op) {
-  auto dense =
-      dyn_cast_or_null<DenseElementsAttr>(builder_.constantAttr(op.getIn()));
-  auto type = dyn_cast<RankedTensorType>(op.getType());
-  if (!dense || !type || !type.hasStaticShape())
-    return op.emitError("'arith.trunci' is supported only on constant "
-                        "tensors by the plan emitter");
-  SmallVector<APInt> values;
-  for (const APInt &v : dense.getValues<APInt>())
-    values.push_back(v.trunc(type.getElementTypeBitWidth()));
-  if (!builder_.addPendingConstant(op.getResult(),
-                                   DenseElementsAttr::get(type, values)))
-    return op.emitError("'arith.trunci': cannot record the constant");
   return success();
 }
 
@@ -897,99 +885,172 @@ LogicalResult FunctionEmitter::recordConstant(Operation *op, Attribute value) {
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
   if (foldConstantOp(op) || foldIntegerBinary(op))
     return success();
-  if (isShapeScalarOp(op))
-    return success(); // read by evaluateShapeScalar
   if (PlanKjtLowering::handles(op))
     return kjt_.emit(op);
   // ember.linear, softmax, layer_norm, dcn_cross, dot_interaction: one
   // kernel each (PlanDenseKernels.cpp).
-  FailureOr<bool> kernel = emitDenseKernelOp(*this, op);
-  if (failed(kernel))
-    return failure();
-  if (*kernel)
-    return success();
-  // Dense math and data movement beyond the first subset (PlanDenseOps.cpp).
-  FailureOr<bool> dense = emitDenseOp(*this, op);
-  if (failed(dense))
-    return failure();
-  if (*dense)
-    return success();
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<arith::ConstantOp>(
-          [&](auto c) { return recordConstant(op, c.getValue()); })
-      .Case<tosa::ConstOp>(
-          [&](auto c) { return recordConstant(op, c.getValues()); })
+  if (isDenseKernelOp(op))
+    return emitDenseKernelOp(*this, op);
+  // Dense math and data movement (PlanDenseOps.cpp).
+  if (isDenseOp(op))
+    return emitDenseOp(*this, op);
+  if (const OpLowering<Lower> *row = findLowering(lowerings(), op))
+    return row->lower(*this, op);
+  return op->emitError() << "'" << op->getName()
+                         << "' is outside the emission contract: no part of "
+                            "the plan emitter lowers it (see "
+                            "docs/architecture.md, \"The emission contract\")";
+}
+
+ArrayRef<OpLowering<FunctionEmitter::Lower>> FunctionEmitter::lowerings() {
+  using E = FunctionEmitter;
+  auto nothing = [](E &, Operation *) { return success(); };
+  auto reshape = [](E &e, Operation *op) {
+    return e.emitReshape(op, op->getOperand(0), op->getResult(0));
+  };
+  static const OpLowering<Lower> table[] = {
+      {arith::ConstantOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.recordConstant(op, cast<arith::ConstantOp>(op).getValue());
+       }},
+      {tosa::ConstOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.recordConstant(op, cast<tosa::ConstOp>(op).getValues());
+       }},
       // Shape-only values: reshapes take their shapes from result types.
-      .Case<tosa::ConstShapeOp, tensor::DimOp>([&](auto) { return success(); })
-      // Shape tensors of tensor.reshape (read by emitTensorReshape; any other
-      // user fails in operandSlot naming this op).
-      .Case<tensor::FromElementsOp>([&](auto e) {
-        foldFromElements(e); // a constant when its elements are
-        return success();
-      })
-      .Case<tensor::ReshapeOp>([&](auto r) { return emitTensorReshape(r); })
-      .Case<arith::TruncIOp>([&](auto t) { return foldTruncI(t); })
-      .Case<TableFromTensorOp>([&](TableFromTensorOp t) -> LogicalResult {
-        auto table = cast<TableType>(t.getResult().getType());
-        if (!builder_.isPendingConstant(t.getWeights()))
-          return t.emitError("'ember.table.from_tensor': the weights must be "
-                             "a constant");
-        if (table.isQuantized()) {
-          // Row-wise quantized rows are uint8 [rows, row bytes] in the plan
-          // (the runtime's table dtype); the IR's storage type is i8.
-          auto bytes = dyn_cast_or_null<DenseElementsAttr>(
-              builder_.constantAttr(t.getWeights()));
-          if (!bytes || builder_.lookupSlot(t.getWeights()) >= 0 ||
-              !builder_.addPendingConstant(
-                  t.getWeights(),
-                  bytes.bitcast(IntegerType::get(t.getContext(), 8,
-                                                 IntegerType::Unsigned))))
-            return t.emitError("'ember.table.from_tensor': the rows of a ")
-                   << table << " must be a dense constant used only as the "
-                   << "table";
-        }
-        tableWeights_[t.getResult()] = t.getWeights();
-        return success();
-      })
-      .Case<EmbeddingBagOp>([&](auto e) { return emitEmbeddingBag(e); })
-      .Case<tosa::MatMulOp>([&](auto m) { return emitMatMul(m); })
-      .Case<tosa::AddOp>([&](auto) { return emitElementwise(op, kn::kAdd); })
-      .Case<tosa::SubOp>([&](auto) { return emitElementwise(op, kn::kSub); })
-      .Case<tosa::SigmoidOp>(
-          [&](auto) { return emitElementwise(op, kn::kSigmoid); })
-      .Case<tosa::TanhOp>([&](auto) { return emitElementwise(op, kn::kTanh); })
-      .Case<tosa::ClampOp>([&](auto c) { return emitClamp(c); })
-      .Case<tosa::ConcatOp>([&](auto c) { return emitConcat(c); })
-      .Case<tosa::TransposeOp>([&](auto t) { return emitTranspose(t); })
-      .Case<tosa::ReshapeOp>([&](tosa::ReshapeOp r) {
-        return emitReshape(op, r.getInput1(), r.getResult());
-      })
-      .Case<tensor::ExpandShapeOp>([&](tensor::ExpandShapeOp e) {
-        return emitReshape(op, e.getSrc(), e.getResult());
-      })
-      .Case<tensor::CollapseShapeOp>([&](tensor::CollapseShapeOp c) {
-        return emitReshape(op, c.getSrc(), c.getResult());
-      })
-      .Case<tensor::CastOp>(
-          [&](tensor::CastOp c) { return emitElementwise(op, kn::kIdentity); })
-      .Case<func::ReturnOp>([&](auto r) { return emitReturn(r); })
-      .Default([&](Operation *other) {
-        return other->emitError()
-               << "the plan emitter does not support '" << other->getName()
-               << "' (supported: ember.embedding_bag, ember.kjt.*, "
-                  "ember.linear/softmax/layer_norm/dcn_cross/"
-                  "dot_interaction, "
-                  "ember.embedding_bag_collection, ember.grouped_lookup, "
-                  "ember.keyed_tensor.*, ember.sequence_lookup, "
-                  "ember.jagged.*, ember collectives, tosa.matmul/add/"
-                  "sub/mul/clamp(ReLU)/sigmoid/tanh/exp/log/abs/negate/"
-                  "reciprocal/rsqrt/maximum/minimum/equal/greater(_equal)/"
-                  "select/"
-                  "reduce_sum/reduce_max/transpose/reshape/concat/gather/"
-                  "slice/tile, tensor.expand_shape/collapse_shape/cast/"
-                  "reshape/extract_slice/insert_slice, arith casts, "
-                  "constants)";
-      });
+      {tosa::ConstShapeOp::getOperationName(), nothing},
+      {tensor::DimOp::getOperationName(), nothing},
+      // Index scalars of shape computations, read by evaluateShapeScalar.
+      {arith::MulIOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::DivUIOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::DivSIOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::IndexCastOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::MinSIOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::MaxSIOp::getOperationName(), nothing, isShapeScalarOp},
+      {arith::SubIOp::getOperationName(), nothing, isShapeScalarOp},
+      // Shape tensors of tensor.reshape (read by emitTensorReshape; any
+      // other user fails in operandSlot naming this op); a constant when its
+      // elements are.
+      {tensor::FromElementsOp::getOperationName(),
+       [](E &e, Operation *op) {
+         e.foldFromElements(cast<tensor::FromElementsOp>(op));
+         return success();
+       }},
+      {tensor::ReshapeOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTensorReshape(cast<tensor::ReshapeOp>(op));
+       }},
+      {TableFromTensorOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTableFromTensor(cast<TableFromTensorOp>(op));
+       }},
+      {TableRefOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTableRef(cast<TableRefOp>(op));
+       }},
+      {EmbeddingBagOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitEmbeddingBag(cast<EmbeddingBagOp>(op));
+       }},
+      {tosa::MatMulOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitMatMul(cast<tosa::MatMulOp>(op));
+       }},
+      {tosa::AddOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitElementwise(op, kn::kAdd); }},
+      {tosa::SubOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitElementwise(op, kn::kSub); }},
+      {tosa::SigmoidOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitElementwise(op, kn::kSigmoid); }},
+      {tosa::TanhOp::getOperationName(),
+       [](E &e, Operation *op) { return e.emitElementwise(op, kn::kTanh); }},
+      {tosa::ClampOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitClamp(cast<tosa::ClampOp>(op));
+       }},
+      {tosa::ConcatOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitConcat(cast<tosa::ConcatOp>(op));
+       }},
+      {tosa::TransposeOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitTranspose(cast<tosa::TransposeOp>(op));
+       }},
+      {tosa::ReshapeOp::getOperationName(), reshape},
+      {tensor::ExpandShapeOp::getOperationName(), reshape},
+      {tensor::CollapseShapeOp::getOperationName(), reshape},
+      {tensor::CastOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitElementwise(op, kn::kIdentity);
+       }},
+      {func::ReturnOp::getOperationName(),
+       [](E &e, Operation *op) {
+         return e.emitReturn(cast<func::ReturnOp>(op));
+       }},
+  };
+  return table;
+}
+
+} // namespace
+
+bool isCoreEmitterOp(Operation *op) {
+  return findLowering(FunctionEmitter::lowerings(), op);
+}
+
+namespace {
+
+LogicalResult FunctionEmitter::emitTableFromTensor(TableFromTensorOp t) {
+  auto table = cast<TableType>(t.getResult().getType());
+  if (!builder_.isPendingConstant(t.getWeights()))
+    return t.emitError("'ember.table.from_tensor': the weights must be "
+                       "a constant");
+  if (table.isQuantized()) {
+    // Row-wise quantized rows are uint8 [rows, row bytes] in the plan
+    // (the runtime's table dtype); the IR's storage type is i8.
+    auto bytes = dyn_cast_or_null<DenseElementsAttr>(
+        builder_.constantAttr(t.getWeights()));
+    if (!bytes || builder_.lookupSlot(t.getWeights()) >= 0 ||
+        !builder_.addPendingConstant(
+            t.getWeights(),
+            bytes.bitcast(IntegerType::get(t.getContext(), 8,
+                                           IntegerType::Unsigned))))
+      return t.emitError("'ember.table.from_tensor': the rows of a ")
+             << table << " must be a dense constant used only as the "
+             << "table";
+  }
+  tableWeights_[t.getResult()] = t.getWeights();
+  return success();
+}
+
+/// ember.table.ref of a table declared with its rows inline (`init =`): the
+/// rows become a constant of the plan, as for ember.table.from_tensor.
+LogicalResult FunctionEmitter::emitTableRef(TableRefOp ref) {
+  auto decl =
+      SymbolTable::lookupNearestSymbolFrom<TableOp>(ref, ref.getTableAttr());
+  if (!decl)
+    return ref.emitError("'ember.table.ref': no ember.table named ")
+           << ref.getTableAttr();
+  if (decl.getFile())
+    return ref.emitError("'ember.table.ref': table ")
+           << ref.getTableAttr()
+           << " has its rows in an external file; the plan emitter needs "
+              "them inline (init = dense<...>)";
+  auto rows = dyn_cast_or_null<DenseElementsAttr>(decl.getValueAttr());
+  if (!rows)
+    return ref.emitError("'ember.table.ref': table ")
+           << ref.getTableAttr()
+           << " has no inline rows (init = dense<...>); a plan holds every "
+              "table's rows";
+  TableType table = decl.getTableType();
+  if (table.isQuantized())
+    rows = rows.bitcast(
+        IntegerType::get(ref.getContext(), 8, IntegerType::Unsigned));
+  // The ref's own value keys the rows' constant.
+  if (!builder_.addPendingConstant(ref.getResult(), rows))
+    return ref.emitError("'ember.table.ref': cannot record the rows of ")
+           << ref.getTableAttr();
+  tableWeights_[ref.getResult()] = ref.getResult();
+  return success();
 }
 
 bool FunctionEmitter::foldConstantOp(Operation *op) {
@@ -1068,38 +1129,6 @@ std::string weightsFileNameFor(llvm::StringRef planPath, int rank) {
 }
 
 namespace {
-
-/// The functions to emit, one per rank: `name` alone, or `name_rank<r>`
-/// for every rank of a partitioned module (ember.world_size > 1).
-FailureOr<SmallVector<func::FuncOp>> rankFunctions(ModuleOp module,
-                                                   StringRef name) {
-  SmallVector<func::FuncOp> funcs;
-  int64_t worldSize = 1;
-  if (auto attr = module->getAttrOfType<IntegerAttr>("ember.world_size"))
-    worldSize = attr.getInt();
-  if (worldSize <= 1 || module.lookupSymbol<func::FuncOp>(name)) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func)
-      return module.emitError()
-             << "the module has no function '" << name << "' to emit";
-    if (worldSize > 1)
-      return module.emitError()
-             << "the module is for " << worldSize << " ranks but '" << name
-             << "' was not partitioned (run ember-partition)";
-    funcs.push_back(func);
-    return funcs;
-  }
-  for (int64_t r = 0; r < worldSize; ++r) {
-    std::string rankName = (name + "_rank" + std::to_string(r)).str();
-    auto func = module.lookupSymbol<func::FuncOp>(rankName);
-    if (!func)
-      return module.emitError()
-             << "the module is for " << worldSize
-             << " ranks but has no function '" << rankName << "'";
-    funcs.push_back(func);
-  }
-  return funcs;
-}
 
 /// Marks the inputs that hold the ids (and per-sample weights) of
 /// nn.EmbeddingBag-style bags with their offsets input, and records the
@@ -1246,8 +1275,10 @@ LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
 
 LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
                         const PlanEmitterOptions &options) {
+  if (failed(verifyEmissionContract(module, options.functionName)))
+    return failure();
   FailureOr<SmallVector<func::FuncOp>> funcs =
-      rankFunctions(module, options.functionName);
+      functionsToEmit(module, options.functionName);
   if (failed(funcs))
     return failure();
   const int worldSize = static_cast<int>(funcs->size());

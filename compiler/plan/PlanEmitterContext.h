@@ -9,6 +9,7 @@
 #ifndef EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 #define EMBER_COMPILER_PLAN_PLANEMITTERCONTEXT_H
 
+#include "plan/OpLoweringTable.h"
 #include "plan/PlanProgramBuilder.h"
 
 #include "mlir/IR/Operation.h"
@@ -55,16 +56,23 @@ public:
                                      ArrayRef<ShapeExpr> exprs) = 0;
 };
 
-/// Emits `op` when it is one of the dense ops of PlanDenseOps.cpp: true
-/// when it did, false when `op` is not one of them (nothing emitted),
-/// failure after an error at `op`.
-FailureOr<bool> emitDenseOp(EmitterContext &ctx, Operation *op);
+/// True for the ops PlanEmitter.cpp lowers itself (constants, shape-only
+/// ops, tables, embedding_bag, matmul, add/sub, activations, concat,
+/// transpose, reshapes, return).
+bool isCoreEmitterOp(Operation *op);
 
-/// Emits `op` when it is one of the Ember dense ops (ember.linear, softmax,
-/// layer_norm, dcn_cross, dot_interaction; PlanDenseKernels.cpp) as one
-/// instruction of its kernel: true when it did, false when `op` is not one
-/// of them, failure after an error at `op`.
-FailureOr<bool> emitDenseKernelOp(EmitterContext &ctx, Operation *op);
+/// True for the tosa/tensor/arith ops PlanDenseOps.cpp lowers (elementwise
+/// math, reductions, slices, gathers, casts, splats and expand idioms).
+bool isDenseOp(Operation *op);
+/// Emits `op`, one of those; failure after an error at `op`.
+LogicalResult emitDenseOp(EmitterContext &ctx, Operation *op);
+
+/// True for the Ember dense ops (ember.linear, softmax, layer_norm,
+/// dcn_cross, dot_interaction) that PlanDenseKernels.cpp lowers to one
+/// instruction of their kernel each.
+bool isDenseKernelOp(Operation *op);
+/// Emits `op`, one of those; failure after an error at `op`.
+LogicalResult emitDenseKernelOp(EmitterContext &ctx, Operation *op);
 
 /// The plan dtype name the `cast` kernel takes ("float32", "int64", "bool",
 /// ...) of an element type, or "" when plans cannot hold it.

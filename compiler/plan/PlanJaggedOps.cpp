@@ -19,7 +19,6 @@
 #include "ember/EmberOps.h"
 #include "ember/EmberTypes.h"
 #include "kernel_contract/kernel_contract.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 namespace kn = ::ember::contract::kernel_names;
 
@@ -33,12 +32,6 @@ DimInfo staticDim(int64_t size) {
 }
 bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 } // namespace
-
-bool PlanKjtLowering::handlesJagged(Operation *op) {
-  return isa<JaggedCreateOp, JaggedValuesOp, JaggedOffsetsOp, JaggedToPaddedOp,
-             JaggedFromPaddedOp, JaggedSumOp, SequenceLookupOp,
-             SequenceAllToAllOp>(op);
-}
 
 FailureOr<const JaggedSlotRefs *>
 PlanKjtLowering::jaggedOperand(Operation *op, Value v) {

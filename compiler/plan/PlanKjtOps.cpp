@@ -9,7 +9,6 @@
 
 #include "ember/EmberOps.h"
 #include "ember/EmberTypes.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 #include "kernel_contract/kernel_contract.h"
 #include <cctype>
@@ -56,14 +55,52 @@ bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 
 } // namespace
 
-bool PlanKjtLowering::handles(Operation *op) {
-  return isa<KJTCreateOp, KJTValuesOp, KJTLengthsOp, KJTOffsetsOp, KJTWeightsOp,
-             KJTBatchSizesOp, KJTStrideOp, KJTPermuteOp, KJTSplitOp,
-             KJTConcatOp, KJTBucketizeOp, EmbeddingBagCollectionOp,
-             GroupedLookupOp, KeyedTensorCreateOp, KeyedTensorValuesOp,
-             KeyedTensorGetOp, KeyedTensorRegroupOp>(op) ||
-         handlesCollective(op) || handlesJagged(op);
+const OpLowering<PlanKjtLowering::Method> *
+PlanKjtLowering::lowering(Operation *op) {
+  using P = PlanKjtLowering;
+  static const OpLowering<Method> table[] = {
+      {KJTCreateOp::getOperationName(), &P::emitCreate},
+      {KJTValuesOp::getOperationName(), &P::emitAccessor},
+      {KJTLengthsOp::getOperationName(), &P::emitAccessor},
+      {KJTOffsetsOp::getOperationName(), &P::emitAccessor},
+      {KJTWeightsOp::getOperationName(), &P::emitAccessor},
+      // An index scalar: shape computations read it from the types.
+      {KJTStrideOp::getOperationName(), &P::emitNothing},
+      {KJTPermuteOp::getOperationName(), &P::emitPermute},
+      {KJTSplitOp::getOperationName(), &P::emitSplit},
+      {KJTConcatOp::getOperationName(), &P::emitConcat},
+      {KJTBucketizeOp::getOperationName(), &P::emitBucketize},
+      {EmbeddingBagCollectionOp::getOperationName(), &P::emitLookup},
+      {GroupedLookupOp::getOperationName(), &P::emitLookup},
+      {KeyedTensorCreateOp::getOperationName(), &P::emitKeyedTensor},
+      {KeyedTensorValuesOp::getOperationName(), &P::emitKeyedTensor},
+      {KeyedTensorGetOp::getOperationName(), &P::emitKeyedTensor},
+      {KeyedTensorRegroupOp::getOperationName(), &P::emitKeyedTensor},
+      // Jagged tensors and sequence lookups (PlanJaggedOps.cpp).
+      {JaggedCreateOp::getOperationName(), &P::emitJagged},
+      {JaggedValuesOp::getOperationName(), &P::emitJagged},
+      {JaggedOffsetsOp::getOperationName(), &P::emitJagged},
+      {JaggedToPaddedOp::getOperationName(), &P::emitJagged},
+      {JaggedFromPaddedOp::getOperationName(), &P::emitJagged},
+      {JaggedSumOp::getOperationName(), &P::emitJagged},
+      {SequenceLookupOp::getOperationName(), &P::emitJagged},
+      {SequenceAllToAllOp::getOperationName(), &P::emitJagged},
+      // A partitioned program's ops (PlanCollectiveOps.cpp).
+      {KJTFromBagsOp::getOperationName(), &P::emitFromBags},
+      // Its sizes travel inside kjt_all_to_all; only the tensors phase
+      // reads the splits, and it does not take them as an input.
+      {KJTAllToAllSplitsOp::getOperationName(), &P::emitNothing},
+      {KJTAllToAllTensorsOp::getOperationName(), &P::emitKjtAllToAll},
+      {PooledAllToAllOp::getOperationName(), &P::emitPooledCollective},
+      {ReduceScatterOp::getOperationName(), &P::emitPooledCollective},
+      {AllGatherOp::getOperationName(), &P::emitGatherOrReduce},
+      {AllReduceOp::getOperationName(), &P::emitGatherOrReduce},
+      {WaitOp::getOperationName(), &P::emitWait},
+  };
+  return findLowering<Method>(table, op);
 }
+
+bool PlanKjtLowering::handles(Operation *op) { return lowering(op); }
 
 const KjtSlotRefs *PlanKjtLowering::lookupKjt(Value kjt) const {
   auto it = kjts_.find(kjt);
@@ -202,24 +239,10 @@ LogicalResult PlanKjtLowering::defineInput(BlockArgument arg,
 }
 
 LogicalResult PlanKjtLowering::emit(Operation *op) {
-  if (handlesCollective(op))
-    return emitCollective(op);
-  if (handlesJagged(op))
-    return emitJagged(op);
-  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<KJTCreateOp>([&](auto) { return emitCreate(op); })
-      .Case<KJTValuesOp, KJTLengthsOp, KJTOffsetsOp, KJTWeightsOp,
-            KJTBatchSizesOp>([&](auto) { return emitAccessor(op); })
-      // The stride is an index scalar: shape computations read it from the
-      // types; no kernel reads it.
-      .Case<KJTStrideOp>([&](auto) { return success(); })
-      .Case<KJTPermuteOp>([&](auto) { return emitPermute(op); })
-      .Case<KJTSplitOp>([&](auto) { return emitSplit(op); })
-      .Case<KJTConcatOp>([&](auto) { return emitConcat(op); })
-      .Case<KJTBucketizeOp>([&](auto) { return emitBucketize(op); })
-      .Case<EmbeddingBagCollectionOp, GroupedLookupOp>(
-          [&](auto) { return emitLookup(op); })
-      .Default([&](Operation *) { return emitKeyedTensor(op); });
+  const OpLowering<Method> *row = lowering(op);
+  if (!row)
+    return op->emitError("'") << op->getName() << "' is not a KJT op";
+  return (this->*row->lower)(op);
 }
 
 /// kjt.create: the KJT's slots are its operands' (no instruction), except
@@ -297,9 +320,6 @@ LogicalResult PlanKjtLowering::emitCreate(Operation *op) {
 /// Accessors alias the KJT's slots (identity), except offsets, which are
 /// computed (lengths_to_offsets gives int64; a cast follows for i32).
 LogicalResult PlanKjtLowering::emitAccessor(Operation *op) {
-  if (isa<KJTBatchSizesOp>(op))
-    return op->emitError("'ember.kjt.batch_sizes': variable-batch KJTs are "
-                         "not supported by the plan emitter yet");
   FailureOr<const KjtSlotRefs *> refs = kjtOperand(op, op->getOperand(0));
   if (failed(refs))
     return failure();

@@ -18,6 +18,7 @@
 #ifndef EMBER_COMPILER_PLAN_PLANKJTOPS_H
 #define EMBER_COMPILER_PLAN_PLANKJTOPS_H
 
+#include "plan/OpLoweringTable.h"
 #include "plan/PlanProgramBuilder.h"
 
 #include "mlir/IR/Operation.h"
@@ -90,7 +91,7 @@ public:
   LogicalResult defineInput(BlockArgument arg, const std::string &name,
                             pb::Signature *signature);
 
-  /// True for the ops `emit` lowers.
+  /// True for the ops `emit` lowers (the rows of its lowering table).
   static bool handles(Operation *op);
   LogicalResult emit(Operation *op);
 
@@ -100,6 +101,12 @@ public:
   const KeyedTensorSlot *lookupKeyedTensor(Value keyedTensor) const;
 
 private:
+  using Method = LogicalResult (PlanKjtLowering::*)(Operation *);
+  /// The one list of the ops this class lowers and the member lowering each.
+  static const OpLowering<Method> *lowering(Operation *op);
+
+  /// Ops whose values only shape computations or later ops read.
+  LogicalResult emitNothing(Operation *) { return success(); }
   LogicalResult emitCreate(Operation *op);
   LogicalResult emitAccessor(Operation *op);
   LogicalResult emitPermute(Operation *op);
@@ -110,13 +117,10 @@ private:
   LogicalResult emitKeyedTensor(Operation *op);
   // Jagged tensors, sequence lookups and their all-to-all
   // (PlanJaggedOps.cpp).
-  static bool handlesJagged(Operation *op);
   LogicalResult emitJagged(Operation *op);
   FailureOr<const JaggedSlotRefs *> jaggedOperand(Operation *op, Value v);
   DimInfo batchOfOffsets(Value offsets) const;
   // The partitioned program's ops (PlanCollectiveOps.cpp).
-  static bool handlesCollective(Operation *op);
-  LogicalResult emitCollective(Operation *op);
   LogicalResult emitFromBags(Operation *op);
   LogicalResult emitKjtAllToAll(Operation *op);
   LogicalResult emitPooledCollective(Operation *op);

@@ -116,12 +116,14 @@ int PlanProgramBuilder::lookupOrMaterialize(Value value,
   auto it = pendingAttrs_.find(value);
   if (it == pendingAttrs_.end())
     return -1;
-  slot = materializeConstant(cast<DenseElementsAttr>(it->second), name);
+  auto dense = cast<DenseElementsAttr>(it->second);
+  slot = materializeConstant(dense, name);
   if (slot < 0)
     return -1;
   slotOf_[value] = slot;
   dimsOf_[value] = DimList();
-  for (int64_t d : cast<RankedTensorType>(value.getType()).getShape())
+  // The constant's own shape (the value may be a table, whose rows it is).
+  for (int64_t d : cast<RankedTensorType>(dense.getType()).getShape())
     dimsOf_[value].push_back(DimInfo{d, {}});
   return slot;
 }

@@ -287,25 +287,6 @@ OpFoldResult KJTWeightsOp::fold(FoldAdaptor) {
                       [](KJTCreateOp c) { return c.getWeights(); });
 }
 
-LogicalResult KJTBatchSizesOp::verify() {
-  KeyedJaggedTensorType input = getInput().getType();
-  if (!input.isVariableBatch())
-    return emitOpError("input KJT is not variable_batch");
-  auto tensor = cast<RankedTensorType>(getType());
-  if (!tensor.getElementType().isSignlessInteger(32) &&
-      !tensor.getElementType().isSignlessInteger(64))
-    return emitOpError("result element type must be i32 or i64, got ")
-           << tensor.getElementType();
-  if (!sizesCompatible(tensor.getDimSize(0), input.getNumKeys()))
-    return emitOpError("result must have one entry per key (")
-           << input.getNumKeys() << "), got " << tensor.getDimSize(0);
-  return success();
-}
-OpFoldResult KJTBatchSizesOp::fold(FoldAdaptor) {
-  return foldAccessor(getInput(), getType(),
-                      [](KJTCreateOp c) { return c.getBatchSizes(); });
-}
-
 //===----------------------------------------------------------------------===//
 // KJT restructuring
 //===----------------------------------------------------------------------===//
@@ -593,14 +574,6 @@ void KJTOffsetsOp::build(OpBuilder &builder, OperationState &state,
 void KJTWeightsOp::build(OpBuilder &builder, OperationState &state,
                          Value input) {
   build(builder, state, dynamic1D(builder.getF32Type()), input);
-}
-void KJTBatchSizesOp::build(OpBuilder &builder, OperationState &state,
-                            Value input) {
-  auto type = cast<KeyedJaggedTensorType>(input.getType());
-  build(builder, state,
-        RankedTensorType::get({static_cast<int64_t>(type.getNumKeys())},
-                              builder.getI64Type()),
-        input);
 }
 
 void KJTPermuteOp::build(OpBuilder &builder, OperationState &state, Value input,

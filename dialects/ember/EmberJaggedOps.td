@@ -253,14 +253,6 @@ def Ember_KJTWeightsOp : Ember_KJTAccessorOp<"weights", "per-value weights (weig
     ```
   }];
 }
-def Ember_KJTBatchSizesOp : Ember_KJTAccessorOp<"batch_sizes", "per-key batch sizes (variable_batch KJTs only)"> {
-  let description = [{
-    ```mlir
-    %b = ember.kjt.batch_sizes %k
-        : !ember.kjt<["a", "b"], values = i64, lengths = i32, variable_batch> -> tensor<2xi64>
-    ```
-  }];
-}
 
 def Ember_KJTStrideOp : Ember_Op<"kjt.stride", [Pure]> {
   let summary = "the batch size B of a KJT (lengths size / number of keys)";

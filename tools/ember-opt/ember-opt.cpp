@@ -7,6 +7,7 @@
 
 #include "ember/EmberDialect.h"
 #include "passes/Passes.h"
+#include "plan/EmissionContract.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,6 +21,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::ember::registerEmberPasses();
+  mlir::ember::plan_emitter::registerEmissionContractPass();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::ember::EmberDialect, mlir::func::FuncDialect,

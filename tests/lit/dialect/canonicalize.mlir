@@ -74,16 +74,15 @@ func.func @kjt_offsets_not_given(%v: tensor<?xi64>, %l: tensor<?xi32>) -> tensor
 
 // -----
 
-// CHECK-LABEL: func.func @kjt_offsets_and_batch_sizes
+// CHECK-LABEL: func.func @kjt_offsets_variable_batch
 // CHECK-SAME: (%[[V:[^:]*]]: tensor<?xi64>, %[[O:[^:]*]]: tensor<?xi32>, %[[B:[^:]*]]: tensor<2xi32>)
-// CHECK: return %[[O]], %[[B]]
-func.func @kjt_offsets_and_batch_sizes(%v: tensor<?xi64>, %o: tensor<?xi32>, %b: tensor<2xi32>)
-    -> (tensor<?xi32>, tensor<2xi32>) {
+// CHECK: return %[[O]]
+func.func @kjt_offsets_variable_batch(%v: tensor<?xi64>, %o: tensor<?xi32>, %b: tensor<2xi32>)
+    -> tensor<?xi32> {
   %k = ember.kjt.create values(%v : tensor<?xi64>) offsets(%o : tensor<?xi32>) batch_sizes(%b : tensor<2xi32>)
       -> !ember.kjt<["a", "b"], values = i64, lengths = i32, variable_batch>
   %o2 = ember.kjt.offsets %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, variable_batch> -> tensor<?xi32>
-  %b2 = ember.kjt.batch_sizes %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, variable_batch> -> tensor<2xi32>
-  return %o2, %b2 : tensor<?xi32>, tensor<2xi32>
+  return %o2 : tensor<?xi32>
 }
 
 // -----

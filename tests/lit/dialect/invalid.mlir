@@ -800,28 +800,6 @@ func.func @f(%k: !ember.kjt<["a"], values = i64, lengths = i32, weighted>) {
 
 // -----
 
-func.func @f(%k: !ember.kjt<["a"], values = i64, lengths = i32>) {
-  // expected-error @+1 {{input KJT is not variable_batch}}
-  %b = ember.kjt.batch_sizes %k : !ember.kjt<["a"], values = i64, lengths = i32> -> tensor<1xi64>
-  return
-}
-
-// -----
-
-func.func @f(%k: !ember.kjt<["a"], values = i64, lengths = i32, variable_batch>) {
-  // expected-error @+1 {{result element type must be i32 or i64, got 'i8'}}
-  %b = ember.kjt.batch_sizes %k : !ember.kjt<["a"], values = i64, lengths = i32, variable_batch> -> tensor<1xi8>
-  return
-}
-
-// -----
-
-func.func @f(%k: !ember.kjt<["a"], values = i64, lengths = i32, variable_batch>) {
-  // expected-error @+1 {{result must have one entry per key (1), got 2}}
-  %b = ember.kjt.batch_sizes %k : !ember.kjt<["a"], values = i64, lengths = i32, variable_batch> -> tensor<2xi64>
-  return
-}
-
 //===----------------------------------------------------------------------===//
 // ember.kjt.permute, split, concat, bucketize
 //===----------------------------------------------------------------------===//

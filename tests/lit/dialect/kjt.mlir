@@ -56,8 +56,6 @@ func.func @accessors(%k: !ember.kjt<["a", "b"], values = i64, lengths = i32, wei
   %o = ember.kjt.offsets %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch> -> tensor<?xi32>
   // CHECK: ember.kjt.weights %{{.*}} -> tensor<?xf32>
   %w = ember.kjt.weights %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch> -> tensor<?xf32>
-  // CHECK: ember.kjt.batch_sizes %{{.*}} -> tensor<2xi64>
-  %b = ember.kjt.batch_sizes %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch> -> tensor<2xi64>
   // CHECK: ember.kjt.stride %{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch>{{$}}
   %s = ember.kjt.stride %k : !ember.kjt<["a", "b"], values = i64, lengths = i32, weighted, variable_batch>
   return
