@@ -38,6 +38,19 @@ const KernelDef *KernelRegistry::find(std::string_view name) const {
   return it == kernels_.end() ? nullptr : &it->second;
 }
 
+Status addKernels(KernelRegistry &registry,
+                  std::initializer_list<KernelEntry> entries) {
+  for (const KernelEntry &e : entries) {
+    KernelDef def;
+    def.name = e.name;
+    def.run = e.run;
+    def.validate = e.validate;
+    def.summary = e.summary;
+    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
 std::vector<std::string> KernelRegistry::names() const {
   std::vector<std::string> out;
   for (auto &entry : kernels_)

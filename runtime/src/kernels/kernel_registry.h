@@ -5,6 +5,7 @@
 #include "ember/status.h"
 #include "kernels/attributes.h"
 
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -81,6 +82,19 @@ private:
   KernelContractCheck check_;
   std::map<std::string, KernelDef, std::less<>> kernels_;
 };
+
+/// What a registration site gives for one kernel (the registry takes the
+/// rest from the kernel contract).
+struct KernelEntry {
+  const char *name;
+  KernelFn run;
+  KernelValidateFn validate; // nullptr: nothing to check at load time
+  const char *summary;
+};
+/// Adds a KernelDef made of each entry, in order; stops at the first that
+/// KernelRegistry::add refuses.
+Status addKernels(KernelRegistry &registry,
+                  std::initializer_list<KernelEntry> entries);
 
 /// Every CPU kernel, registered on first use (thread-safe).
 const KernelRegistry &cpuKernels();

@@ -167,12 +167,9 @@ void convertElements(const void *in, DType from, void *out, DType to,
 }
 
 Status registerCastKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "cast";
-  def.run = castKernel;
-  def.validate = validateCast;
-  def.summary = "converts to attr to (a dtype name); same dtype aliases";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry, {{"cast", castKernel, validateCast,
+                  "converts to attr to (a dtype name); same dtype aliases"}});
 }
 
 } // namespace ember::cpu

@@ -93,13 +93,10 @@ Status crossKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerCrossKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "dcn_cross";
-  def.run = crossKernel;
-  def.validate = validateCross;
-  def.summary =
-      "DCN-v2 cross layer x0 * (xl·Wᵀ + b) + xl, full or low rank (V, W)";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry,
+      {{"dcn_cross", crossKernel, validateCross,
+        "DCN-v2 cross layer x0 * (xl·Wᵀ + b) + xl, full or low rank (V, W)"}});
 }
 
 } // namespace ember::cpu

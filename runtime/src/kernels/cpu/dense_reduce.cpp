@@ -167,26 +167,13 @@ template <ReduceOp Op> Status reduceKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerReduceKernels(KernelRegistry &registry) {
-  struct Entry {
-    const char *name;
-    KernelFn fn;
-    const char *summary;
-  };
-  const Entry entries[] = {
-      {"reduce_sum", reduceKernel<ReduceOp::kSum>,
-       "sum over attr axes (keepdims)"},
-      {"reduce_max", reduceKernel<ReduceOp::kMax>,
-       "max over attr axes (keepdims)"},
-  };
-  for (const Entry &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.fn;
-    def.validate = validateReduce;
-    def.summary = e.summary;
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(registry,
+                    {
+                        {"reduce_sum", reduceKernel<ReduceOp::kSum>,
+                         validateReduce, "sum over attr axes (keepdims)"},
+                        {"reduce_max", reduceKernel<ReduceOp::kMax>,
+                         validateReduce, "max over attr axes (keepdims)"},
+                    });
 }
 
 } // namespace ember::cpu

@@ -121,34 +121,21 @@ template <BinaryOp Op> Status binaryKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerBinaryKernels(KernelRegistry &registry) {
-  struct Entry {
-    const char *name;
-    KernelFn fn;
-    const char *summary;
-  };
-  const Entry entries[] = {
-      {"add", binaryKernel<BinaryOp::kAdd>,
-       "a + b with broadcasting (float32, int32, int64)"},
-      {"sub", binaryKernel<BinaryOp::kSub>,
-       "a - b with broadcasting (float32, int32, int64)"},
-      {"mul", binaryKernel<BinaryOp::kMul>,
-       "a * b with broadcasting (float32, int32, int64)"},
-      {"div", binaryKernel<BinaryOp::kDiv>,
-       "a / b with broadcasting (float32)"},
-      {"max", binaryKernel<BinaryOp::kMax>,
-       "elementwise maximum with broadcasting, NaN propagates"},
-      {"min", binaryKernel<BinaryOp::kMin>,
-       "elementwise minimum with broadcasting, NaN propagates"},
-  };
-  for (const Entry &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.fn;
-    def.summary = e.summary;
-    // binarySpan: out[i] = f(a[i], b[i]) for a full-shape operand.
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(
+      registry, {
+                    {"add", binaryKernel<BinaryOp::kAdd>, nullptr,
+                     "a + b with broadcasting (float32, int32, int64)"},
+                    {"sub", binaryKernel<BinaryOp::kSub>, nullptr,
+                     "a - b with broadcasting (float32, int32, int64)"},
+                    {"mul", binaryKernel<BinaryOp::kMul>, nullptr,
+                     "a * b with broadcasting (float32, int32, int64)"},
+                    {"div", binaryKernel<BinaryOp::kDiv>, nullptr,
+                     "a / b with broadcasting (float32)"},
+                    {"max", binaryKernel<BinaryOp::kMax>, nullptr,
+                     "elementwise maximum with broadcasting, NaN propagates"},
+                    {"min", binaryKernel<BinaryOp::kMin>, nullptr,
+                     "elementwise minimum with broadcasting, NaN propagates"},
+                });
 }
 
 } // namespace ember::cpu

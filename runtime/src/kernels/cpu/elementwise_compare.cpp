@@ -140,28 +140,17 @@ Status whereKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerCompareKernels(KernelRegistry &registry) {
-  struct Entry {
-    const char *name;
-    KernelFn fn;
-    const char *summary;
-  };
-  const Entry entries[] = {
-      {"equal", compareKernel<CompareOp::kEqual>,
-       "a == b with broadcasting -> bool"},
-      {"greater", compareKernel<CompareOp::kGreater>,
-       "a > b with broadcasting -> bool"},
-      {"greater_equal", compareKernel<CompareOp::kGreaterEqual>,
-       "a >= b with broadcasting -> bool"},
-      {"where", whereKernel, "condition ? a : b with broadcasting (any dtype)"},
-  };
-  for (const Entry &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.fn;
-    def.summary = e.summary;
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(
+      registry, {
+                    {"equal", compareKernel<CompareOp::kEqual>, nullptr,
+                     "a == b with broadcasting -> bool"},
+                    {"greater", compareKernel<CompareOp::kGreater>, nullptr,
+                     "a > b with broadcasting -> bool"},
+                    {"greater_equal", compareKernel<CompareOp::kGreaterEqual>,
+                     nullptr, "a >= b with broadcasting -> bool"},
+                    {"where", whereKernel, nullptr,
+                     "condition ? a : b with broadcasting (any dtype)"},
+                });
 }
 
 } // namespace ember::cpu

@@ -59,32 +59,24 @@ Status identityKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerUnaryKernels(KernelRegistry &registry) {
-  struct Entry {
-    const char *name;
-    KernelFn fn;
-    const char *summary;
-  };
-  const Entry entries[] = {
-      {"relu", unaryKernel<UnaryOp::kRelu>,
-       "max(x, 0) (float32; NaN stays NaN)"},
-      {"sigmoid", unaryKernel<UnaryOp::kSigmoid>,
-       "1 / (1 + exp(-x)) (float32)"},
-      {"tanh", unaryKernel<UnaryOp::kTanh>, "tanh(x) (float32)"},
-      {"neg", unaryKernel<UnaryOp::kNeg>, "-x (float32)"},
-      {"exp", unaryKernel<UnaryOp::kExp>, "exp(x) (float32)"},
-      {"log", unaryKernel<UnaryOp::kLog>, "natural log (float32)"},
-      {"sqrt", unaryKernel<UnaryOp::kSqrt>, "square root (float32)"},
-      {"abs", unaryKernel<UnaryOp::kAbs>, "absolute value (float32)"},
-      {"identity", identityKernel, "aliases its input (any dtype, no copy)"},
-  };
-  for (const Entry &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.fn;
-    def.summary = e.summary;
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(
+      registry,
+      {
+          {"relu", unaryKernel<UnaryOp::kRelu>, nullptr,
+           "max(x, 0) (float32; NaN stays NaN)"},
+          {"sigmoid", unaryKernel<UnaryOp::kSigmoid>, nullptr,
+           "1 / (1 + exp(-x)) (float32)"},
+          {"tanh", unaryKernel<UnaryOp::kTanh>, nullptr, "tanh(x) (float32)"},
+          {"neg", unaryKernel<UnaryOp::kNeg>, nullptr, "-x (float32)"},
+          {"exp", unaryKernel<UnaryOp::kExp>, nullptr, "exp(x) (float32)"},
+          {"log", unaryKernel<UnaryOp::kLog>, nullptr, "natural log (float32)"},
+          {"sqrt", unaryKernel<UnaryOp::kSqrt>, nullptr,
+           "square root (float32)"},
+          {"abs", unaryKernel<UnaryOp::kAbs>, nullptr,
+           "absolute value (float32)"},
+          {"identity", identityKernel, nullptr,
+           "aliases its input (any dtype, no copy)"},
+      });
 }
 
 } // namespace ember::cpu

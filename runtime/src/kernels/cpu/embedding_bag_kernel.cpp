@@ -93,14 +93,10 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef embeddingBagKernelDef() {
-  KernelDef def;
-  def.name = "embedding_bag";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "pooled lookup (sum/mean/max) of bags of ids in one table, "
-                "PyTorch F.embedding_bag semantics";
-  return def;
+KernelEntry embeddingBagKernelEntry() {
+  return {"embedding_bag", run, validate,
+          "pooled lookup (sum/mean/max) of bags of ids in one table, "
+          "PyTorch F.embedding_bag semantics"};
 }
 
 } // namespace ember::embedding

@@ -12,9 +12,10 @@
 
 namespace ember::embedding {
 
-KernelDef embeddingBagKernelDef();        // embedding_bag_kernel.cpp
-KernelDef groupedEmbeddingBagKernelDef(); // grouped_embedding_bag_kernel.cpp
-KernelDef embeddingSequenceKernelDef();   // embedding_sequence_kernel.cpp
+KernelEntry embeddingBagKernelEntry(); // embedding_bag_kernel.cpp
+KernelEntry
+groupedEmbeddingBagKernelEntry();           // grouped_embedding_bag_kernel.cpp
+KernelEntry embeddingSequenceKernelEntry(); // embedding_sequence_kernel.cpp
 
 } // namespace ember::embedding
 

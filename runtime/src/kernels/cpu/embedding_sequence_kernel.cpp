@@ -72,13 +72,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef embeddingSequenceKernelDef() {
-  KernelDef def;
-  def.name = "embedding_sequence";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "unpooled lookup: one float32 row per id";
-  return def;
+KernelEntry embeddingSequenceKernelEntry() {
+  return {"embedding_sequence", run, validate,
+          "unpooled lookup: one float32 row per id"};
 }
 
 } // namespace ember::embedding

@@ -108,20 +108,15 @@ Status matmulKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerGemmKernels(KernelRegistry &registry) {
-  KernelDef linear;
-  linear.name = "linear";
-  linear.run = linearKernel;
-  linear.validate = validateLinear;
-  linear.summary =
-      "x[M,K] · weight[N,K]ᵀ (+ bias[N]) then activation (OpenBLAS sgemm)";
-  EMBER_RETURN_IF_ERROR(registry.add(std::move(linear)));
-
-  KernelDef matmul;
-  matmul.name = "matmul";
-  matmul.run = matmulKernel;
-  matmul.summary =
-      "ONNX MatMul: [..., M, K] · [..., K, N] with broadcast batch dims";
-  return registry.add(std::move(matmul));
+  return addKernels(
+      registry,
+      {
+          {"linear", linearKernel, validateLinear,
+           "x[M,K] · weight[N,K]ᵀ (+ bias[N]) then activation (OpenBLAS "
+           "sgemm)"},
+          {"matmul", matmulKernel, nullptr,
+           "ONNX MatMul: [..., M, K] · [..., K, N] with broadcast batch dims"},
+      });
 }
 
 } // namespace ember::cpu

@@ -140,14 +140,10 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef groupedEmbeddingBagKernelDef() {
-  KernelDef def;
-  def.name = "grouped_embedding_bag";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "table-batched pooled lookup of every feature of a KJT into "
-                "one [B, output_width] output";
-  return def;
+KernelEntry groupedEmbeddingBagKernelEntry() {
+  return {"grouped_embedding_bag", run, validate,
+          "table-batched pooled lookup of every feature of a KJT into "
+          "one [B, output_width] output"};
 }
 
 } // namespace ember::embedding

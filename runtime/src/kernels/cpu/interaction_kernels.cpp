@@ -120,12 +120,9 @@ Status dotInteractionKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerInteractionKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "dot_interaction";
-  def.run = dotInteractionKernel;
-  def.validate = validateInteraction;
-  def.summary = "DLRM dot interaction: [B,D] + [B,F*D] -> [B, D + pairs]";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry, {{"dot_interaction", dotInteractionKernel, validateInteraction,
+                  "DLRM dot interaction: [B,D] + [B,F*D] -> [B, D + pairs]"}});
 }
 
 } // namespace ember::cpu

@@ -12,15 +12,16 @@
 
 namespace ember::jagged {
 
-KernelDef lengthsToOffsetsKernelDef(); // jagged_lengths_to_offsets_kernel.cpp
-KernelDef jaggedToPaddedKernelDef();   // jagged_padding_kernels.cpp
-KernelDef paddedToJaggedKernelDef();   // jagged_padding_kernels.cpp
-KernelDef jaggedSumKernelDef();        // jagged_padding_kernels.cpp
-KernelDef kjtPermuteKernelDef();       // kjt_permute_kernel.cpp
-KernelDef kjtSplitKernelDef();         // kjt_split_kernel.cpp
-KernelDef kjtConcatKernelDef();        // kjt_concat_kernel.cpp
-KernelDef kjtBucketizeKernelDef();     // kjt_bucketize_kernel.cpp
-KernelDef kjtFromBagsKernelDef();      // kjt_from_bags_kernel.cpp
+KernelEntry
+lengthsToOffsetsKernelEntry();           // jagged_lengths_to_offsets_kernel.cpp
+KernelEntry jaggedToPaddedKernelEntry(); // jagged_padding_kernels.cpp
+KernelEntry paddedToJaggedKernelEntry(); // jagged_padding_kernels.cpp
+KernelEntry jaggedSumKernelEntry();      // jagged_padding_kernels.cpp
+KernelEntry kjtPermuteKernelEntry();     // kjt_permute_kernel.cpp
+KernelEntry kjtSplitKernelEntry();       // kjt_split_kernel.cpp
+KernelEntry kjtConcatKernelEntry();      // kjt_concat_kernel.cpp
+KernelEntry kjtBucketizeKernelEntry();   // kjt_bucketize_kernel.cpp
+KernelEntry kjtFromBagsKernelEntry();    // kjt_from_bags_kernel.cpp
 
 } // namespace ember::jagged
 

@@ -24,13 +24,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef lengthsToOffsetsKernelDef() {
-  KernelDef def;
-  def.name = "lengths_to_offsets";
-  def.run = run;
-  def.summary =
-      "exclusive cumulative sum of lengths [K] into int64 offsets [K+1]";
-  return def;
+KernelEntry lengthsToOffsetsKernelEntry() {
+  return {"lengths_to_offsets", run, nullptr,
+          "exclusive cumulative sum of lengths [K] into int64 offsets [K+1]"};
 }
 
 } // namespace ember::jagged

@@ -234,33 +234,21 @@ Status runToJagged(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef jaggedToPaddedKernelDef() {
-  KernelDef def;
-  def.name = "jagged_to_padded";
-  def.run = runToPadded;
-  def.validate = validateToPadded;
-  def.summary =
-      "jagged values [N, D...] + offsets [B+1] -> padded [B, max_length, D...]";
-  return def;
+KernelEntry jaggedToPaddedKernelEntry() {
+  return {"jagged_to_padded", runToPadded, validateToPadded,
+          "jagged values [N, D...] + offsets [B+1] -> padded [B, max_length, "
+          "D...]"};
 }
 
-KernelDef jaggedSumKernelDef() {
-  KernelDef def;
-  def.name = "jagged_sum";
-  def.run = runSum;
-  def.validate = validateSum;
-  def.summary = "jagged values [N, D...] + offsets [B+1] -> [B, D...]: the "
-                "sum of each row's first max_length values";
-  return def;
+KernelEntry jaggedSumKernelEntry() {
+  return {"jagged_sum", runSum, validateSum,
+          "jagged values [N, D...] + offsets [B+1] -> [B, D...]: the "
+          "sum of each row's first max_length values"};
 }
 
-KernelDef paddedToJaggedKernelDef() {
-  KernelDef def;
-  def.name = "padded_to_jagged";
-  def.run = runToJagged;
-  def.summary =
-      "padded [B, L, D...] + offsets [B+1] -> jagged values [N, D...]";
-  return def;
+KernelEntry paddedToJaggedKernelEntry() {
+  return {"padded_to_jagged", runToJagged, nullptr,
+          "padded [B, L, D...] + offsets [B+1] -> jagged values [N, D...]"};
 }
 
 } // namespace ember::jagged

@@ -164,14 +164,10 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef kjtBucketizeKernelDef() {
-  KernelDef def;
-  def.name = "kjt_bucketize";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "split a KJT's ids into row-wise shards (FBGEMM "
-                "block_bucketize_sparse_features)";
-  return def;
+KernelEntry kjtBucketizeKernelEntry() {
+  return {"kjt_bucketize", run, validate,
+          "split a KJT's ids into row-wise shards (FBGEMM "
+          "block_bucketize_sparse_features)"};
 }
 
 } // namespace ember::jagged

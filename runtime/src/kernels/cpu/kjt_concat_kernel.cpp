@@ -144,13 +144,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef kjtConcatKernelDef() {
-  KernelDef def;
-  def.name = "kjt_concat";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "concatenate the keys of KJTs of the same batch size";
-  return def;
+KernelEntry kjtConcatKernelEntry() {
+  return {"kjt_concat", run, validate,
+          "concatenate the keys of KJTs of the same batch size"};
 }
 
 } // namespace ember::jagged

@@ -214,13 +214,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef kjtFromBagsKernelDef() {
-  KernelDef def;
-  def.name = "kjt_from_bags";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "a KJT from per-feature nn.EmbeddingBag (ids, offsets) bags";
-  return def;
+KernelEntry kjtFromBagsKernelEntry() {
+  return {"kjt_from_bags", run, validate,
+          "a KJT from per-feature nn.EmbeddingBag (ids, offsets) bags"};
 }
 
 } // namespace ember::jagged

@@ -105,13 +105,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef kjtPermuteKernelDef() {
-  KernelDef def;
-  def.name = "kjt_permute";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "reorder (repeat, drop) the keys of a KJT";
-  return def;
+KernelEntry kjtPermuteKernelEntry() {
+  return {"kjt_permute", run, validate,
+          "reorder (repeat, drop) the keys of a KJT"};
 }
 
 } // namespace ember::jagged

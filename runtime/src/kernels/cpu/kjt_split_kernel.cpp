@@ -85,13 +85,9 @@ Status run(KernelContext &ctx) {
 
 } // namespace
 
-KernelDef kjtSplitKernelDef() {
-  KernelDef def;
-  def.name = "kjt_split";
-  def.run = run;
-  def.validate = validate;
-  def.summary = "split a KJT into parts of consecutive keys";
-  return def;
+KernelEntry kjtSplitKernelEntry() {
+  return {"kjt_split", run, validate,
+          "split a KJT into parts of consecutive keys"};
 }
 
 } // namespace ember::jagged

@@ -72,13 +72,10 @@ Status layerNormKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerNormKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "layer_norm";
-  def.run = layerNormKernel;
-  def.validate = validateLayerNorm;
-  def.summary =
-      "layer normalization over dims [axis:] with optional gamma, beta";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry,
+      {{"layer_norm", layerNormKernel, validateLayerNorm,
+        "layer normalization over dims [axis:] with optional gamma, beta"}});
 }
 
 } // namespace ember::cpu

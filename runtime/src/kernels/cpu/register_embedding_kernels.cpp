@@ -6,11 +6,10 @@
 namespace ember {
 
 Status registerEmbeddingKernels(KernelRegistry &registry) {
-  EMBER_RETURN_IF_ERROR(registry.add(embedding::embeddingBagKernelDef()));
-  EMBER_RETURN_IF_ERROR(
-      registry.add(embedding::groupedEmbeddingBagKernelDef()));
-  EMBER_RETURN_IF_ERROR(registry.add(embedding::embeddingSequenceKernelDef()));
-  return Status::ok();
+  using namespace embedding;
+  return addKernels(registry, {embeddingBagKernelEntry(),
+                               groupedEmbeddingBagKernelEntry(),
+                               embeddingSequenceKernelEntry()});
 }
 
 } // namespace ember

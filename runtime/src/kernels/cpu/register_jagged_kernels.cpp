@@ -7,13 +7,12 @@ namespace ember {
 
 Status registerJaggedKernels(KernelRegistry &registry) {
   using namespace jagged;
-  for (KernelDef (*makeDef)() :
-       {lengthsToOffsetsKernelDef, jaggedToPaddedKernelDef,
-        paddedToJaggedKernelDef, jaggedSumKernelDef, kjtPermuteKernelDef,
-        kjtSplitKernelDef, kjtConcatKernelDef, kjtBucketizeKernelDef,
-        kjtFromBagsKernelDef})
-    EMBER_RETURN_IF_ERROR(registry.add(makeDef()));
-  return Status::ok();
+  return addKernels(registry,
+                    {lengthsToOffsetsKernelEntry(), jaggedToPaddedKernelEntry(),
+                     paddedToJaggedKernelEntry(), jaggedSumKernelEntry(),
+                     kjtPermuteKernelEntry(), kjtSplitKernelEntry(),
+                     kjtConcatKernelEntry(), kjtBucketizeKernelEntry(),
+                     kjtFromBagsKernelEntry()});
 }
 
 } // namespace ember

@@ -48,12 +48,9 @@ Status concatKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerConcatKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "concat";
-  def.run = concatKernel;
-  def.validate = validateConcat;
-  def.summary = "concatenates the inputs along attr axis (any dtype)";
-  return registry.add(std::move(def));
+  return addKernels(registry,
+                    {{"concat", concatKernel, validateConcat,
+                      "concatenates the inputs along attr axis (any dtype)"}});
 }
 
 } // namespace ember::cpu

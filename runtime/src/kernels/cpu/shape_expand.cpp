@@ -39,12 +39,9 @@ Status expandKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerExpandKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "expand";
-  def.run = expandKernel;
-  def.validate = validateExpand;
-  def.summary = "broadcasts x to attr shape (numpy rules), any dtype";
-  return registry.add(std::move(def));
+  return addKernels(registry,
+                    {{"expand", expandKernel, validateExpand,
+                      "broadcasts x to attr shape (numpy rules), any dtype"}});
 }
 
 } // namespace ember::cpu

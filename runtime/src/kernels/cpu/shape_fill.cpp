@@ -57,13 +57,11 @@ Status constantOfShapeKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerFillKernels(KernelRegistry &registry) {
-  KernelDef cos;
-  cos.name = "constant_of_shape";
-  cos.run = constantOfShapeKernel;
-  cos.validate = validateConstantOfShape;
-  cos.summary =
-      "tensor of the int64 shape input filled with attr value (attr dtype)";
-  return registry.add(std::move(cos));
+  return addKernels(
+      registry,
+      {{"constant_of_shape", constantOfShapeKernel, validateConstantOfShape,
+        "tensor of the int64 shape input filled with attr value (attr "
+        "dtype)"}});
 }
 
 } // namespace ember::cpu

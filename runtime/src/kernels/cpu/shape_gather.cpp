@@ -107,19 +107,14 @@ Status gatherElementsKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerGatherKernels(KernelRegistry &registry) {
-  KernelDef gather;
-  gather.name = "gather";
-  gather.run = gatherKernel;
-  gather.validate = validateGatherAxis;
-  gather.summary =
-      "ONNX Gather along attr axis (int32/int64 indices, any dtype)";
-  EMBER_RETURN_IF_ERROR(registry.add(std::move(gather)));
-  KernelDef elements;
-  elements.name = "gather_elements";
-  elements.run = gatherElementsKernel;
-  elements.validate = validateGatherAxis;
-  elements.summary = "ONNX GatherElements along attr axis";
-  return registry.add(std::move(elements));
+  return addKernels(
+      registry,
+      {
+          {"gather", gatherKernel, validateGatherAxis,
+           "ONNX Gather along attr axis (int32/int64 indices, any dtype)"},
+          {"gather_elements", gatherElementsKernel, validateGatherAxis,
+           "ONNX GatherElements along attr axis"},
+      });
 }
 
 } // namespace ember::cpu

@@ -234,32 +234,21 @@ Status shapeKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerReshapeKernels(KernelRegistry &registry) {
-  struct Entry {
-    const char *name;
-    KernelFn fn;
-    KernelValidateFn validate;
-    const char *summary;
-  };
-  const Entry entries[] = {
-      {"reshape", reshapeKernel, validateReshape,
-       "view with attr shape (-1 infers, 0 copies the input dim), no copy"},
-      {"flatten", flattenKernel, validateFlatten,
-       "view as [prod(dims[:axis]), prod(dims[axis:])], no copy"},
-      {"squeeze", squeezeKernel, validateAxes,
-       "drops size-1 dims (attr axes, or all), no copy"},
-      {"unsqueeze", unsqueezeKernel, validateUnsqueeze,
-       "inserts size-1 dims at attr axes of the result, no copy"},
-      {"shape", shapeKernel, validateShape, "the input's dims as int64 [rank]"},
-  };
-  for (const Entry &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.fn;
-    def.validate = e.validate;
-    def.summary = e.summary;
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(
+      registry,
+      {
+          {"reshape", reshapeKernel, validateReshape,
+           "view with attr shape (-1 infers, 0 copies the input dim), no "
+           "copy"},
+          {"flatten", flattenKernel, validateFlatten,
+           "view as [prod(dims[:axis]), prod(dims[axis:])], no copy"},
+          {"squeeze", squeezeKernel, validateAxes,
+           "drops size-1 dims (attr axes, or all), no copy"},
+          {"unsqueeze", unsqueezeKernel, validateUnsqueeze,
+           "inserts size-1 dims at attr axes of the result, no copy"},
+          {"shape", shapeKernel, validateShape,
+           "the input's dims as int64 [rank]"},
+      });
 }
 
 } // namespace ember::cpu

@@ -104,13 +104,10 @@ Status scatterNdKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerScatterKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "scatter_nd";
-  def.run = scatterNdKernel;
-  def.validate = validateScatterNd;
-  def.summary =
-      "ONNX ScatterND (reduction none): copy of data with slices replaced";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry,
+      {{"scatter_nd", scatterNdKernel, validateScatterNd,
+        "ONNX ScatterND (reduction none): copy of data with slices replaced"}});
 }
 
 } // namespace ember::cpu

@@ -27,26 +27,14 @@ Status stridedViewKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerStridedViewKernels(KernelRegistry &registry) {
-  const struct {
-    const char *name;
-    KernelFn run;
-    KernelValidateFn validate;
-    const char *summary;
-  } entries[] = {
-      {"slice", stridedViewKernel<sliceView>, validateSlice,
-       "ONNX Slice with attrs starts/ends/axes/steps, any dtype"},
-      {"transpose", stridedViewKernel<transposeView>, validateTranspose,
-       "permutes dims by attr perm (default reversed), any dtype"},
-  };
-  for (const auto &e : entries) {
-    KernelDef def;
-    def.name = e.name;
-    def.run = e.run;
-    def.validate = e.validate;
-    def.summary = e.summary;
-    EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
-  }
-  return Status::ok();
+  return addKernels(
+      registry,
+      {
+          {"slice", stridedViewKernel<sliceView>, validateSlice,
+           "ONNX Slice with attrs starts/ends/axes/steps, any dtype"},
+          {"transpose", stridedViewKernel<transposeView>, validateTranspose,
+           "permutes dims by attr perm (default reversed), any dtype"},
+      });
 }
 
 } // namespace ember::cpu

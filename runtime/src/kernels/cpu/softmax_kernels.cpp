@@ -95,12 +95,9 @@ Status softmaxKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerSoftmaxKernels(KernelRegistry &registry) {
-  KernelDef def;
-  def.name = "softmax";
-  def.run = softmaxKernel;
-  def.validate = validateSoftmax;
-  def.summary = "numerically stable softmax along attr axis (default -1)";
-  return registry.add(std::move(def));
+  return addKernels(
+      registry, {{"softmax", softmaxKernel, validateSoftmax,
+                  "numerically stable softmax along attr axis (default -1)"}});
 }
 
 } // namespace ember::cpu
