@@ -1,26 +1,12 @@
 //===- PlanEmitter.h - Value-semantics IR -> Ember plan ---------*- C++ -*-===//
 //
-// Translates `func.func @main` (after --ember-raise-embedding-bags
-// --ember-functionalize --ember-simplify-slices --canonicalize) into an Ember
-// plan (docs/plan-format.md): one rank program, one instruction per op,
-// tensor constants in a weights file next to the plan.
-//
-// Supported ops (first subset): ember.table.from_tensor of a constant,
-// ember.embedding_bag (float tables) -> `embedding_bag`; tosa.matmul,
-// tosa.add/sub, tosa.clamp as ReLU, tosa.sigmoid/tanh, tosa.transpose,
-// tosa.reshape, tosa.concat, tensor.expand_shape/collapse_shape/cast -> the
-// kernels of the same names (`reshape` for the three reshapes, `identity` for
-// the cast); constants (arith.constant, tosa.const) and the shape-only ops
-// feeding reshapes (tensor.dim, tosa.const_shape, index constants).
-// tosa.gather with N = 1 and constant indices -> `gather` (axis 1; the
-// export of torch's Z[:, li, lj]), arith.trunci of constants folded,
-// tensor.reshape whose shape is tensor.from_elements of dims computed by
-// arith.muli/divui/divsi/index_cast from tensor.dim and constants (each dim
-// must come out as a constant or one symbolic dim) -> `reshape`.
-// Transposes and reshapes of constants are folded at compile time, and the
-// importer's nn.Linear pattern collapse(matmul(expand(x), W)) [+ bias]
-// [-> ReLU/sigmoid/tanh] with constant W and bias becomes one `linear`.
-// Anything else is an error at the op; on error nothing is written.
+// Translates a module in the emission contract (EmissionContract.h: the
+// function `main`, or `main_rank<r>` for each rank of a partitioned module,
+// holding only ops some part of the emitter lowers) into an Ember plan
+// (docs/plan-format.md): one program per rank, one or a few instructions per
+// op, tensor constants in one weights file per rank next to the plan. On any
+// error (a diagnostic at the op) no file is written. docs/architecture.md,
+// "The plan emitter", maps each part to its file.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_COMPILER_PLAN_PLANEMITTER_H
@@ -73,6 +59,11 @@ struct PlanEmitterOptions {
 /// at the end; on failure (diagnostics at the offending op) no file is left.
 LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
                         const PlanEmitterOptions &options = {});
+
+/// The plan writePlan would write, as text to read and FileCheck
+/// (PlanTextPrinter.h); no file is written.
+FailureOr<std::string> planText(ModuleOp module,
+                                const PlanEmitterOptions &options = {});
 
 /// The weights file name (no directory) that writePlan uses for `planPath`.
 std::string weightsFileNameFor(llvm::StringRef planPath);

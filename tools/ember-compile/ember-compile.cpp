@@ -1,7 +1,7 @@
 //===- ember-compile.cpp - ONNX/MLIR -> Ember plan ------------------------===//
 //
 //   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan
-//       [--emit plan|mlir|sharding-report|sharding-plan]
+//       [--emit plan|plan-text|mlir|sharding-report|sharding-plan]
 //       [--world-size N --ranks-per-node K --sharding TYPE --topology FILE
 //        --plan FILE ...] (docs/sharding.md)
 //       [--target cpu|cuda] [--max-batch N] [--dump-after-each DIR]
@@ -9,8 +9,8 @@
 //
 // Imports an ONNX model (EmberOnnxImporter) or parses MLIR, runs the
 // compiler driver's pipeline (compiler/driver/Pipeline.h) and writes the plan
-// with its weights file (--emit plan, the default) or the IR after the passes
-// (--emit mlir). On any error it prints diagnostics with their locations,
+// with its weights file (--emit plan, the default), the plan as readable text
+// (--emit plan-text, no weights) or the IR after the passes (--emit mlir). On any error it prints diagnostics with their locations,
 // exits with status 1 and leaves no output file. Every output appears whole
 // or not at all, also when the process is killed (io/atomic_file.h: an
 // unnamed temporary, fsync, rename); SIGINT/SIGTERM stop it with a message
@@ -52,12 +52,14 @@ static cl::opt<std::string> inputFilename(cl::Positional,
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("filename"),
                                            cl::Required);
-enum class EmitKind { Plan, Mlir, ShardingReport, ShardingPlan };
+enum class EmitKind { Plan, PlanText, Mlir, ShardingReport, ShardingPlan };
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Plan),
     cl::values(
         clEnumValN(EmitKind::Plan, "plan",
                    "the plan and its weights files (default)"),
+        clEnumValN(EmitKind::PlanText, "plan-text",
+                   "the plan as text, one line per instruction (no weights)"),
         clEnumValN(EmitKind::Mlir, "mlir", "the IR after the passes"),
         clEnumValN(EmitKind::ShardingReport, "sharding-report",
                    "the sharding planner's per-rank memory and cost report"),
@@ -290,11 +292,19 @@ int main(int argc, char **argv) {
     return 1;
   passTiming.stop();
 
-  if (emitKind == EmitKind::Mlir) {
+  if (emitKind == EmitKind::Mlir || emitKind == EmitKind::PlanText) {
     std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    os << "\n";
+    if (emitKind == EmitKind::PlanText) {
+      mlir::FailureOr<std::string> plan = mlir::ember::plan_emitter::planText(
+          *module, mlir::ember::driver::planEmitterOptions(options));
+      if (mlir::failed(plan))
+        return 1;
+      text = std::move(*plan);
+    } else {
+      llvm::raw_string_ostream os(text);
+      module->print(os);
+      os << "\n";
+    }
     if (outputFilename == "-") {
       llvm::outs() << text;
       return 0;
