@@ -35,6 +35,16 @@ Result<const KernelDef *> cpuKernelDef(const char *name);
 /// aliasing, in-place flag) and `run`; summary "<CPU summary> [CUDA: how]".
 Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how);
 
+/// One CUDA kernel as cudaDefLike makes it.
+struct CudaKernelEntry {
+  const char *name;
+  KernelFn run;
+  const char *how;
+};
+/// Adds cudaDefLike(name, run, how) of each entry, in order.
+Status addCudaKernels(KernelRegistry &r,
+                      std::initializer_list<CudaKernelEntry> entries);
+
 } // namespace ember::cuda
 
 #endif // EMBER_CUDA_CUDA_KERNELS_H

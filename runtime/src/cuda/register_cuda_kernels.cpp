@@ -23,6 +23,15 @@ Result<KernelDef> cudaDefLike(const char *name, KernelFn run, const char *how) {
   return def;
 }
 
+Status addCudaKernels(KernelRegistry &r,
+                      std::initializer_list<CudaKernelEntry> entries) {
+  for (const CudaKernelEntry &e : entries) {
+    EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike(e.name, e.run, e.how));
+    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
+  }
+  return Status::ok();
+}
+
 const KernelRegistry &cudaKernels() {
   static const KernelRegistry registry = [] {
     KernelRegistry r;

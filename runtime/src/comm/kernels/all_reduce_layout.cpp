@@ -1,19 +1,16 @@
 //===- all_reduce_layout.cpp - all_reduce's checks and chunks -------------===//
 #include "comm/kernels/all_reduce_layout.h"
 
-#include "comm/kernels/reduction_attrs.h"
-
 namespace ember::collective {
 
 Result<AllReduceLayout> allReduceLayout(KernelContext &ctx,
                                         const Group &group) {
   const std::string &where = group.what;
-  const int g = group.size();
-  AllReduceLayout layout;
   EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
                          readReductionAttrs(ctx.attrs(), where));
-  layout.isMax = r.isMax;
-  const CommCodec codec = layout.codec = r.codec;
+  AllReduceLayout layout{r};
+  const CommCodec codec = r.codec;
+  const int g = group.size();
   const Tensor &x = ctx.input(0);
   if (!x.defined() || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32");

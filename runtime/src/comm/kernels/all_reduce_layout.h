@@ -10,17 +10,15 @@
 #define EMBER_COMM_KERNELS_ALL_REDUCE_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
-#include "comm/kernels/comm_codec.h"
+#include "comm/kernels/reduction_attrs.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace ember::collective {
 
-/// all_reduce's attributes, size and chunks.
-struct AllReduceLayout {
-  bool isMax = false; // reduce = "max" (else "sum")
-  CommCodec codec = CommCodec::kNone;
+/// all_reduce's attributes (isMax, codec), size and chunks.
+struct AllReduceLayout : ReductionAttrs {
   int64_t numElements = 0; // x.numel(), the same on every position
   // g + 1 bounds: position p owns the elements [chunk[p], chunk[p + 1]).
   std::vector<int64_t> chunk;

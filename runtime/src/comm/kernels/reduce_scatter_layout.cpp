@@ -1,19 +1,16 @@
 //===- reduce_scatter_layout.cpp - reduce_scatter's checks, layout --------===//
 #include "comm/kernels/reduce_scatter_layout.h"
 
-#include "comm/kernels/reduction_attrs.h"
-
 namespace ember::collective {
 
 Result<ReduceScatterLayout> reduceScatterLayout(KernelContext &ctx,
                                                 const Group &group) {
   const std::string &where = group.what;
-  const int g = group.size();
-  ReduceScatterLayout layout;
   EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
                          readReductionAttrs(ctx.attrs(), where));
-  layout.isMax = r.isMax;
-  const CommCodec codec = layout.codec = r.codec;
+  ReduceScatterLayout layout{r};
+  const CommCodec codec = r.codec;
+  const int g = group.size();
   const Tensor &x = ctx.input(0), &ref = ctx.input(1);
   if (!x.defined() || x.rank() < 1 || x.dtype() != DType::kFloat32)
     return invalidArgument(where + ": x must be float32 of rank >= 1, not " +

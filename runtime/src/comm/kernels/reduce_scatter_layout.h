@@ -9,7 +9,7 @@
 #define EMBER_COMM_KERNELS_REDUCE_SCATTER_LAYOUT_H
 
 #include "comm/kernels/collective_common.h"
-#include "comm/kernels/comm_codec.h"
+#include "comm/kernels/reduction_attrs.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,10 +17,9 @@
 
 namespace ember::collective {
 
-/// reduce_scatter's attributes and the sizes and offsets of its blocks.
-struct ReduceScatterLayout {
-  bool isMax = false; // reduce = "max" (else "sum")
-  CommCodec codec = CommCodec::kNone;
+/// reduce_scatter's attributes (isMax, codec) and the sizes and offsets of
+/// its blocks.
+struct ReduceScatterLayout : ReductionAttrs {
   int64_t localBatch = 0;       // B_me
   int64_t rowElements = 0;      // elements of one row of x
   std::vector<int64_t> batches; // B of every position (exchanged)

@@ -31,10 +31,8 @@ Status castKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerCastKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike("cast", castKernel,
-                                                    "one kernel, dtypes "
-                                                    "switched at run time"));
-  return r.add(std::move(def));
+  return addCudaKernels(
+      r, {{"cast", castKernel, "one kernel, dtypes switched at run time"}});
 }
 
 } // namespace ember::cuda::dense

@@ -58,10 +58,8 @@ Status concatKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerConcatKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef def,
-      cudaDefLike("concat", concatKernel, "one launch per 64 inputs"));
-  return r.add(std::move(def));
+  return addCudaKernels(r,
+                        {{"concat", concatKernel, "one launch per 64 inputs"}});
 }
 
 } // namespace ember::cuda::dense

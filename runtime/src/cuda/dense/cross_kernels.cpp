@@ -67,11 +67,9 @@ Status crossKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerCrossKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef def,
-      cudaDefLike("dcn_cross", crossKernel,
-                  "cuBLASLt fp32 with bias epilogue + fused combine"));
-  return r.add(std::move(def));
+  return addCudaKernels(r,
+                        {{"dcn_cross", crossKernel,
+                          "cuBLASLt fp32 with bias epilogue + fused combine"}});
 }
 
 } // namespace ember::cuda::dense

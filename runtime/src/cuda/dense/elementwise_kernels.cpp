@@ -155,35 +155,28 @@ Status whereKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerElementwiseKernels(KernelRegistry &r) {
-  const struct {
-    const char *name;
-    KernelFn run;
-  } entries[] = {
-      {"relu", unaryKernel<kUnaryRelu>},
-      {"sigmoid", unaryKernel<kUnarySigmoid>},
-      {"tanh", unaryKernel<kUnaryTanh>},
-      {"neg", unaryKernel<kUnaryNeg>},
-      {"exp", unaryKernel<kUnaryExp>},
-      {"log", unaryKernel<kUnaryLog>},
-      {"sqrt", unaryKernel<kUnarySqrt>},
-      {"abs", unaryKernel<kUnaryAbs>},
-      {"add", binaryKernel<kBinaryAdd>},
-      {"sub", binaryKernel<kBinarySub>},
-      {"mul", binaryKernel<kBinaryMul>},
-      {"div", binaryKernel<kBinaryDiv>},
-      {"max", binaryKernel<kBinaryMax>},
-      {"min", binaryKernel<kBinaryMin>},
-      {"equal", compareKernel<kCompareEqual>},
-      {"greater", compareKernel<kCompareGreater>},
-      {"greater_equal", compareKernel<kCompareGreaterEqual>},
-      {"where", whereKernel},
-  };
-  for (const auto &e : entries) {
-    EMBER_ASSIGN_OR_RETURN(
-        KernelDef def, cudaDefLike(e.name, e.run, "grid-stride elementwise"));
-    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
-  }
-  return Status::ok();
+  constexpr const char *kHow = "grid-stride elementwise";
+  return addCudaKernels(
+      r, {
+             {"relu", unaryKernel<kUnaryRelu>, kHow},
+             {"sigmoid", unaryKernel<kUnarySigmoid>, kHow},
+             {"tanh", unaryKernel<kUnaryTanh>, kHow},
+             {"neg", unaryKernel<kUnaryNeg>, kHow},
+             {"exp", unaryKernel<kUnaryExp>, kHow},
+             {"log", unaryKernel<kUnaryLog>, kHow},
+             {"sqrt", unaryKernel<kUnarySqrt>, kHow},
+             {"abs", unaryKernel<kUnaryAbs>, kHow},
+             {"add", binaryKernel<kBinaryAdd>, kHow},
+             {"sub", binaryKernel<kBinarySub>, kHow},
+             {"mul", binaryKernel<kBinaryMul>, kHow},
+             {"div", binaryKernel<kBinaryDiv>, kHow},
+             {"max", binaryKernel<kBinaryMax>, kHow},
+             {"min", binaryKernel<kBinaryMin>, kHow},
+             {"equal", compareKernel<kCompareEqual>, kHow},
+             {"greater", compareKernel<kCompareGreater>, kHow},
+             {"greater_equal", compareKernel<kCompareGreaterEqual>, kHow},
+             {"where", whereKernel, kHow},
+         });
 }
 
 } // namespace ember::cuda::dense

@@ -54,16 +54,10 @@ Status gatherElementsKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerGatherKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef gather,
-      cudaDefLike("gather", gatherKernel,
-                  "thread per element, bad indices raise a device error"));
-  EMBER_RETURN_IF_ERROR(r.add(std::move(gather)));
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef elements,
-      cudaDefLike("gather_elements", gatherElementsKernel,
-                  "thread per element, bad indices raise a device error"));
-  return r.add(std::move(elements));
+  constexpr const char *kHow =
+      "thread per element, bad indices raise a device error";
+  return addCudaKernels(r, {{"gather", gatherKernel, kHow},
+                            {"gather_elements", gatherElementsKernel, kHow}});
 }
 
 } // namespace ember::cuda::dense

@@ -56,19 +56,9 @@ Status matmulKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerGemmKernels(KernelRegistry &r) {
-  const struct {
-    const char *name;
-    KernelFn run;
-    const char *how;
-  } entries[] = {
-      {"linear", linearKernel, "cuBLASLt fp32, bias/relu epilogue"},
-      {"matmul", matmulKernel, "cuBLASLt fp32 strided-batched"},
-  };
-  for (const auto &e : entries) {
-    EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike(e.name, e.run, e.how));
-    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
-  }
-  return Status::ok();
+  return addCudaKernels(
+      r, {{"linear", linearKernel, "cuBLASLt fp32, bias/relu epilogue"},
+          {"matmul", matmulKernel, "cuBLASLt fp32 strided-batched"}});
 }
 
 } // namespace ember::cuda::dense

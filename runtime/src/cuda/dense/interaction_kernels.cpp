@@ -34,11 +34,9 @@ Status dotInteractionKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerInteractionKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef def,
-      cudaDefLike("dot_interaction", dotInteractionKernel,
-                  "fused: block per sample, rows in shared memory"));
-  return r.add(std::move(def));
+  return addCudaKernels(r,
+                        {{"dot_interaction", dotInteractionKernel,
+                          "fused: block per sample, rows in shared memory"}});
 }
 
 } // namespace ember::cuda::dense

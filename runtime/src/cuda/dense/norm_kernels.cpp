@@ -63,15 +63,10 @@ Status layerNormKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerNormKernels(KernelRegistry &r) {
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef softmax,
-      cudaDefLike("softmax", softmaxKernel,
-                  "warp per row (last axis), thread per column otherwise"));
-  EMBER_RETURN_IF_ERROR(r.add(std::move(softmax)));
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef norm,
-      cudaDefLike("layer_norm", layerNormKernel, "warp per row, double sums"));
-  return r.add(std::move(norm));
+  return addCudaKernels(
+      r, {{"softmax", softmaxKernel,
+           "warp per row (last axis), thread per column otherwise"},
+          {"layer_norm", layerNormKernel, "warp per row, double sums"}});
 }
 
 } // namespace ember::cuda::dense

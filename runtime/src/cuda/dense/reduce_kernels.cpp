@@ -42,17 +42,9 @@ template <int Op> Status reduceKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerReduceKernels(KernelRegistry &r) {
-  const struct {
-    const char *name;
-    KernelFn run;
-  } entries[] = {{"reduce_sum", reduceKernel<kReduceSum>},
-                 {"reduce_max", reduceKernel<kReduceMax>}};
-  for (const auto &e : entries) {
-    EMBER_ASSIGN_OR_RETURN(KernelDef def,
-                           cudaDefLike(e.name, e.run, "warp per output"));
-    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
-  }
-  return Status::ok();
+  return addCudaKernels(
+      r, {{"reduce_sum", reduceKernel<kReduceSum>, "warp per output"},
+          {"reduce_max", reduceKernel<kReduceMax>, "warp per output"}});
 }
 
 } // namespace ember::cuda::dense

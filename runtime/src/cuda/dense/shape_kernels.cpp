@@ -53,21 +53,14 @@ Status shapeKernel(KernelContext &ctx) {
 } // namespace
 
 Status registerShapeKernels(KernelRegistry &r) {
-  const struct {
-    const char *name;
-    KernelFn run;
-    const char *how;
-  } entries[] = {
-      {"slice", stridedViewKernel<cpu::sliceView>, "strided copy kernel"},
-      {"transpose", stridedViewKernel<cpu::transposeView>,
-       "strided copy kernel"},
-      {"shape", shapeKernel, "dims as kernel parameters"},
-  };
-  for (const auto &e : entries) {
-    EMBER_ASSIGN_OR_RETURN(KernelDef def, cudaDefLike(e.name, e.run, e.how));
-    EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
-  }
-  return Status::ok();
+  return addCudaKernels(
+      r,
+      {
+          {"slice", stridedViewKernel<cpu::sliceView>, "strided copy kernel"},
+          {"transpose", stridedViewKernel<cpu::transposeView>,
+           "strided copy kernel"},
+          {"shape", shapeKernel, "dims as kernel parameters"},
+      });
 }
 
 } // namespace ember::cuda::dense

@@ -132,15 +132,10 @@ Status registerViewKernels(KernelRegistry &r) {
                            cudaDefLike(name, cpu->run, "view, no copy"));
     EMBER_RETURN_IF_ERROR(r.add(std::move(def)));
   }
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef reshape,
-      cudaDefLike("reshape", reshapeKernel,
-                  "view, no copy; a shape input is read via host staging"));
-  EMBER_RETURN_IF_ERROR(r.add(std::move(reshape)));
-  EMBER_ASSIGN_OR_RETURN(
-      KernelDef expand,
-      cudaDefLike("expand", expandKernel, "broadcast copy kernel"));
-  return r.add(std::move(expand));
+  return addCudaKernels(
+      r, {{"reshape", reshapeKernel,
+           "view, no copy; a shape input is read via host staging"},
+          {"expand", expandKernel, "broadcast copy kernel"}});
 }
 
 } // namespace ember::cuda::dense

@@ -37,13 +37,8 @@ Status crossKernel(KernelContext &ctx) {
   if (b == 0 || d == 0)
     return Status::ok();
 
-  GemmArgs g; // o = lhs · rhsᵀ with rhs [D, K]
-  g.m = b;
-  g.n = d;
-  g.transB = true;
-  g.c = o;
-  g.ldc = d;
-  g.bias = pb;
+  // Linear layers with torch's [out, in] weights: o = lhs · rhsᵀ + bias.
+  GemmArgs g;
   if (lowRank) {
     EMBER_ASSIGN_OR_RETURN(const float *pv,
                            floatInput(ctx, ctx.input(2), "dcn_cross: V"));
@@ -52,33 +47,16 @@ Status crossKernel(KernelContext &ctx) {
     EMBER_ASSIGN_OR_RETURN(
         void *mem, ctx.scratch(static_cast<size_t>(b * rank) * sizeof(float)));
     float *t = static_cast<float *>(mem);
-    GemmArgs first; // t [B, r] = xl · Vᵀ
-    first.m = b;
-    first.n = rank;
-    first.k = d;
-    first.a = pl;
-    first.lda = d;
-    first.b = pv;
-    first.ldb = d;
-    first.transB = true;
-    first.c = t;
-    first.ldc = rank;
-    runGemm(&ctx.threadPool(), first);
-    g.k = rank;
-    g.a = t;
-    g.lda = rank;
-    g.b = pw;
-    g.ldb = rank;
+    // t [B, r] = xl · Vᵀ, then o = t · Wᵀ + bias
+    runGemm(&ctx.threadPool(),
+            linearGemm(b, rank, d, true, pl, pv, nullptr, t));
+    g = linearGemm(b, d, rank, true, t, pw, pb, o);
   } else {
     EMBER_ASSIGN_OR_RETURN(const float *pw,
                            floatInput(ctx, ctx.input(2), "dcn_cross: weight"));
-    g.k = d;
-    g.a = pl;
-    g.lda = d;
-    g.b = pw;
-    g.ldb = d;
+    g = linearGemm(b, d, d, true, pl, pw, pb, o);
   }
-  runGemm(&ctx.threadPool(), g); // o = xl·Wᵀ + bias
+  runGemm(&ctx.threadPool(), g);
   parallelFor(ctx, b, grainFor(d), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       float *y = o + r * d;

@@ -4,11 +4,11 @@
 // result is float32). `identity` works for every dtype and aliases its input.
 //
 //===----------------------------------------------------------------------===//
-#include "kernels/shared/dense_common.h"
 #include "kernels/cpu/dense_registration.h"
-#include "kernels/shared/elementwise_activation.h"
 #include "kernels/cpu/elementwise_walk.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/shared/dense_common.h"
+#include "kernels/shared/elementwise_activation.h"
 
 #include <cmath>
 

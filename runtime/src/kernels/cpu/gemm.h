@@ -44,6 +44,29 @@ struct GemmArgs {
   Activation activation = Activation::kNone;
 };
 
+/// A linear layer's GEMM on dense row-major operands: y [m, n] = x [m, k] · W
+/// (+ bias [n]) then act, W [n, k] when transposeWeight (torch's layout) else
+/// [k, n].
+inline GemmArgs linearGemm(int64_t m, int64_t n, int64_t k,
+                           bool transposeWeight, const float *x, const float *w,
+                           const float *bias, float *y,
+                           Activation act = Activation::kNone) {
+  GemmArgs g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = x;
+  g.lda = k;
+  g.b = w;
+  g.ldb = transposeWeight ? k : n;
+  g.transB = transposeWeight;
+  g.c = y;
+  g.ldc = n;
+  g.bias = bias;
+  g.activation = act;
+  return g;
+}
+
 /// Runs the GEMM and its epilogue. `pool` may be nullptr: everything then runs
 /// on the calling thread (used when the caller parallelizes over batches).
 void runGemm(ThreadPool *pool, const GemmArgs &args);

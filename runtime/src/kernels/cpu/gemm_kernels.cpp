@@ -28,20 +28,8 @@ Status linearKernel(KernelContext &ctx) {
 
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          allocateOutput(ctx, DType::kFloat32, s.outShape));
-  GemmArgs g;
-  g.m = s.m;
-  g.n = n;
-  g.k = k;
-  g.a = px;
-  g.lda = k;
-  g.b = pw;
-  g.ldb = s.transposeWeight ? k : n;
-  g.transB = s.transposeWeight;
-  g.c = out->data<float>();
-  g.ldc = n;
-  g.bias = pb;
-  g.activation = s.activation;
-  runGemm(&ctx.threadPool(), g);
+  runGemm(&ctx.threadPool(), linearGemm(s.m, n, k, s.transposeWeight, px, pw,
+                                        pb, out->data<float>(), s.activation));
   return Status::ok();
 }
 
@@ -63,17 +51,11 @@ Status batchedGemm(KernelContext &ctx, const BroadcastLayout &batches,
     int64_t off[kMaxBroadcastOperands];
     batches.rowOffsets(batch / inner, off);
     int64_t col = batch % inner;
-    GemmArgs g;
-    g.m = m;
-    g.n = n;
-    g.k = k;
-    g.a = a + (off[0] + col * batches.strides[0][last]) * m * k;
-    g.lda = k;
-    g.b = b + (off[1] + col * batches.strides[1][last]) * k * n;
-    g.ldb = n;
-    g.c = c + batch * m * n;
-    g.ldc = n;
-    runGemm(pool, g);
+    runGemm(pool,
+            linearGemm(m, n, k, /*transposeWeight=*/false,
+                       a + (off[0] + col * batches.strides[0][last]) * m * k,
+                       b + (off[1] + col * batches.strides[1][last]) * k * n,
+                       /*bias=*/nullptr, c + batch * m * n));
   };
   int threads = ctx.threadPool().size();
   double perBatch = 2.0 * double(m) * double(n) * double(k > 0 ? k : 1);
