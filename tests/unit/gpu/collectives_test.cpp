@@ -157,6 +157,21 @@ std::vector<Tensor> randomKjt(std::mt19937 &rng, int64_t keys, int64_t batch,
 
 const char *kCodecs[] = {"float32", "float16", "bfloat16"};
 
+/// The reduction `kernel` on inputs() (new ones each time) with every
+/// comm_dtype and reduce op, on both backends.
+void expectReductionsSameOnBothBackends(
+    const char *kernel, const std::function<std::vector<Tensor>()> &inputs,
+    const std::string &what) {
+  for (const char *codec : kCodecs)
+    for (const char *op : {"sum", "max"}) {
+      SCOPED_TRACE(std::string(codec) + " " + op + " " + what);
+      Case c{kernel, inputs()};
+      c.attrs.set("reduce", std::string(op));
+      c.attrs.set("comm_dtype", std::string(codec));
+      expectSameOnBothBackends(c);
+    }
+}
+
 // --- groups of one (one GPU, no NCCL)
 // ----------------------------------------------
 
@@ -186,15 +201,13 @@ TEST(CudaCollectives, ReduceScatterGroupOfOneMatchesCpu) {
   EMBER_SKIP_WITHOUT_GPU();
   std::mt19937 rng(2);
   for (int64_t b : {int64_t{6}, int64_t{0}})
-    for (const char *codec : kCodecs)
-      for (const char *op : {"sum", "max"}) {
-        SCOPED_TRACE(std::string(codec) + " " + op);
-        Case c{"reduce_scatter",
-               {floatTensor(rng, {b, 2, 3}), zeros(DType::kInt32, {b})}};
-        c.attrs.set("reduce", std::string(op));
-        c.attrs.set("comm_dtype", std::string(codec));
-        expectSameOnBothBackends(c);
-      }
+    expectReductionsSameOnBothBackends(
+        "reduce_scatter",
+        [&] {
+          return std::vector<Tensor>{floatTensor(rng, {b, 2, 3}),
+                                     zeros(DType::kInt32, {b})};
+        },
+        "batch " + std::to_string(b));
 }
 
 TEST(CudaCollectives, AllGatherGroupOfOneMatchesCpu) {
@@ -209,14 +222,10 @@ TEST(CudaCollectives, AllReduceGroupOfOneMatchesCpu) {
   EMBER_SKIP_WITHOUT_GPU();
   std::mt19937 rng(4);
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{37}, int64_t{100000}})
-    for (const char *codec : kCodecs)
-      for (const char *op : {"sum", "max"}) {
-        SCOPED_TRACE(std::string(codec) + " " + op + " n " + std::to_string(n));
-        Case c{"all_reduce", {floatTensor(rng, {n})}};
-        c.attrs.set("reduce", std::string(op));
-        c.attrs.set("comm_dtype", std::string(codec));
-        expectSameOnBothBackends(c);
-      }
+    expectReductionsSameOnBothBackends(
+        "all_reduce",
+        [&] { return std::vector<Tensor>{floatTensor(rng, {n})}; },
+        "n " + std::to_string(n));
 }
 
 TEST(CudaCollectives, KjtAllToAllGroupOfOneMatchesCpu) {

@@ -38,6 +38,14 @@ struct Call {
     add(indexTensor(k.values, vt)).add(indexTensor(k.lengths, lt));
     return add(k.isWeighted() ? floatTensor(k.weights) : Tensor());
   }
+  Call &outputs(int n) {
+    numOutputs = n;
+    return *this;
+  }
+  Call &attr(const char *name, Attributes::Value value) {
+    attrs.set(name, std::move(value));
+    return *this;
+  }
 };
 
 void expectSameTensor(const Tensor &got, const Tensor &want,
@@ -137,15 +145,12 @@ TEST(CudaJagged, LengthsToOffsetsMatchesCpu) {
 
 TEST(CudaJagged, LengthsToOffsetsErrors) {
   EMBER_SKIP_WITHOUT_GPU();
-  Call negative;
-  negative.add(indexTensor({1, 2, -1, 3}, DType::kInt32));
-  expectGpuError("lengths_to_offsets", negative,
+  expectGpuError("lengths_to_offsets",
+                 Call().add(indexTensor({1, 2, -1, 3}, DType::kInt32)),
                  "length -1 at position 2 is negative",
                  StatusCode::kInvalidArgument);
-  Call floats;
-  floats.add(floatTensor({1, 2}));
-  expectGpuError("lengths_to_offsets", floats, "must be int32 or int64",
-                 StatusCode::kInvalidArgument);
+  expectGpuError("lengths_to_offsets", Call().add(floatTensor({1, 2})),
+                 "must be int32 or int64", StatusCode::kInvalidArgument);
 }
 
 TEST(CudaJagged, JaggedToPaddedMatchesCpu) {
@@ -197,11 +202,10 @@ TEST(CudaJagged, PaddingErrors) {
   EMBER_SKIP_WITHOUT_GPU();
   std::mt19937 gen(4);
   auto toPadded = [&](std::vector<int64_t> offsets) {
-    Call call;
-    call.add(randomBytes(DType::kFloat32, {6, 2}, gen))
-        .add(indexTensor(offsets, DType::kInt64));
-    call.attrs.set("max_length", int64_t{4});
-    return call;
+    return Call()
+        .add(randomBytes(DType::kFloat32, {6, 2}, gen))
+        .add(indexTensor(offsets, DType::kInt64))
+        .attr("max_length", int64_t{4});
   };
   expectGpuError("jagged_to_padded", toPadded({1, 2, 6}),
                  "offsets[0] must be 0, got 1", StatusCode::kInvalidArgument);
@@ -210,16 +214,15 @@ TEST(CudaJagged, PaddingErrors) {
                  StatusCode::kInvalidArgument);
   expectGpuError("jagged_to_padded", toPadded({0, 3, 9}),
                  "offsets[2] = 9 is outside [0, 6]", StatusCode::kOutOfRange);
-  Call longRow;
-  longRow.add(randomBytes(DType::kFloat32, {2, 3}, gen))
-      .add(indexTensor({0, 2, 6}, DType::kInt32));
-  expectGpuError("padded_to_jagged", longRow,
+  auto toJagged = [&](std::vector<int64_t> offsets) {
+    return Call()
+        .add(randomBytes(DType::kFloat32, {2, 3}, gen))
+        .add(indexTensor(offsets, DType::kInt32));
+  };
+  expectGpuError("padded_to_jagged", toJagged({0, 2, 6}),
                  "segment 1 has length 4, more than the limit 3",
                  StatusCode::kInvalidArgument);
-  Call wrongRows;
-  wrongRows.add(randomBytes(DType::kFloat32, {2, 3}, gen))
-      .add(indexTensor({0, 2}, DType::kInt32));
-  expectGpuError("padded_to_jagged", wrongRows, "expected B + 1",
+  expectGpuError("padded_to_jagged", toJagged({0, 2}), "expected B + 1",
                  StatusCode::kInvalidArgument);
 }
 
@@ -242,10 +245,11 @@ TEST(CudaKjt, PermuteMatchesCpu) {
         for (int64_t i = 0; i < sh.keys + 2; ++i)
           mixed.push_back(key(gen));
         for (const auto &perm : {full, mixed, std::vector<int64_t>{}}) {
-          Call call;
-          call.addKjt(in, DType::kInt64, lt);
-          call.numOutputs = 3;
-          call.attrs.set("permutation", perm).set("num_keys", sh.keys);
+          Call call = Call()
+                          .addKjt(in, DType::kInt64, lt)
+                          .outputs(3)
+                          .attr("permutation", perm)
+                          .attr("num_keys", sh.keys);
           expectGpuMatchesCpu("kjt_permute", call,
                               shapeName(sh) + " P " +
                                   std::to_string(perm.size()));
@@ -262,33 +266,36 @@ TEST(CudaKjt, PermuteErrors) {
   bad.values = {1, 2, 3};
   for (std::vector<int64_t> perm :
        {std::vector<int64_t>{1, 0}, std::vector<int64_t>{1, 1, 0}}) {
-    Call call;
-    call.addKjt(bad, DType::kInt64, DType::kInt64);
-    call.numOutputs = 3;
-    call.attrs.set("permutation", perm).set("num_keys", int64_t{2});
-    expectGpuError("kjt_permute", call,
+    expectGpuError("kjt_permute",
+                   Call()
+                       .addKjt(bad, DType::kInt64, DType::kInt64)
+                       .outputs(3)
+                       .attr("permutation", perm)
+                       .attr("num_keys", int64_t{2}),
                    "the lengths sum to 4 but there are 3 values",
                    StatusCode::kInvalidArgument);
   }
   bad.values.push_back(4);
   bad.lengths[1] = -2;
   bad.lengths[3] = 5;
-  Call negative;
-  negative.addKjt(bad, DType::kInt64, DType::kInt32);
-  negative.numOutputs = 3;
-  negative.attrs.set("permutation", std::vector<int64_t>{1, 0})
-      .set("num_keys", int64_t{2});
-  expectGpuError("kjt_permute", negative, "length -2 at position 1 is negative",
+  expectGpuError("kjt_permute",
+                 Call()
+                     .addKjt(bad, DType::kInt64, DType::kInt32)
+                     .outputs(3)
+                     .attr("permutation", std::vector<int64_t>{1, 0})
+                     .attr("num_keys", int64_t{2}),
+                 "length -2 at position 1 is negative",
                  StatusCode::kInvalidArgument);
   std::mt19937 gen(1);
-  Call badKey;
-  badKey.addKjt(randomKjt(2, 3, false, gen), DType::kInt64, DType::kInt64);
-  badKey.numOutputs = 3;
-  badKey.attrs.set("permutation", std::vector<int64_t>{0, 2})
-      .set("batch_size", int64_t{3});
-  expectGpuError("kjt_permute", badKey,
-                 "permutation[1] = 2 but the input has 2 keys",
-                 StatusCode::kInvalidArgument);
+  expectGpuError(
+      "kjt_permute",
+      Call()
+          .addKjt(randomKjt(2, 3, false, gen), DType::kInt64, DType::kInt64)
+          .outputs(3)
+          .attr("permutation", std::vector<int64_t>{0, 2})
+          .attr("batch_size", int64_t{3}),
+      "permutation[1] = 2 but the input has 2 keys",
+      StatusCode::kInvalidArgument);
 }
 
 TEST(CudaKjt, SplitMatchesCpu) {
@@ -303,10 +310,10 @@ TEST(CudaKjt, SplitMatchesCpu) {
       if (sh.keys >= 2)
         splits.push_back({sh.keys - 1, 1});
       for (const auto &counts : splits) {
-        Call call;
-        call.addKjt(in, DType::kInt32, DType::kInt64);
-        call.numOutputs = 3 * static_cast<int>(counts.size());
-        call.attrs.set("key_counts", counts);
+        Call call = Call()
+                        .addKjt(in, DType::kInt32, DType::kInt64)
+                        .outputs(3 * static_cast<int>(counts.size()))
+                        .attr("key_counts", counts);
         expectGpuMatchesCpu("kjt_split", call,
                             shapeName(sh) + " parts " +
                                 std::to_string(counts.size()));
@@ -325,11 +332,11 @@ TEST(CudaKjt, SplitErrors) {
   // parts (the read-back of the part sizes returns it).
   for (std::vector<int64_t> counts :
        {std::vector<int64_t>{2}, std::vector<int64_t>{1, 1}}) {
-    Call call;
-    call.addKjt(bad, DType::kInt64, DType::kInt64);
-    call.numOutputs = 3 * static_cast<int>(counts.size());
-    call.attrs.set("key_counts", counts);
-    expectGpuError("kjt_split", call,
+    expectGpuError("kjt_split",
+                   Call()
+                       .addKjt(bad, DType::kInt64, DType::kInt64)
+                       .outputs(3 * static_cast<int>(counts.size()))
+                       .attr("key_counts", counts),
                    "the lengths sum to 5 but there are 4 values",
                    StatusCode::kInvalidArgument);
   }
@@ -348,12 +355,11 @@ TEST(CudaKjt, ConcatMatchesCpu) {
         for (int64_t k : keys)
           call.addKjt(randomKjt(k, B, weighted, gen), DType::kInt64,
                       DType::kInt32);
-        call.numOutputs = 3;
-        call.attrs.set("num_inputs", int64_t{3});
+        call.outputs(3).attr("num_inputs", int64_t{3});
         if (byKeyCounts)
-          call.attrs.set("key_counts", keys);
+          call.attr("key_counts", keys);
         else
-          call.attrs.set("batch_size", B);
+          call.attr("batch_size", B);
         expectGpuMatchesCpu("kjt_concat", call,
                             "B " + std::to_string(B) +
                                 (byKeyCounts ? " key_counts" : ""));
@@ -366,21 +372,19 @@ TEST(CudaKjt, ConcatErrors) {
   TestKjt good = randomKjt(2, 3, false, gen);
   TestKjt bad = randomKjt(1, 3, false, gen);
   bad.values.push_back(1);
-  Call call;
-  call.addKjt(good, DType::kInt64, DType::kInt64)
-      .addKjt(bad, DType::kInt64, DType::kInt64);
-  call.numOutputs = 3;
-  call.attrs.set("num_inputs", int64_t{2}).set("batch_size", int64_t{3});
-  expectGpuError("kjt_concat", call,
+  auto concat = [&](const TestKjt &second) {
+    return Call()
+        .addKjt(good, DType::kInt64, DType::kInt64)
+        .addKjt(second, DType::kInt64, DType::kInt64)
+        .outputs(3)
+        .attr("num_inputs", int64_t{2})
+        .attr("batch_size", int64_t{3});
+  };
+  expectGpuError("kjt_concat", concat(bad),
                  "but there are " + std::to_string(bad.values.size()) +
                      " values",
                  StatusCode::kInvalidArgument);
-  Call mixed;
-  mixed.addKjt(good, DType::kInt64, DType::kInt64)
-      .addKjt(randomKjt(1, 3, true, gen), DType::kInt64, DType::kInt64);
-  mixed.numOutputs = 3;
-  mixed.attrs.set("num_inputs", int64_t{2}).set("batch_size", int64_t{3});
-  expectGpuError("kjt_concat", mixed,
+  expectGpuError("kjt_concat", concat(randomKjt(1, 3, true, gen)),
                  "cannot concatenate weighted and unweighted KJTs",
                  StatusCode::kInvalidArgument);
 }
@@ -406,10 +410,11 @@ TEST(CudaKjt, BucketizeMatchesCpu) {
           std::uniform_int_distribution<int64_t> block(0, 40);
           for (auto &b : blocks)
             b = block(gen);
-          Call call;
-          call.addKjt(in, vt, DType::kInt32);
-          call.numOutputs = 4;
-          call.attrs.set("block_sizes", blocks).set("num_buckets", buckets);
+          Call call = Call()
+                          .addKjt(in, vt, DType::kInt32)
+                          .outputs(4)
+                          .attr("block_sizes", blocks)
+                          .attr("num_buckets", buckets);
           expectGpuMatchesCpu("kjt_bucketize", call,
                               shapeName(sh) + " buckets " +
                                   std::to_string(buckets));
@@ -423,12 +428,12 @@ TEST(CudaKjt, BucketizeErrors) {
   bad.batch = 1;
   bad.lengths = {2, 5};
   bad.values = {1, 2, 3};
-  Call call;
-  call.addKjt(bad, DType::kInt64, DType::kInt64);
-  call.numOutputs = 4;
-  call.attrs.set("block_sizes", std::vector<int64_t>{2, 2})
-      .set("num_buckets", int64_t{2});
-  expectGpuError("kjt_bucketize", call,
+  expectGpuError("kjt_bucketize",
+                 Call()
+                     .addKjt(bad, DType::kInt64, DType::kInt64)
+                     .outputs(4)
+                     .attr("block_sizes", std::vector<int64_t>{2, 2})
+                     .attr("num_buckets", int64_t{2}),
                  "the lengths sum to 7 but there are 3 values",
                  StatusCode::kInvalidArgument);
 }
@@ -462,10 +467,10 @@ TEST(CudaKjt, FromBagsMatchesCpu) {
                     f % 2 ? DType::kInt32 : DType::kInt64, 50, gen);
             includeLast.push_back(il);
           }
-          call.numOutputs = 3;
-          call.attrs.set("include_last_offset", includeLast)
-              .set("num_rows", std::vector<int64_t>(F, 50))
-              .set("lengths_dtype", std::string(B % 2 ? "int32" : "int64"));
+          call.outputs(3)
+              .attr("include_last_offset", includeLast)
+              .attr("num_rows", std::vector<int64_t>(F, 50))
+              .attr("lengths_dtype", std::string(B % 2 ? "int32" : "int64"));
           expectGpuMatchesCpu("kjt_from_bags", call,
                               "F " + std::to_string(F) + " B " +
                                   std::to_string(B) + " mode " +
@@ -477,15 +482,16 @@ TEST(CudaKjt, FromBagsChecksOnlyIdsInBags) {
   EMBER_SKIP_WITHOUT_GPU();
   // No bags, and ids past the last offset: not part of the KJT, not checked.
   for (bool includeLast : {false, true}) {
-    Call call;
-    call.add(indexTensor({3, 99}, DType::kInt64))
-        .add(indexTensor(includeLast ? std::vector<int64_t>{0, 1}
-                                     : std::vector<int64_t>{},
-                         DType::kInt32))
-        .add(Tensor());
-    call.numOutputs = 3;
-    call.attrs.set("include_last_offset", std::vector<int64_t>{includeLast})
-        .set("num_rows", std::vector<int64_t>{10});
+    Call call =
+        Call()
+            .add(indexTensor({3, 99}, DType::kInt64))
+            .add(indexTensor(includeLast ? std::vector<int64_t>{0, 1}
+                                         : std::vector<int64_t>{},
+                             DType::kInt32))
+            .add(Tensor())
+            .outputs(3)
+            .attr("include_last_offset", std::vector<int64_t>{includeLast})
+            .attr("num_rows", std::vector<int64_t>{10});
     expectGpuMatchesCpu("kjt_from_bags", call,
                         includeLast ? "past the last offset" : "no bags");
   }
@@ -493,28 +499,28 @@ TEST(CudaKjt, FromBagsChecksOnlyIdsInBags) {
 
 TEST(CudaKjt, FromBagsErrors) {
   EMBER_SKIP_WITHOUT_GPU();
-  Call badId;
-  badId.add(indexTensor({1, 2, 3}, DType::kInt64))
-      .add(indexTensor({0, 1}, DType::kInt64))
-      .add(Tensor())
-      .add(indexTensor({4, 9, 5}, DType::kInt64))
-      .add(indexTensor({0, 1}, DType::kInt32))
-      .add(Tensor());
-  badId.numOutputs = 3;
-  badId.attrs.set("include_last_offset", std::vector<int64_t>{0, 0})
-      .set("num_rows", std::vector<int64_t>{10, 8});
+  Call badId = Call()
+                   .add(indexTensor({1, 2, 3}, DType::kInt64))
+                   .add(indexTensor({0, 1}, DType::kInt64))
+                   .add(Tensor())
+                   .add(indexTensor({4, 9, 5}, DType::kInt64))
+                   .add(indexTensor({0, 1}, DType::kInt32))
+                   .add(Tensor())
+                   .outputs(3)
+                   .attr("include_last_offset", std::vector<int64_t>{0, 0})
+                   .attr("num_rows", std::vector<int64_t>{10, 8});
   expectGpuError("kjt_from_bags", badId,
                  "feature 1: id 9 at position 1 (sample 1) is outside the "
                  "table's 8 rows",
                  StatusCode::kOutOfRange);
   // The same with include_last_offset: found before the read-back.
-  Call badIdLast;
-  badIdLast.add(indexTensor({0, -3, 77}, DType::kInt32))
-      .add(indexTensor({0, 1, 2}, DType::kInt64))
-      .add(Tensor());
-  badIdLast.numOutputs = 3;
-  badIdLast.attrs.set("include_last_offset", std::vector<int64_t>{1})
-      .set("num_rows", std::vector<int64_t>{10});
+  Call badIdLast = Call()
+                       .add(indexTensor({0, -3, 77}, DType::kInt32))
+                       .add(indexTensor({0, 1, 2}, DType::kInt64))
+                       .add(Tensor())
+                       .outputs(3)
+                       .attr("include_last_offset", std::vector<int64_t>{1})
+                       .attr("num_rows", std::vector<int64_t>{10});
   expectGpuError("kjt_from_bags", badIdLast,
                  "feature 0: id -3 at position 1 (sample 1)",
                  StatusCode::kOutOfRange);
@@ -533,12 +539,13 @@ TEST(CudaKjt, FromBagsErrors) {
              0,
              "feature 0: offsets[1] = 5 (end of bag 0) is past the 4 "
              "indices"}}) {
-    Call call;
-    call.add(indexTensor({1, 2, 3, 4}, DType::kInt64))
-        .add(indexTensor(c.offsets, DType::kInt64))
-        .add(Tensor());
-    call.numOutputs = 3;
-    call.attrs.set("include_last_offset", std::vector<int64_t>{c.includeLast});
+    Call call =
+        Call()
+            .add(indexTensor({1, 2, 3, 4}, DType::kInt64))
+            .add(indexTensor(c.offsets, DType::kInt64))
+            .add(Tensor())
+            .outputs(3)
+            .attr("include_last_offset", std::vector<int64_t>{c.includeLast});
     expectGpuError("kjt_from_bags", call, c.message,
                    StatusCode::kInvalidArgument);
   }

@@ -209,6 +209,15 @@ TEST(JaggedPadding, Errors) {
 } // namespace
 
 TEST(JaggedSum, MatchesReducedPaddedRowsAndRefusesBadInput) {
+  auto runSum = [](TestKernelContext &ctx, const Tensor &values,
+                   const std::vector<int64_t> &offsets, DType offsetsType,
+                   int64_t maxLength) {
+    ctx.addInput(values)
+        .addInput(indexTensor(offsets, offsetsType))
+        .setNumOutputs(1);
+    ctx.attrs().set("max_length", maxLength);
+    return runKernel("jagged_sum", ctx);
+  };
   std::mt19937 gen(5);
   std::uniform_real_distribution<float> uni(-1.f, 1.f);
   for (int64_t maxLength : {0, 1, 3, 100}) {
@@ -220,11 +229,7 @@ TEST(JaggedSum, MatchesReducedPaddedRowsAndRefusesBadInput) {
     for (int64_t i = 0; i < values.numel(); ++i)
       values.data<float>()[i] = uni(gen);
     TestKernelContext ctx;
-    ctx.addInput(values)
-        .addInput(indexTensor(offsets, DType::kInt64))
-        .setNumOutputs(1);
-    ctx.attrs().set("max_length", maxLength);
-    Status s = runKernel("jagged_sum", ctx);
+    Status s = runSum(ctx, values, offsets, DType::kInt64, maxLength);
     ASSERT_TRUE(s.isOk()) << s.toString();
     const Tensor &out = ctx.output(0);
     ASSERT_EQ(out.shape(), (Shape{7, 2, 3}));
@@ -238,14 +243,10 @@ TEST(JaggedSum, MatchesReducedPaddedRowsAndRefusesBadInput) {
             << "row " << b << " column " << c << " max_length " << maxLength;
       }
   }
-  auto expectRefused = [](Tensor values, std::vector<int64_t> offsets,
-                          int64_t maxLength, const std::string &what) {
+  auto expectRefused = [&](Tensor values, std::vector<int64_t> offsets,
+                           int64_t maxLength, const std::string &what) {
     TestKernelContext ctx;
-    ctx.addInput(values)
-        .addInput(indexTensor(offsets, DType::kInt32))
-        .setNumOutputs(1);
-    ctx.attrs().set("max_length", maxLength);
-    Status s = runKernel("jagged_sum", ctx);
+    Status s = runSum(ctx, values, offsets, DType::kInt32, maxLength);
     ASSERT_FALSE(s.isOk()) << what;
     EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
   };

@@ -143,13 +143,22 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(info.param.batch);
     });
 
-TEST(MultiRankSessionErrors, SingleRankSessionRefusesAMultiRankPlan) {
+/// A table-wise plan for two ranks (tw2.plan in dir).
+class MultiRankSessionErrors : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ShardedTestModel m = makeTableWiseTestModel(5);
+    auto path =
+        writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
+    ASSERT_TRUE(path.isOk()) << path.status().toString();
+    planPath = *path;
+  }
   TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  auto plan =
-      writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
-  ASSERT_TRUE(plan.isOk()) << plan.status().toString();
-  auto s = Session::load(*plan);
+  std::string planPath;
+};
+
+TEST_F(MultiRankSessionErrors, SingleRankSessionRefusesAMultiRankPlan) {
+  auto s = Session::load(planPath);
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(s.status().message().find(
@@ -161,33 +170,28 @@ TEST(MultiRankSessionErrors, SingleRankSessionRefusesAMultiRankPlan) {
   SessionOptions o;
   o.worldSize = 4;
   o.rendezvous = "file:" + dir.file("store");
-  s = Session::load(*plan, o);
+  s = Session::load(planPath, o);
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.status().message().find("world has 4 ranks"), std::string::npos)
       << s.status().toString();
 
   o.worldSize = 2;
   o.rank = 2;
-  s = Session::load(*plan, o);
+  s = Session::load(planPath, o);
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument);
 
   o.rank = 1;
   o.rendezvous.clear();
-  s = Session::load(*plan, o);
+  s = Session::load(planPath, o);
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.status().message().find("rendezvous"), std::string::npos);
 }
 
-TEST(MultiRankSessionErrors, LoaderChecksCollectiveUse) {
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  auto path =
-      writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(), "tw2");
-  ASSERT_TRUE(path.isOk()) << path.status().toString();
+TEST_F(MultiRankSessionErrors, LoaderChecksCollectiveUse) {
   plan::Plan original;
   {
-    std::ifstream f(*path, std::ios::binary);
+    std::ifstream f(planPath, std::ios::binary);
     std::string bytes((std::istreambuf_iterator<char>(f)),
                       std::istreambuf_iterator<char>());
     ASSERT_TRUE(original.ParseFromString(bytes));

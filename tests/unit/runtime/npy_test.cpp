@@ -181,33 +181,31 @@ TEST(Npz, RoundTripAndDeflatedEntries) {
       s += static_cast<char>((v >> (8 * i)) & 0xff);
   };
   std::string name = "z.npy", zip, cd;
-  le(zip, 0x04034b50, 4);
+  // What the local and the central header say alike: flags 0, method 8
+  // (deflate), time and date 0, CRC, sizes, name length, no extra field.
+  auto entryFields = [&](std::string &s) {
+    le(s, 0, 2);
+    le(s, 8, 2);
+    le(s, 0, 4);
+    le(s, crc, 4);
+    le(s, deflated.size(), 4);
+    le(s, npyBytes->size(), 4);
+    le(s, name.size(), 2);
+    le(s, 0, 2);
+  };
+  le(zip, 0x04034b50, 4); // local header, version needed 2.0
   le(zip, 20, 2);
-  le(zip, 0, 2);
-  le(zip, 8, 2);
-  le(zip, 0, 4);
-  le(zip, crc, 4);
-  le(zip, deflated.size(), 4);
-  le(zip, npyBytes->size(), 4);
-  le(zip, name.size(), 2);
-  le(zip, 0, 2);
+  entryFields(zip);
   zip += name + deflated;
-  le(cd, 0x02014b50, 4);
+  le(cd, 0x02014b50, 4); // central header, made by and needed 2.0
   le(cd, 20, 2);
   le(cd, 20, 2);
-  le(cd, 0, 2);
-  le(cd, 8, 2);
-  le(cd, 0, 4);
-  le(cd, crc, 4);
-  le(cd, deflated.size(), 4);
-  le(cd, npyBytes->size(), 4);
-  le(cd, name.size(), 2);
-  le(cd, 0, 2);
-  le(cd, 0, 2);
-  le(cd, 0, 2);
-  le(cd, 0, 2);
-  le(cd, 0, 4);
-  le(cd, 0, 4);
+  entryFields(cd);
+  le(cd, 0, 2); // comment length
+  le(cd, 0, 2); // disk
+  le(cd, 0, 2); // internal attributes
+  le(cd, 0, 4); // external attributes
+  le(cd, 0, 4); // offset of the local header
   cd += name;
   std::string archive = zip + cd;
   le(archive, 0x06054b50, 4);

@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/all_gather_layout.h"
-#include "comm/kernels/collective_kernel_defs.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
 
@@ -15,9 +14,9 @@ namespace ember::cuda::collectives {
 
 using namespace ember::collective;
 
-namespace {
+namespace {} // namespace
 
-Status run(KernelContext &ctx) {
+Status runAllGather(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -40,14 +39,6 @@ Status run(KernelContext &ctx) {
   for (int q = 0; q < g; ++q)
     recvs[q] = {o + rowOff[q] * rowBytes, batches[q] * rowBytes};
   return deviceExchange(ctx, group, sends, recvs, "");
-}
-
-} // namespace
-
-KernelDef allGatherKernel() {
-  KernelDef d = collective::allGatherKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives

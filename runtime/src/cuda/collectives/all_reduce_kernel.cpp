@@ -10,7 +10,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/all_reduce_layout.h"
-#include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
@@ -72,7 +71,9 @@ Status runChunked(KernelContext &ctx, KernelEnv &env, const Group &group,
   return Status::ok();
 }
 
-Status run(KernelContext &ctx) {
+} // namespace
+
+Status runAllReduce(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -92,14 +93,6 @@ Status run(KernelContext &ctx) {
                            env->stream, where);
   return runChunked(ctx, *env, group, static_cast<int>(codec), isMax,
                     layout.chunk, *out);
-}
-
-} // namespace
-
-KernelDef allReduceKernel() {
-  KernelDef d = collective::allReduceKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives

@@ -11,7 +11,6 @@
 //    each bag's offsets, and one warp per bag copies its values/weights.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/kjt_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
@@ -77,7 +76,9 @@ Status countValues(KernelContext &ctx, KernelEnv &env, const Group &group,
   return checkLengthsMatchValues(where, valueOff[g], values);
 }
 
-Status run(KernelContext &ctx) {
+} // namespace
+
+Status runKjtAllToAll(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -138,14 +139,6 @@ Status run(KernelContext &ctx) {
       buf.outValues->data(), static_cast<int>(ves),
       reinterpret_cast<const float *>(rw),
       buf.outWeights ? buf.outWeights->data<float>() : nullptr, nOut);
-}
-
-} // namespace
-
-KernelDef kjtAllToAllKernel() {
-  KernelDef d = collective::kjtAllToAllKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives

@@ -8,7 +8,6 @@
 // (widening the 16-bit values).
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
 #include "comm/kernels/pooled_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
@@ -19,9 +18,9 @@ namespace ember::cuda::collectives {
 
 using namespace ember::collective;
 
-namespace {
+namespace {} // namespace
 
-Status run(KernelContext &ctx) {
+Status runPooledAllToAll(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -61,14 +60,6 @@ Status run(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(int64_t * colOffDevice, uploadInts(ctx, colOff));
   return launchPooledUnpack(*env, staging, wire, static_cast<int>(es),
                             out->data(), bMe, dSum, colOffDevice, g);
-}
-
-} // namespace
-
-KernelDef pooledAllToAllKernel() {
-  KernelDef d = collective::pooledAllToAllKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives

@@ -9,7 +9,6 @@
 // CPU kernel does.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/comm_codec.h"
 #include "comm/kernels/reduce_scatter_layout.h"
 #include "cuda/collectives/collective_launch.h"
@@ -20,9 +19,9 @@ namespace ember::cuda::collectives {
 
 using namespace ember::collective;
 
-namespace {
+namespace {} // namespace
 
-Status run(KernelContext &ctx) {
+Status runReduceScatter(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -68,14 +67,6 @@ Status run(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(deviceExchange(ctx, group, sends, recvs, ""));
   return launchReduceBlocks(*env, staging, wire, g, block, isMax,
                             out->data<float>(), nullptr, 0);
-}
-
-} // namespace
-
-KernelDef reduceScatterKernel() {
-  KernelDef d = collective::reduceScatterKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives

@@ -12,7 +12,6 @@
 //    one): the received blocks are the output, in position order.
 //
 //===----------------------------------------------------------------------===//
-#include "comm/kernels/collective_kernel_defs.h"
 #include "comm/kernels/sequence_all_to_all_layout.h"
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
@@ -79,7 +78,9 @@ Status sumLengths(KernelContext &ctx, KernelEnv &env, const Group &group,
   return Status::ok();
 }
 
-Status run(KernelContext &ctx) {
+} // namespace
+
+Status runSequenceAllToAll(KernelContext &ctx) {
   Group group = groupOf(ctx);
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx, where));
@@ -96,14 +97,6 @@ Status run(KernelContext &ctx) {
   std::vector<RecvBuffer> recvs;
   sequenceBlocks(layout, rows, *out, sends, recvs);
   return deviceExchange(ctx, group, sends, recvs, "");
-}
-
-} // namespace
-
-KernelDef sequenceAllToAllKernel() {
-  KernelDef d = collective::sequenceAllToAllKernel();
-  d.run = run;
-  return d;
 }
 
 } // namespace ember::cuda::collectives
