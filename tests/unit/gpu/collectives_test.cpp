@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda_kernel_runner.h"
+#include "rank_processes.h"
 
 #include "../runtime/support/temp_dir.h"
 #include "../runtime/support/test_kernel_context.h"
@@ -360,52 +361,6 @@ TEST(Nccl, InitTimesOutWhenAPeerNeverJoins) {
   EXPECT_LT(took, 15.0);
 }
 
-/// Spawns this test binary once per rank as NcclWorker.Run in `mode`;
-/// returns each rank's exit status (-1: killed after `deadline` seconds).
-std::vector<int> spawnRanks(int world, const std::string &mode,
-                            double deadline) {
-  TempDir store;
-  std::vector<pid_t> pids;
-  for (int r = 0; r < world; ++r) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("EMBER_NCCL_TEST_RANK", std::to_string(r).c_str(), 1);
-      setenv("EMBER_NCCL_TEST_WORLD", std::to_string(world).c_str(), 1);
-      setenv("EMBER_NCCL_TEST_STORE", store.path().c_str(), 1);
-      setenv("EMBER_NCCL_TEST_MODE", mode.c_str(), 1);
-      execl("/proc/self/exe", "collectives_test",
-            "--gtest_filter=NcclWorker.Run", static_cast<char *>(nullptr));
-      _exit(127);
-    }
-    pids.push_back(pid);
-  }
-  std::vector<int> codes(world, -1);
-  auto start = std::chrono::steady_clock::now();
-  int left = world;
-  while (left > 0) {
-    for (int r = 0; r < world; ++r) {
-      if (codes[r] != -1 || pids[r] <= 0)
-        continue;
-      int st = 0;
-      if (waitpid(pids[r], &st, WNOHANG) == pids[r]) {
-        codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        --left;
-      }
-    }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count() > deadline) {
-      for (int r = 0; r < world; ++r)
-        if (codes[r] == -1 && pids[r] > 0) {
-          kill(pids[r], SIGKILL);
-          waitpid(pids[r], nullptr, 0);
-        }
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return codes;
-}
-
 TEST(Nccl, CollectivesOnEveryGpuMatchTheCpuKernels) {
   EMBER_SKIP_WITHOUT_GPU();
   if (!haveCommunicatorBackend())
@@ -414,7 +369,8 @@ TEST(Nccl, CollectivesOnEveryGpuMatchTheCpuKernels) {
   if (gpus < 2)
     GTEST_SKIP() << "needs 2 GPUs, " << gpus << " visible";
   const int world = std::min(gpus, 4);
-  std::vector<int> codes = spawnRanks(world, "collectives", 300);
+  std::vector<int> codes =
+      runRankProcesses(world, "NcclWorker.Run", "collectives", 300);
   for (int r = 0; r < world; ++r)
     EXPECT_EQ(codes[r], 0) << "rank " << r << " (-1: hung, killed)";
 }
@@ -425,7 +381,7 @@ TEST(Nccl, DeadPeerFailsWithinTheTimeout) {
     GTEST_SKIP() << "no Gloo";
   if (visibleGpus() < 2)
     GTEST_SKIP() << "needs 2 GPUs";
-  std::vector<int> codes = spawnRanks(2, "dead", 120);
+  std::vector<int> codes = runRankProcesses(2, "NcclWorker.Run", "dead", 120);
   EXPECT_EQ(codes[0], 0) << "rank 0 (-1: hung, killed)";
   EXPECT_EQ(codes[1], 0) << "rank 1";
 }
@@ -547,17 +503,16 @@ void runCollectivesWorker(int rank, int world, Communicator &host,
 }
 
 TEST(NcclWorker, Run) {
-  const char *rankEnv = std::getenv("EMBER_NCCL_TEST_RANK");
-  if (!rankEnv)
+  std::optional<RankProcess> me = spawnedRank();
+  if (!me)
     GTEST_SKIP() << "one rank of the Nccl.* tests (they start it)";
-  const int rank = std::atoi(rankEnv);
-  const int world = std::atoi(std::getenv("EMBER_NCCL_TEST_WORLD"));
-  const std::string mode = std::getenv("EMBER_NCCL_TEST_MODE");
+  const int rank = me->rank, world = me->world;
+  const std::string mode = me->mode;
   ASSERT_EQ(cudaSetDevice(rank), cudaSuccess);
   CommOptions o;
   o.rank = rank;
   o.worldSize = world;
-  o.rendezvous = std::string("file:") + std::getenv("EMBER_NCCL_TEST_STORE");
+  o.rendezvous = "file:" + me->store;
   o.timeoutSeconds = 60;
   auto host = createCommunicator(o);
   ASSERT_TRUE(host.isOk()) << host.status().toString();

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda_kernel_runner.h"
+#include "rank_processes.h"
 
-#include "../runtime/support/temp_dir.h"
 #include "../runtime/support/test_kernel_context.h"
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
@@ -22,15 +22,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <random>
-#include <thread>
-
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace ember;
 using namespace ember::testing;
@@ -200,51 +194,6 @@ int visibleGpus() {
   return n;
 }
 
-/// Spawns this binary once per rank as SequenceNcclWorker.Run; returns each
-/// rank's exit status (-1: killed after `deadline` seconds).
-std::vector<int> spawnRanks(int world, double deadline) {
-  TempDir store;
-  std::vector<pid_t> pids;
-  for (int r = 0; r < world; ++r) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      setenv("EMBER_SEQ_TEST_RANK", std::to_string(r).c_str(), 1);
-      setenv("EMBER_SEQ_TEST_WORLD", std::to_string(world).c_str(), 1);
-      setenv("EMBER_SEQ_TEST_STORE", store.path().c_str(), 1);
-      execl("/proc/self/exe", "sequence_all_to_all_test",
-            "--gtest_filter=SequenceNcclWorker.Run",
-            static_cast<char *>(nullptr));
-      _exit(127);
-    }
-    pids.push_back(pid);
-  }
-  std::vector<int> codes(world, -1);
-  auto start = std::chrono::steady_clock::now();
-  int left = world;
-  while (left > 0) {
-    for (int r = 0; r < world; ++r) {
-      if (codes[r] != -1 || pids[r] <= 0)
-        continue;
-      int st = 0;
-      if (waitpid(pids[r], &st, WNOHANG) == pids[r]) {
-        codes[r] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        --left;
-      }
-    }
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count() > deadline) {
-      for (int r = 0; r < world; ++r)
-        if (codes[r] == -1 && pids[r] > 0) {
-          kill(pids[r], SIGKILL);
-          waitpid(pids[r], nullptr, 0);
-        }
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return codes;
-}
-
 TEST(CudaSequenceAllToAll, NcclMatchesTheCpuOnEveryGpu) {
   EMBER_SKIP_WITHOUT_GPU();
   if (!haveCommunicatorBackend())
@@ -253,7 +202,8 @@ TEST(CudaSequenceAllToAll, NcclMatchesTheCpuOnEveryGpu) {
   if (gpus < 2)
     GTEST_SKIP() << "needs 2 GPUs, " << gpus << " visible";
   const int world = std::min(gpus, 4);
-  std::vector<int> codes = spawnRanks(world, 300);
+  std::vector<int> codes =
+      runRankProcesses(world, "SequenceNcclWorker.Run", "", 300);
   for (int r = 0; r < world; ++r)
     EXPECT_EQ(codes[r], 0) << "rank " << r << " (-1: hung, killed)";
 }
@@ -300,18 +250,17 @@ void runWorker(int rank, int world, Communicator &host,
 }
 
 TEST(SequenceNcclWorker, Run) {
-  const char *rankEnv = std::getenv("EMBER_SEQ_TEST_RANK");
-  if (!rankEnv)
+  std::optional<RankProcess> me = spawnedRank();
+  if (!me)
     GTEST_SKIP()
         << "one rank of CudaSequenceAllToAll.NcclMatchesTheCpuOnEveryGpu"
            " (it starts it)";
-  const int rank = std::atoi(rankEnv);
-  const int world = std::atoi(std::getenv("EMBER_SEQ_TEST_WORLD"));
+  const int rank = me->rank, world = me->world;
   ASSERT_EQ(cudaSetDevice(rank), cudaSuccess);
   CommOptions o;
   o.rank = rank;
   o.worldSize = world;
-  o.rendezvous = std::string("file:") + std::getenv("EMBER_SEQ_TEST_STORE");
+  o.rendezvous = "file:" + me->store;
   o.timeoutSeconds = 60;
   auto host = createCommunicator(o);
   ASSERT_TRUE(host.isOk()) << host.status().toString();

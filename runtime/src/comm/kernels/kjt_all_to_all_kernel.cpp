@@ -45,8 +45,7 @@ Status run(KernelContext &ctx) {
     for (int64_t i = keyOff[p] * bMe; i < keyOff[p + 1] * bMe; ++i) {
       int64_t len = loadLength(lengths.data(), lt, i);
       if (len < 0)
-        return invalidArgument(where + ": lengths[" + std::to_string(i) +
-                               "] is negative (" + std::to_string(len) + ")");
+        return negativeLength(where, i, len);
       total += len;
     }
   }

@@ -14,6 +14,11 @@ Result<std::vector<int64_t>> keySplits(const Attributes &attrs, int groupSize) {
   return s;
 }
 
+Status negativeLength(const std::string &where, int64_t i, int64_t len) {
+  return invalidArgument(where + ": lengths[" + std::to_string(i) +
+                         "] is negative (" + std::to_string(len) + ")");
+}
+
 Status validateKeySplits(const Attributes &attrs, int, int) {
   return keySplits(attrs, -1).status();
 }

@@ -37,6 +37,10 @@ inline int64_t loadLength(const void *p, DType t, int64_t i) {
                             : static_cast<const int64_t *>(p)[i];
 }
 
+/// "<where>: lengths[i] is negative (len)" (kjt_all_to_all and
+/// sequence_all_to_all).
+Status negativeLength(const std::string &where, int64_t i, int64_t len);
+
 /// This rank's KJT, checked.
 struct KjtAllToAllInput {
   std::vector<int64_t> splits; // key_splits

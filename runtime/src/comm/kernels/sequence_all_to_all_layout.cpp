@@ -63,11 +63,6 @@ Result<SequenceAllToAllInput> checkSequenceAllToAllInput(KernelContext &ctx,
   return in;
 }
 
-Status negativeLength(const std::string &where, int64_t i, int64_t len) {
-  return invalidArgument(where + ": lengths[" + std::to_string(i) +
-                         "] is negative (" + std::to_string(len) + ")");
-}
-
 Result<SequenceAllToAllLayout>
 exchangeSequenceCounts(const Group &group, const SequenceAllToAllInput &in,
                        const Tensor &rows, std::vector<int64_t> expect) {

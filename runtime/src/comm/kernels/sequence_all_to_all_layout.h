@@ -37,9 +37,6 @@ Result<SequenceAllToAllInput> checkSequenceAllToAllInput(KernelContext &ctx,
 /// cannot overflow).
 inline constexpr int64_t kMaxSequenceRows = int64_t{1} << 48;
 
-/// "lengths[i] is negative (len)".
-Status negativeLength(const std::string &where, int64_t i, int64_t len);
-
 /// The row counts of both directions and the blocks they make.
 struct SequenceAllToAllLayout {
   std::vector<int64_t> expect;  // rows position p sends here

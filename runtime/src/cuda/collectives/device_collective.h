@@ -40,6 +40,16 @@ Result<int64_t *> uploadInts(KernelContext &ctx, const std::vector<int64_t> &v);
 /// is one (a hung peer becomes a Status), else cudaStreamSynchronize.
 Status synchronizeStream(KernelContext &ctx, const std::string &what);
 
+/// The sums of the int32/int64 device `lengths` over the g ranges
+/// [lenOff[p], lenOff[p + 1]), computed on the device and read back through
+/// env's host staging buffer (one synchronization); a negative length is
+/// negativeLength's error, as on the CPU. kjt_all_to_all's and
+/// sequence_all_to_all's step 1.
+Result<std::vector<uint64_t>>
+sumLengthsOnDevice(KernelContext &ctx, KernelEnv &env,
+                   const collective::Group &group, const Tensor &lengths,
+                   const std::vector<int64_t> &lenOff);
+
 /// Every CUDA collective needs KernelContext::gpu().
 Result<KernelEnv *> envOf(KernelContext &ctx, const std::string &where);
 

@@ -15,9 +15,6 @@
 #include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
-#include "cuda/cuda_status.h"
-
-#include <cstring>
 
 namespace ember::cuda::collectives {
 
@@ -31,49 +28,16 @@ Status countValues(KernelContext &ctx, KernelEnv &env, const Group &group,
                    const Tensor &lengths, const Tensor &values, int64_t bMe,
                    const std::vector<int64_t> &keyOff,
                    std::vector<int64_t> &valueOff) {
-  const std::string &where = group.what;
   const int g = group.size();
-  const bool is64 = lengths.dtype() == DType::kInt64;
   std::vector<int64_t> lenOff(g + 1);
   for (int p = 0; p <= g; ++p)
     lenOff[p] = keyOff[p] * bMe;
-  const size_t resultBytes = static_cast<size_t>(g + 1) * sizeof(uint64_t);
-  if (!env.hostStaging || env.hostStagingBytes < resultBytes)
-    return internalError(where + ": the host staging buffer is too small for " +
-                         std::to_string(g + 1) + " counts");
-  EMBER_ASSIGN_OR_RETURN(char *resultBytesPtr, scratchBytes(ctx, resultBytes));
-  auto *sums = reinterpret_cast<unsigned long long *>(resultBytesPtr);
-  EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(sums, 0, g * sizeof(uint64_t), env.stream));
-  EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(sums + g, 0xff, sizeof(uint64_t), env.stream));
-  EMBER_ASSIGN_OR_RETURN(int64_t * lenOffDevice, uploadInts(ctx, lenOff));
-  EMBER_RETURN_IF_ERROR(launchKjtCount(env, lengths.data(), is64,
-                                       lengths.dim(0), lenOffDevice, g, sums,
-                                       sums + g));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-      env.hostStaging, sums, resultBytes, cudaMemcpyDeviceToHost, env.stream));
-  EMBER_RETURN_IF_ERROR(synchronizeStream(ctx, where + " (lengths)"));
-  std::vector<uint64_t> host(g + 1);
-  std::memcpy(host.data(), env.hostStaging, resultBytes);
-  if (host[g] != ~uint64_t{0}) {
-    // Error path only: one more read for the message.
-    const int64_t i = static_cast<int64_t>(host[g]);
-    int64_t len = 0;
-    EMBER_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(&len,
-                   static_cast<const char *>(lengths.data()) +
-                       i * dtypeSize(lengths.dtype()),
-                   dtypeSize(lengths.dtype()), cudaMemcpyDeviceToHost));
-    if (!is64)
-      len = static_cast<int32_t>(len & 0xffffffff);
-    return invalidArgument(where + ": lengths[" + std::to_string(i) +
-                           "] is negative (" + std::to_string(len) + ")");
-  }
+  EMBER_ASSIGN_OR_RETURN(std::vector<uint64_t> sums,
+                         sumLengthsOnDevice(ctx, env, group, lengths, lenOff));
   valueOff.assign(g + 1, 0);
   for (int p = 0; p < g; ++p)
-    valueOff[p + 1] = valueOff[p] + static_cast<int64_t>(host[p]);
-  return checkLengthsMatchValues(where, valueOff[g], values);
+    valueOff[p + 1] = valueOff[p] + static_cast<int64_t>(sums[p]);
+  return checkLengthsMatchValues(group.what, valueOff[g], values);
 }
 
 } // namespace

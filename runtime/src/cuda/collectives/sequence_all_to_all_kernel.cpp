@@ -13,12 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/sequence_all_to_all_layout.h"
-#include "cuda/collectives/collective_launch.h"
 #include "cuda/collectives/cuda_collective_defs.h"
 #include "cuda/collectives/device_collective.h"
-#include "cuda/cuda_status.h"
-
-#include <cstring>
 
 namespace ember::cuda::collectives {
 
@@ -31,50 +27,19 @@ namespace {
 Status sumLengths(KernelContext &ctx, KernelEnv &env, const Group &group,
                   const SequenceAllToAllInput &in, const Tensor &lengths,
                   std::vector<int64_t> &expect) {
-  const std::string &where = group.what;
   const int g = group.size();
   expect.assign(g, 0);
   if (lengths.dim(0) == 0)
     return Status::ok(); // nothing to read back
-  const bool is64 = lengths.dtype() == DType::kInt64;
-  const size_t resultBytes = static_cast<size_t>(g + 1) * sizeof(uint64_t);
-  if (!env.hostStaging || env.hostStagingBytes < resultBytes)
-    return internalError(where + ": the host staging buffer is too small for " +
-                         std::to_string(g + 1) + " counts");
-  EMBER_ASSIGN_OR_RETURN(char *resultBytesPtr, scratchBytes(ctx, resultBytes));
-  auto *sums = reinterpret_cast<unsigned long long *>(resultBytesPtr);
-  EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(sums, 0, g * sizeof(uint64_t), env.stream));
-  EMBER_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(sums + g, 0xff, sizeof(uint64_t), env.stream));
-  EMBER_ASSIGN_OR_RETURN(int64_t * lenOffDevice, uploadInts(ctx, in.lenOff));
-  EMBER_RETURN_IF_ERROR(launchKjtCount(env, lengths.data(), is64,
-                                       lengths.dim(0), lenOffDevice, g, sums,
-                                       sums + g));
-  EMBER_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-      env.hostStaging, sums, resultBytes, cudaMemcpyDeviceToHost, env.stream));
-  EMBER_RETURN_IF_ERROR(synchronizeStream(ctx, where + " (lengths)"));
-  std::vector<uint64_t> host(g + 1);
-  std::memcpy(host.data(), env.hostStaging, resultBytes);
-  if (host[g] != ~uint64_t{0}) {
-    // Error path only: one more read for the message.
-    const int64_t i = static_cast<int64_t>(host[g]);
-    int64_t len = 0;
-    EMBER_CUDA_RETURN_IF_ERROR(
-        cudaMemcpy(&len,
-                   static_cast<const char *>(lengths.data()) +
-                       i * dtypeSize(lengths.dtype()),
-                   dtypeSize(lengths.dtype()), cudaMemcpyDeviceToHost));
-    if (!is64)
-      len = static_cast<int32_t>(len & 0xffffffff);
-    return negativeLength(where, i, len);
-  }
+  EMBER_ASSIGN_OR_RETURN(
+      std::vector<uint64_t> sums,
+      sumLengthsOnDevice(ctx, env, group, lengths, in.lenOff));
   for (int p = 0; p < g; ++p)
     // A sum past kMaxSequenceRows (or wrapped past 2^63) is refused by
     // exchangeSequenceCounts.
-    expect[p] = host[p] > static_cast<uint64_t>(kMaxSequenceRows)
+    expect[p] = sums[p] > static_cast<uint64_t>(kMaxSequenceRows)
                     ? kMaxSequenceRows + 1
-                    : static_cast<int64_t>(host[p]);
+                    : static_cast<int64_t>(sums[p]);
   return Status::ok();
 }
 
