@@ -34,21 +34,17 @@ const char *binaryName(int op) {
 
 template <int Op> Status binaryKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "a"));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "b"));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  Shape shapes[2] = {a.shape(), b.shape()};
-  Result<Shape> outShape = cpu::broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return kernelError(ctx, outShape.status().message());
+  EMBER_ASSIGN_OR_RETURN(cpu::BinaryOperands ops, cpu::binaryOperands(ctx));
+  const Tensor &a = *ops.a, &b = *ops.b;
+  const Shape &outShape = ops.outShape;
   BroadcastIndex ix =
-      toBroadcastIndex(cpu::makeBroadcastLayout(*outShape, shapes, 2));
-  int64_t n = outShape->numel();
+      toBroadcastIndex(cpu::makeBroadcastLayout(outShape, ops.shapes, 2));
+  int64_t n = outShape.numel();
   if (cpu::isFloatLike(a.dtype()) && cpu::isFloatLike(b.dtype())) {
     EMBER_ASSIGN_OR_RETURN(const float *pa, deviceFloatInput(ctx, a, "a"));
     EMBER_ASSIGN_OR_RETURN(const float *pb, deviceFloatInput(ctx, b, "b"));
-    EMBER_ASSIGN_OR_RETURN(
-        Tensor * out, cpu::allocateOutput(ctx, DType::kFloat32, *outShape));
+    EMBER_ASSIGN_OR_RETURN(Tensor * out,
+                           cpu::allocateOutput(ctx, DType::kFloat32, outShape));
     return cpu::atLocation(
         ctx, launchBinary<float>(*env, ix, Op, pa, pb, out->data<float>(), n));
   }
@@ -56,7 +52,7 @@ template <int Op> Status binaryKernel(KernelContext &ctx) {
   if (allowsIntegers && a.dtype() == b.dtype() &&
       (a.dtype() == DType::kInt64 || a.dtype() == DType::kInt32)) {
     EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                           cpu::allocateOutput(ctx, a.dtype(), *outShape));
+                           cpu::allocateOutput(ctx, a.dtype(), outShape));
     if (a.dtype() == DType::kInt64)
       return cpu::atLocation(
           ctx,
@@ -77,20 +73,16 @@ template <int Op> Status binaryKernel(KernelContext &ctx) {
 
 template <int Op> Status compareKernel(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(KernelEnv * env, envOf(ctx));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 0, "a"));
-  EMBER_RETURN_IF_ERROR(cpu::requireInput(ctx, 1, "b"));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  Shape shapes[2] = {a.shape(), b.shape()};
-  Result<Shape> outShape = cpu::broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return kernelError(ctx, outShape.status().message());
+  EMBER_ASSIGN_OR_RETURN(cpu::BinaryOperands ops, cpu::binaryOperands(ctx));
+  const Tensor &a = *ops.a, &b = *ops.b;
+  const Shape &outShape = ops.outShape;
   BroadcastIndex ix =
-      toBroadcastIndex(cpu::makeBroadcastLayout(*outShape, shapes, 2));
-  int64_t n = outShape->numel();
+      toBroadcastIndex(cpu::makeBroadcastLayout(outShape, ops.shapes, 2));
+  int64_t n = outShape.numel();
   auto run = [&](auto tag, const void *pa, const void *pb) -> Status {
     using T = decltype(tag);
     EMBER_ASSIGN_OR_RETURN(Tensor * out,
-                           cpu::allocateOutput(ctx, DType::kBool, *outShape));
+                           cpu::allocateOutput(ctx, DType::kBool, outShape));
     return cpu::atLocation(ctx, launchCompare<T>(*env, ix, Op,
                                                  static_cast<const T *>(pa),
                                                  static_cast<const T *>(pb),

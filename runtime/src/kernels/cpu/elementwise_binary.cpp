@@ -85,28 +85,24 @@ Status runTyped(KernelContext &ctx, const T *a, const Shape &aShape, const T *b,
 }
 
 template <BinaryOp Op> Status binaryKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "a"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "b"));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  Shape shapes[2] = {a.shape(), b.shape()};
-  Result<Shape> outShape = broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return kernelError(ctx, outShape.status().message());
+  EMBER_ASSIGN_OR_RETURN(BinaryOperands ops, binaryOperands(ctx));
+  const Tensor &a = *ops.a, &b = *ops.b;
+  const Shape &outShape = ops.outShape;
 
   if (isFloatLike(a.dtype()) && isFloatLike(b.dtype())) {
     EMBER_ASSIGN_OR_RETURN(const float *pa, floatInput(ctx, a, "a"));
     EMBER_ASSIGN_OR_RETURN(const float *pb, floatInput(ctx, b, "b"));
-    return runTyped<Op, float>(ctx, pa, a.shape(), pb, b.shape(), *outShape,
+    return runTyped<Op, float>(ctx, pa, a.shape(), pb, b.shape(), outShape,
                                DType::kFloat32);
   }
   if constexpr (allowsIntegers(Op)) {
     if (a.dtype() == b.dtype() && a.dtype() == DType::kInt64)
       return runTyped<Op, int64_t>(ctx, a.data<int64_t>(), a.shape(),
-                                   b.data<int64_t>(), b.shape(), *outShape,
+                                   b.data<int64_t>(), b.shape(), outShape,
                                    DType::kInt64);
     if (a.dtype() == b.dtype() && a.dtype() == DType::kInt32)
       return runTyped<Op, int32_t>(ctx, a.data<int32_t>(), a.shape(),
-                                   b.data<int32_t>(), b.shape(), *outShape,
+                                   b.data<int32_t>(), b.shape(), outShape,
                                    DType::kInt32);
   }
   std::string allowed =

@@ -39,36 +39,32 @@ Status runTyped(KernelContext &ctx, const T *a, const Shape &aShape, const T *b,
 }
 
 template <CompareOp Op> Status compareKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "a"));
-  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "b"));
-  const Tensor &a = ctx.input(0), &b = ctx.input(1);
-  Shape shapes[2] = {a.shape(), b.shape()};
-  Result<Shape> outShape = broadcastShapes(shapes, 2);
-  if (!outShape.isOk())
-    return kernelError(ctx, outShape.status().message());
+  EMBER_ASSIGN_OR_RETURN(BinaryOperands ops, binaryOperands(ctx));
+  const Tensor &a = *ops.a, &b = *ops.b;
+  const Shape &outShape = ops.outShape;
   if (isFloatLike(a.dtype()) && isFloatLike(b.dtype())) {
     EMBER_ASSIGN_OR_RETURN(const float *pa, floatInput(ctx, a, "a"));
     EMBER_ASSIGN_OR_RETURN(const float *pb, floatInput(ctx, b, "b"));
-    return runTyped<Op>(ctx, pa, a.shape(), pb, b.shape(), *outShape);
+    return runTyped<Op>(ctx, pa, a.shape(), pb, b.shape(), outShape);
   }
   if (a.dtype() == b.dtype()) {
     switch (a.dtype()) {
     case DType::kInt64:
       return runTyped<Op>(ctx, a.data<int64_t>(), a.shape(), b.data<int64_t>(),
-                          b.shape(), *outShape);
+                          b.shape(), outShape);
     case DType::kInt32:
       return runTyped<Op>(ctx, a.data<int32_t>(), a.shape(), b.data<int32_t>(),
-                          b.shape(), *outShape);
+                          b.shape(), outShape);
     case DType::kInt8:
       return runTyped<Op>(ctx, a.data<int8_t>(), a.shape(), b.data<int8_t>(),
-                          b.shape(), *outShape);
+                          b.shape(), outShape);
     case DType::kUInt8:
     case DType::kBool:
       return runTyped<Op>(ctx, a.data<uint8_t>(), a.shape(), b.data<uint8_t>(),
-                          b.shape(), *outShape);
+                          b.shape(), outShape);
     case DType::kFloat64:
       return runTyped<Op>(ctx, a.data<double>(), a.shape(), b.data<double>(),
-                          b.shape(), *outShape);
+                          b.shape(), outShape);
     default:
       break;
     }

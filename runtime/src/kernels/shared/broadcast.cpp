@@ -1,6 +1,8 @@
 //===- broadcast.cpp - numpy/ONNX broadcasting of up to three operands ----===//
 #include "kernels/shared/broadcast.h"
 
+#include "kernels/shared/dense_common.h"
+
 #include <algorithm>
 
 namespace ember::cpu {
@@ -94,6 +96,21 @@ void BroadcastLayout::rowOffsets(int64_t row, int64_t *offsets) const {
     for (int k = 0; k < count; ++k)
       offsets[k] += idx * strides[k][i];
   }
+}
+
+Result<BinaryOperands> binaryOperands(KernelContext &ctx) {
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "a"));
+  EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "b"));
+  BinaryOperands ops;
+  ops.a = &ctx.input(0);
+  ops.b = &ctx.input(1);
+  ops.shapes[0] = ops.a->shape();
+  ops.shapes[1] = ops.b->shape();
+  Result<Shape> out = broadcastShapes(ops.shapes, 2);
+  if (!out.isOk())
+    return kernelError(ctx, out.status().message());
+  ops.outShape = *out;
+  return ops;
 }
 
 } // namespace ember::cpu

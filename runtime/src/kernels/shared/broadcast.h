@@ -14,6 +14,7 @@
 
 #include "ember/status.h"
 #include "ember/tensor.h"
+#include "kernels/kernel_context.h"
 
 #include <cstdint>
 #include <string>
@@ -42,6 +43,16 @@ struct BroadcastLayout {
 /// The layout that walks `out` (the broadcast of `shapes`).
 BroadcastLayout makeBroadcastLayout(const Shape &out, const Shape *shapes,
                                     int count);
+
+/// The operands of an elementwise binary or comparison kernel (either
+/// backend): inputs 0 (a) and 1 (b), present, and the shape they broadcast
+/// to; errors name the kernel's location.
+struct BinaryOperands {
+  const Tensor *a = nullptr, *b = nullptr;
+  Shape shapes[2]; // a's, b's
+  Shape outShape;
+};
+Result<BinaryOperands> binaryOperands(KernelContext &ctx);
 
 } // namespace ember::cpu
 
