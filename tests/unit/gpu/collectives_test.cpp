@@ -311,13 +311,6 @@ TEST(CudaCollectives, BadAttributesAndMissingNcclAreErrors) {
 // --- NCCL
 // ----------------------------------------------------------------------
 
-int visibleGpus() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess)
-    return 0;
-  return n;
-}
-
 TEST(Nccl, InitTimesOutWhenAPeerNeverJoins) {
   EMBER_SKIP_WITHOUT_GPU();
   if (!haveCommunicatorBackend())
@@ -363,27 +356,20 @@ TEST(Nccl, InitTimesOutWhenAPeerNeverJoins) {
 
 TEST(Nccl, CollectivesOnEveryGpuMatchTheCpuKernels) {
   EMBER_SKIP_WITHOUT_GPU();
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "no Gloo";
-  int gpus = visibleGpus();
-  if (gpus < 2)
-    GTEST_SKIP() << "needs 2 GPUs, " << gpus << " visible";
-  const int world = std::min(gpus, 4);
-  std::vector<int> codes =
-      runRankProcesses(world, "NcclWorker.Run", "collectives", 300);
-  for (int r = 0; r < world; ++r)
-    EXPECT_EQ(codes[r], 0) << "rank " << r << " (-1: hung, killed)";
+  std::string whyNot;
+  const int world = multiGpuWorld(4, whyNot);
+  if (world == 0)
+    GTEST_SKIP() << whyNot;
+  expectEveryRankSucceeded(
+      runRankProcesses(world, "NcclWorker.Run", "collectives", 300));
 }
 
 TEST(Nccl, DeadPeerFailsWithinTheTimeout) {
   EMBER_SKIP_WITHOUT_GPU();
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "no Gloo";
-  if (visibleGpus() < 2)
-    GTEST_SKIP() << "needs 2 GPUs";
-  std::vector<int> codes = runRankProcesses(2, "NcclWorker.Run", "dead", 120);
-  EXPECT_EQ(codes[0], 0) << "rank 0 (-1: hung, killed)";
-  EXPECT_EQ(codes[1], 0) << "rank 1";
+  std::string whyNot;
+  if (multiGpuWorld(2, whyNot) == 0)
+    GTEST_SKIP() << whyNot;
+  expectEveryRankSucceeded(runRankProcesses(2, "NcclWorker.Run", "dead", 120));
 }
 
 // --- the worker (one process per rank)

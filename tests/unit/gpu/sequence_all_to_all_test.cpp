@@ -187,25 +187,14 @@ TEST(CudaSequenceAllToAll, BadInputsAreErrorsLikeTheCpu) {
 
 // --- NCCL (two or more GPUs) -------------------------------------------------
 
-int visibleGpus() {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess)
-    return 0;
-  return n;
-}
-
 TEST(CudaSequenceAllToAll, NcclMatchesTheCpuOnEveryGpu) {
   EMBER_SKIP_WITHOUT_GPU();
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "no Gloo";
-  int gpus = visibleGpus();
-  if (gpus < 2)
-    GTEST_SKIP() << "needs 2 GPUs, " << gpus << " visible";
-  const int world = std::min(gpus, 4);
-  std::vector<int> codes =
-      runRankProcesses(world, "SequenceNcclWorker.Run", "", 300);
-  for (int r = 0; r < world; ++r)
-    EXPECT_EQ(codes[r], 0) << "rank " << r << " (-1: hung, killed)";
+  std::string whyNot;
+  const int world = multiGpuWorld(4, whyNot);
+  if (world == 0)
+    GTEST_SKIP() << whyNot;
+  expectEveryRankSucceeded(
+      runRankProcesses(world, "SequenceNcclWorker.Run", "", 300));
 }
 
 /// Every rank's inputs come from the same seed, so each process knows all.

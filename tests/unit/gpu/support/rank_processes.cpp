@@ -2,6 +2,10 @@
 #include "rank_processes.h"
 
 #include "../../runtime/support/temp_dir.h"
+#include "comm/comm_options.h"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -32,6 +36,26 @@ std::optional<RankProcess> spawnedRank() {
   p.store = store;
   p.mode = mode ? mode : "";
   return p;
+}
+
+int multiGpuWorld(int maxRanks, std::string &whyNot) {
+  if (!haveCommunicatorBackend()) {
+    whyNot = "no Gloo";
+    return 0;
+  }
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess)
+    gpus = 0;
+  if (gpus < 2) {
+    whyNot = "needs 2 GPUs, " + std::to_string(gpus) + " visible";
+    return 0;
+  }
+  return gpus < maxRanks ? gpus : maxRanks;
+}
+
+void expectEveryRankSucceeded(const std::vector<int> &codes) {
+  for (size_t r = 0; r < codes.size(); ++r)
+    EXPECT_EQ(codes[r], 0) << "rank " << r << " (-1: hung, killed)";
 }
 
 std::vector<int> runRankProcesses(int world, const std::string &workerTest,
