@@ -638,7 +638,8 @@ LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
       return op->emitError() << "'" << op->getName() << "': dim " << d
                              << " needs a constant offset and a positive "
                                 "constant stride";
-    if (*offset == 0 && *stride == 1 && isFullDim(source, d, sizes[d])) {
+    if (*offset == 0 && *stride == 1 &&
+        ((size && *size == kToEnd) || isFullDim(source, d, sizes[d]))) {
       dims[d] = ctx_.dimOf(source, d);
       continue; // all of the dim
     }
@@ -659,6 +660,14 @@ LogicalResult DenseOpEmitter::emitSlice(Operation *op, Value source,
              << "'" << op->getName() << "': dim " << d
              << " has a run-time size that is not the whole dim (not "
                 "supported by the plan emitter)";
+    if (*size == kToEnd && *stride == 1) { // from the offset to the end
+      starts.push_back(*offset);
+      ends.push_back(kToEnd);
+      axes.push_back(d);
+      steps.push_back(1);
+      dims[d] = DimInfo{};
+      continue;
+    }
     starts.push_back(*offset);
     ends.push_back(*size == 0 ? *offset : *offset + (*size - 1) * *stride + 1);
     axes.push_back(d);
@@ -950,8 +959,12 @@ LogicalResult DenseOpEmitter::emitTosaSlice(tosa::SliceOp s) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   for (size_t d = 0; d < start.size(); ++d) {
     offsets.push_back(b.getIndexAttr(start[d]));
-    sizes.push_back(b.getIndexAttr(
-        size[d] < 0 ? ctx_.dimOf(s.getInput1(), d).size - start[d] : size[d]));
+    // -1: the rest of the dim (kToEnd where the dim is only known at run
+    // time; the slice kernel clamps the end to the dim).
+    DimInfo in = ctx_.dimOf(s.getInput1(), d);
+    sizes.push_back(b.getIndexAttr(size[d] >= 0   ? size[d]
+                                   : in.size > 0 ? in.size - start[d]
+                                                 : kToEnd));
     strides.push_back(b.getIndexAttr(1));
   }
   return emitSlice(s, s.getInput1(), s.getResult(), offsets, sizes, strides);

@@ -44,6 +44,15 @@ FailureOr<ShapeExpr> divide(ShapeExpr a, const ShapeExpr &b) {
   return a;
 }
 
+/// "12*B" (for messages).
+std::string exprText(const ShapeExpr &e) {
+  std::string text = std::to_string(e.constant);
+  for (const auto &[symbol, exponent] : e.exponents)
+    for (int i = 0; i < exponent; ++i)
+      text += "*" + symbol;
+  return text;
+}
+
 } // namespace
 
 bool FunctionEmitter::foldFromElements(tensor::FromElementsOp op) {
@@ -160,17 +169,32 @@ FunctionEmitter::emitReshapeTo(Operation *op, Value input, Value result,
     else
       ++unknown;
   }
+  // The input's element count, where every dim of it is known.
+  std::optional<ShapeExpr> total = ShapeExpr();
+  for (int64_t d = 0; d < inType.getRank() && total; ++d) {
+    FailureOr<ShapeExpr> e = dimExpr(input, d);
+    if (failed(e))
+      total.reset();
+    else
+      total = multiply(*total, *e);
+  }
+  // Distinct symbols may stand for equal sizes (a collective's result and
+  // the batch): only counts over the same symbols are provably different.
+  if (total && unknown == 0 && total->exponents == knownOut.exponents &&
+      total->constant != knownOut.constant)
+    return op->emitError() << "'" << op->getName() << "': reshape of "
+                           << exprText(*total) << " elements to "
+                           << result.getType() << " (" << exprText(knownOut)
+                           << " elements)";
   if (unknown == 1) {
-    ShapeExpr total;
-    bool ok = true;
-    for (int64_t d = 0; d < inType.getRank() && ok; ++d) {
-      FailureOr<ShapeExpr> e = dimExpr(input, d);
-      ok = succeeded(e);
-      if (ok)
-        total = multiply(total, *e);
-    }
     FailureOr<ShapeExpr> rest =
-        ok ? divide(total, knownOut) : FailureOr<ShapeExpr>(failure());
+        total ? divide(*total, knownOut) : FailureOr<ShapeExpr>(failure());
+    if (total && failed(rest) && total->exponents == knownOut.exponents)
+      return op->emitError() << "'" << op->getName() << "': reshape of "
+                             << exprText(*total) << " elements to "
+                             << result.getType() << ": the other dims hold "
+                             << exprText(knownOut)
+                             << ", which does not divide them";
     for (std::optional<ShapeExpr> &e : outExprs)
       if (!e && succeeded(rest))
         e = *rest;
