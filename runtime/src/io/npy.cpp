@@ -269,7 +269,11 @@ Result<std::string> encodeNpy(const Tensor &tensor) {
 Status writeFileAtomic(const std::string &path, const std::string &bytes) {
   std::string error;
   if (!writeFileAtomically(path, bytes, &error))
-    return invalidArgument(error);
+    // Name the file asked for when the error names only its directory or
+    // temporary.
+    return invalidArgument(error.find(path) == std::string::npos
+                               ? "cannot write '" + path + "': " + error
+                               : error);
   return Status::ok();
 }
 
