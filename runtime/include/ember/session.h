@@ -58,6 +58,10 @@ struct SessionOptions {
   /// The address this rank's transport listens on; empty = 127.0.0.1 (all
   /// ranks on one machine).
   std::string commHost;
+  /// Where rank 0 serves a tcp:HOST:PORT rendezvous store: empty = only the
+  /// addresses HOST resolves to; "*" = every interface; or an address. The
+  /// store has no authentication (docs/reliability.md).
+  std::string storeBind;
   /// Verify the XXH64 checksum of every weights file at load (reads every
   /// byte once).
   bool verifyChecksums = true;
@@ -87,8 +91,9 @@ constexpr int64_t kDefaultMaxTensorBytes = int64_t{1} << 36;
 /// Fills the multi-rank fields of `options` from the launcher's environment:
 /// RANK, WORLD_SIZE, LOCAL_RANK; MASTER_ADDR + MASTER_PORT give the rendezvous
 /// "tcp:MASTER_ADDR:MASTER_PORT"; EMBER_RENDEZVOUS (file:DIR | tcp:HOST:PORT)
-/// overrides it; EMBER_COMM_TIMEOUT (seconds) and EMBER_COMM_HOST set the
-/// timeout and listen address. Variables that are not set leave the field
+/// overrides it; EMBER_COMM_TIMEOUT (seconds), EMBER_COMM_HOST and
+/// EMBER_STORE_BIND set the timeout, the listen address and where rank 0's
+/// store listens. Variables that are not set leave the field
 /// unchanged; malformed ones are an error naming the variable.
 Status applyLaunchEnvironment(SessionOptions &options);
 

@@ -63,6 +63,8 @@ Status applyLaunchEnvironment(SessionOptions &options) {
   }
   if (const char *h = env("EMBER_COMM_HOST"))
     options.commHost = h;
+  if (const char *b = env("EMBER_STORE_BIND"))
+    options.storeBind = b;
   return Status::ok();
 }
 

@@ -9,6 +9,7 @@
 #include "executor/run_context.h"
 #include "kernels/kernel_registry.h"
 #include "plan/loader.h"
+#include "plan/xxhash64.h"
 #include "threading/thread_pool.h"
 
 #ifdef EMBER_HAVE_CUDA
@@ -20,6 +21,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 
 namespace ember {
@@ -138,6 +140,18 @@ Result<int64_t> effectiveMaxTensorBytes(const SessionOptions &options) {
                            "' is not a positive number of bytes");
   return static_cast<int64_t>(value);
 }
+/// XXH64 of the plan file: the rendezvous refuses a rank that loaded
+/// another one (0 when it cannot be read: the load reports that).
+uint64_t planFingerprint(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  XxHash64 hash;
+  char buf[1 << 16];
+  while (in) {
+    in.read(buf, sizeof(buf));
+    hash.update(buf, static_cast<size_t>(in.gcount()));
+  }
+  return in.bad() ? 0 : hash.digest();
+}
 } // namespace
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -185,10 +199,22 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
   loadOptions.rank = options.rank;
   loadOptions.worldSize = options.worldSize;
   loadOptions.verifyChecksums = options.verifyChecksums;
-  EMBER_ASSIGN_OR_RETURN(std::shared_ptr<const Program> program,
-                         loadProgram(planPath, loadOptions, kernels));
+  CommOptions comm;
+  comm.rank = options.rank;
+  comm.worldSize = options.worldSize;
+  comm.rendezvous = options.rendezvous;
+  comm.timeoutSeconds = options.collectiveTimeoutSeconds;
+  comm.host = options.commHost;
+  comm.storeBind = options.storeBind;
+  auto program = loadProgram(planPath, loadOptions, kernels);
+  if (!program) {
+    // The other ranks hear why at once instead of waiting for this one.
+    if (options.worldSize > 1)
+      announceRendezvousFailure(comm, program.status());
+    return program.status();
+  }
   auto impl = std::make_unique<Impl>();
-  impl->program = std::move(program);
+  impl->program = std::move(*program);
   impl->options = options;
   impl->options.maxTensorBytes = maxTensorBytes;
   if (options.worldSize > 1) {
@@ -198,12 +224,10 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
           std::to_string(options.worldSize) +
           " ranks needs file:DIR or tcp:HOST:PORT (or MASTER_ADDR/"
           "MASTER_PORT through applyLaunchEnvironment)");
-    CommOptions comm;
-    comm.rank = options.rank;
-    comm.worldSize = options.worldSize;
-    comm.rendezvous = options.rendezvous;
-    comm.timeoutSeconds = options.collectiveTimeoutSeconds;
-    comm.host = options.commHost;
+    comm.planFingerprint = planFingerprint(planPath);
+    size_t slash = planPath.rfind('/');
+    comm.planName =
+        slash == std::string::npos ? planPath : planPath.substr(slash + 1);
     EMBER_ASSIGN_OR_RETURN(impl->comm, createCommunicator(comm));
   }
   impl->pool = std::make_unique<ThreadPool>(options.threads);

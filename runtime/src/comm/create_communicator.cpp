@@ -34,4 +34,13 @@ createCommunicator(const CommOptions &options) {
 #endif
 }
 
+void announceRendezvousFailure(const CommOptions &options, const Status &why) {
+#ifdef EMBER_HAVE_GLOO
+  announceGlooRendezvousFailure(options, why);
+#else
+  (void)options;
+  (void)why;
+#endif
+}
+
 } // namespace ember

@@ -11,16 +11,18 @@
 //===----------------------------------------------------------------------===//
 #include "comm/gloo/gloo_communicator.h"
 
-#include "comm/gloo/store.h"
+#include "comm/gloo/rendezvous.h"
 
-#include <gloo/rendezvous/context.h>
-#include <gloo/transport/tcp/device.h>
 #include <gloo/transport/unbound_buffer.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <mutex>
 
 namespace ember {
@@ -45,13 +47,60 @@ std::string seconds(std::chrono::milliseconds t) {
   return buf;
 }
 
+// --- Gloo's network thread -------------------------------------------------------
+//
+// Gloo handles the bytes its peers send on a thread of its own and, on data
+// it cannot make sense of, throws there (GLOO_ENFORCE), which ends the
+// process through std::terminate. Only a peer that speaks Gloo's framing but
+// is not this job's rank can do that (docs/reliability.md); the handler
+// below at least says which rank died and in which collective.
+char gCurrentOp[256] = "no collective";
+std::atomic<int> gRank{-1};
+std::terminate_handler gPreviousTerminate = nullptr;
+
+void noteOperation(const std::string &what) {
+  size_t n = std::min(what.size(), sizeof(gCurrentOp) - 1);
+  std::memcpy(gCurrentOp, what.data(), n);
+  gCurrentOp[n] = '\0';
+}
+
+void onTerminate() {
+  std::string what = "an unknown error";
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception &x) {
+      what = x.what();
+    } catch (...) {
+    }
+  }
+  while (!what.empty() && (what.back() == '\n' || what.back() == ' '))
+    what.pop_back();
+  std::fprintf(stderr,
+               "ember: rank %d: fatal: Gloo's network thread failed during "
+               "%s: %s (a peer sent data this rank did not expect: is "
+               "something other than this job's ranks connecting to their "
+               "ports?)\n",
+               gRank.load(), gCurrentOp, what.c_str());
+  std::fflush(stderr);
+  if (gPreviousTerminate)
+    gPreviousTerminate();
+  std::abort();
+}
+
+void installTerminateHandler(int rank) {
+  static std::once_flag once;
+  gRank = rank;
+  std::call_once(once, [] { gPreviousTerminate = std::set_terminate(onTerminate); });
+}
+
 class GlooCommunicator final : public Communicator {
 public:
-  GlooCommunicator(std::unique_ptr<gloo::rendezvous::Store> store,
-                   std::shared_ptr<gloo::rendezvous::Context> context,
-                   std::chrono::milliseconds timeout)
-      : store_(std::move(store)), context_(std::move(context)),
-        timeout_(timeout), sequence_(context_->size, 0) {}
+  GlooCommunicator(std::shared_ptr<gloo::Context> context,
+                   std::chrono::milliseconds timeout,
+                   std::vector<std::string> peerHosts)
+      : context_(std::move(context)), timeout_(timeout),
+        sequence_(context_->size, 0), peerHosts_(std::move(peerHosts)) {}
 
   ~GlooCommunicator() override {
     // Buffers of a failed exchange go before the context that owns them.
@@ -67,18 +116,26 @@ public:
                   const std::vector<RecvBuffer> &recvs,
                   const std::string &what) override;
 
+  /// The rendezvous's barrier runs within what is left of its deadline.
+  void setTimeout(std::chrono::milliseconds timeout) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    timeout_ = timeout;
+  }
+
 private:
+  /// A hint when a failed connection was not from the peer's address.
+  std::string notFromPeer(int peer, const std::string &error) const;
+
   Status fail(Status s) {
     if (broken_.isOk())
       broken_ = s;
     return s;
   }
 
-  // Kept for the communicator's lifetime: peers may still read it.
-  std::unique_ptr<gloo::rendezvous::Store> store_;
-  std::shared_ptr<gloo::rendezvous::Context> context_;
+  std::shared_ptr<gloo::Context> context_;
   std::chrono::milliseconds timeout_;
   std::vector<uint64_t> sequence_; // exchanges with each peer so far
+  std::vector<std::string> peerHosts_; // EMBER_COMM_HOST of each rank
   std::mutex mutex_;               // one exchange at a time
   Status broken_;
   std::vector<Buffer> graveyard_;
@@ -100,6 +157,7 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
     return internalError(what + ": rank " + std::to_string(rank()) +
                          " exchanges within a group it is not part of");
   int position = static_cast<int>(it - group.begin());
+  noteOperation(what);
   for (int r : group)
     if (r < 0 || r >= worldSize())
       return internalError(what + ": group rank " + std::to_string(r) +
@@ -205,7 +263,29 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
   // only the peer whose operation failed first is named.
   return fail(unavailable(what + ": rank " + std::to_string(rank()) +
                           " lost rank " + std::to_string(errorPeer) + ": " +
-                          error));
+                          error + notFromPeer(errorPeer, error)));
+}
+
+std::string GlooCommunicator::notFromPeer(int peer,
+                                          const std::string &error) const {
+  // Gloo names the address of the connection: "[10.0.0.9]:41234".
+  size_t close = error.rfind("]:");
+  size_t open = close == std::string::npos ? close : error.rfind('[', close);
+  if (open == std::string::npos || close == std::string::npos ||
+      peer < 0 || static_cast<size_t>(peer) >= peerHosts_.size())
+    return "";
+  std::string seen = error.substr(open + 1, close - open - 1);
+  const std::string &expected = peerHosts_[peer];
+  in6_addr a6;
+  in_addr a4;
+  bool numeric = ::inet_pton(AF_INET, expected.c_str(), &a4) == 1 ||
+                 ::inet_pton(AF_INET6, expected.c_str(), &a6) == 1;
+  if (!numeric || seen == expected || seen == "::ffff:" + expected)
+    return "";
+  return " (that connection came from " + seen + ", not from rank " +
+         std::to_string(peer) + "'s address " + expected +
+         ": something else connected to this job's port during the "
+         "rendezvous)";
 }
 
 } // namespace
@@ -214,41 +294,31 @@ Result<std::unique_ptr<Communicator>>
 createGlooCommunicator(const CommOptions &options) {
   auto timeout = std::chrono::milliseconds(
       static_cast<int64_t>(options.timeoutSeconds * 1000.0));
-  std::string who = "rank " + std::to_string(options.rank) + " of " +
-                    std::to_string(options.worldSize);
-  EMBER_ASSIGN_OR_RETURN(std::unique_ptr<gloo::rendezvous::Store> store,
-                         openStore(options, timeout));
-  try {
-    gloo::transport::tcp::attr attr;
-    attr.hostname = options.host.empty() ? "127.0.0.1" : options.host;
-    auto device = gloo::transport::tcp::CreateDevice(attr);
-    auto context = std::make_shared<gloo::rendezvous::Context>(
-        options.rank, options.worldSize);
-    context->setTimeout(timeout);
-    context->connectFullMesh(*store, device);
-    std::unique_ptr<Communicator> comm(
-        new GlooCommunicator(std::move(store), std::move(context), timeout));
-    // connectFullMesh can return on one rank while a peer still finishes its
-    // side; a rank that then closed at once (a plan with no collective)
-    // would break the peer's rendezvous. Every rank leaves together.
-    EMBER_RETURN_IF_ERROR(barrier(*comm, "rendezvous of " + who));
-    return comm;
-  } catch (const std::exception &e) {
-    std::string msg = e.what();
-    while (!msg.empty() && msg.back() == '\n')
-      msg.pop_back();
-    if (msg.find("Wait timeout for key") != std::string::npos)
-      msg += " (the keys are the ranks that did not show up)";
-    char timeoutText[32];
-    std::snprintf(timeoutText, sizeof(timeoutText), "%g",
-                  options.timeoutSeconds);
-    return deadlineExceeded("rendezvous of " + who + " through '" +
-                            options.rendezvous + "' failed (timeout " +
-                            timeoutText +
-                            " s; did every rank start, with the same "
-                            "WORLD_SIZE and rendezvous?): " +
-                            msg);
-  }
+  const StoreClock::time_point deadline = StoreClock::now() + timeout;
+  installTerminateHandler(options.rank);
+  noteOperation(rendezvousName(options));
+  EMBER_ASSIGN_OR_RETURN(Mesh mesh, meetPeers(options, deadline));
+  auto comm = std::make_unique<GlooCommunicator>(
+      std::move(mesh.context), timeout, std::move(mesh.peerHosts));
+  // Every rank leaves the rendezvous together, within its deadline: a pair
+  // that connected but carries nothing (a peer that died just now, or a
+  // connection that was not the peer's) is found here, naming the rank.
+  comm->setTimeout(std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                deadline - StoreClock::now()),
+                            std::chrono::milliseconds(1)));
+  Status s = barrier(*comm, rendezvousName(options));
+  // Every rank read everything before the barrier: the store closes (a TCP
+  // store stops listening).
+  mesh.store->close();
+  if (!s.isOk())
+    return s;
+  comm->setTimeout(timeout);
+  return std::unique_ptr<Communicator>(std::move(comm));
+}
+
+void announceGlooRendezvousFailure(const CommOptions &options,
+                                   const Status &why) {
+  announceFailure(options, why);
 }
 
 } // namespace ember

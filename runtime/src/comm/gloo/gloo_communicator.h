@@ -8,9 +8,14 @@
 namespace ember {
 
 /// A full-mesh Gloo context over TCP (loopback unless options.host says
-/// otherwise), rendezvous through a file store or Ember's TCP store.
+/// otherwise), rendezvous through a file store or Ember's TCP store
+/// (rendezvous.h), all within options.timeoutSeconds.
 Result<std::unique_ptr<Communicator>>
 createGlooCommunicator(const CommOptions &options);
+
+/// announceRendezvousFailure over Gloo's rendezvous (rendezvous.h).
+void announceGlooRendezvousFailure(const CommOptions &options,
+                                   const Status &why);
 
 } // namespace ember
 
