@@ -24,6 +24,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <thread>
 
 namespace ember {
 
@@ -33,6 +34,11 @@ using Clock = std::chrono::steady_clock;
 using Buffer = std::unique_ptr<gloo::transport::UnboundBuffer>;
 
 constexpr uint64_t kSlotBase = uint64_t{1} << 40;
+// A rank that fails tells its other peers why on this slot before it closes
+// its connections, so that a rank that then loses it can name the first
+// failure (the rank that died, the collective) instead of its messenger.
+constexpr uint64_t kNoticeSlot = kSlotBase - 1;
+constexpr size_t kNoticeBytes = 512;
 
 std::string rankList(const std::vector<int> &ranks) {
   std::string s = ranks.size() == 1 ? "rank " : "ranks ";
@@ -105,6 +111,7 @@ public:
   ~GlooCommunicator() override {
     // Buffers of a failed exchange go before the context that owns them.
     graveyard_.clear();
+    noticeRecv_.clear();
     context_.reset();
   }
 
@@ -116,6 +123,25 @@ public:
                   const std::vector<RecvBuffer> &recvs,
                   const std::string &what) override;
 
+  /// Posts the receives of the peers' failure notices (once, after the
+  /// rendezvous).
+  void armNotices() {
+    noticeIn_.assign(static_cast<size_t>(worldSize()) * kNoticeBytes, '\0');
+    noticeRecv_.resize(worldSize());
+    try {
+      for (int p = 0; p < worldSize(); ++p) {
+        if (p == rank())
+          continue;
+        noticeRecv_[p] = context_->createUnboundBuffer(
+            noticeIn_.data() + static_cast<size_t>(p) * kNoticeBytes,
+            kNoticeBytes);
+        noticeRecv_[p]->recv(p, kNoticeSlot);
+      }
+    } catch (const std::exception &) {
+      // Without notices, errors name the nearest failed rank only.
+    }
+  }
+
   /// The rendezvous's barrier runs within what is left of its deadline.
   void setTimeout(std::chrono::milliseconds timeout) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -125,6 +151,10 @@ public:
 private:
   /// A hint when a failed connection was not from the peer's address.
   std::string notFromPeer(int peer, const std::string &error) const;
+  /// What `peer` said before its connection closed ("" if nothing).
+  std::string noticeFrom(int peer) const;
+  /// Tells every peer but `skip` why this rank stops (best effort, bounded).
+  void sendNotices(const std::string &text, int skip);
 
   Status fail(Status s) {
     if (broken_.isOk())
@@ -139,6 +169,9 @@ private:
   std::mutex mutex_;               // one exchange at a time
   Status broken_;
   std::vector<Buffer> graveyard_;
+  std::string noticeIn_;            // kNoticeBytes per peer
+  std::vector<Buffer> noticeRecv_;  // their receives
+  std::string noticeOut_;
 };
 
 Status GlooCommunicator::exchange(const std::vector<int> &group,
@@ -224,6 +257,20 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
       Clock::now() + std::chrono::milliseconds(200) >= deadline ||
       error.find("Timed out") != std::string::npos ||
       error.find("timed out") != std::string::npos;
+  if (!timedOut) {
+    // The context is still open (only the failed peer's connection is
+    // closed): tell the others what happened first, or what we were told.
+    std::string first = noticeFrom(errorPeer);
+    std::string trimmedError = error;
+    while (!trimmedError.empty() &&
+           (trimmedError.back() == '\n' || trimmedError.back() == ' '))
+      trimmedError.pop_back();
+    sendNotices(first.empty() ? what + ": rank " + std::to_string(rank()) +
+                                    " lost rank " + std::to_string(errorPeer) +
+                                    ": " + trimmedError
+                              : first,
+                errorPeer);
+  }
   std::vector<int> silent;
   for (size_t i = 0; i < g; ++i) {
     if (static_cast<int>(i) == position)
@@ -260,10 +307,59 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
         rankList(silent.empty() ? std::vector<int>{errorPeer} : silent) +
         " (dead, hung or not running this collective)"));
   // Closing the context above aborted the other peers' operations too, so
-  // only the peer whose operation failed first is named.
-  return fail(unavailable(what + ": rank " + std::to_string(rank()) +
-                          " lost rank " + std::to_string(errorPeer) + ": " +
-                          error + notFromPeer(errorPeer, error)));
+  // only the peer whose operation failed first is named, with what it said
+  // (noticeFrom) when it stopped on a failure of its own.
+  std::string first = noticeFrom(errorPeer);
+  return fail(unavailable(
+      what + ": rank " + std::to_string(rank()) + " lost rank " +
+      std::to_string(errorPeer) + ": " + error +
+      notFromPeer(errorPeer, error) +
+      (first.empty() ? ""
+                     : "; rank " + std::to_string(errorPeer) +
+                           " had stopped first on: " + first)));
+}
+
+std::string GlooCommunicator::noticeFrom(int peer) const {
+  if (peer < 0 || peer >= worldSize() || noticeIn_.empty())
+    return "";
+  // Written by Gloo's thread before it saw the connection close (a TCP
+  // stream is in order), which is how this rank learnt of the failure.
+  const char *p = noticeIn_.data() + static_cast<size_t>(peer) * kNoticeBytes;
+  return std::string(p, strnlen(p, kNoticeBytes));
+}
+
+void GlooCommunicator::sendNotices(const std::string &text, int skip) {
+  if (noticeRecv_.empty())
+    return;
+  noticeOut_.assign(kNoticeBytes, '\0');
+  std::memcpy(noticeOut_.data(), text.data(),
+              std::min(text.size(), kNoticeBytes - 1));
+  std::vector<Buffer> sent;
+  try {
+    for (int p = 0; p < worldSize(); ++p) {
+      if (p == rank() || p == skip)
+        continue;
+      Buffer b = context_->createUnboundBuffer(noticeOut_.data(), kNoticeBytes);
+      b->send(p, kNoticeSlot);
+      sent.push_back(std::move(b));
+    }
+  } catch (const std::exception &) {
+  }
+  // A peer that is alive takes it at once; one that is not cannot hold this
+  // rank for long (a wait that times out closes every connection: fine now).
+  Clock::time_point until = Clock::now() + std::chrono::milliseconds(300);
+  for (Buffer &b : sent) {
+    try {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          until - Clock::now());
+      b->waitSend(nullptr, std::max(left, std::chrono::milliseconds(1)));
+    } catch (const std::exception &) {
+    }
+  }
+  for (Buffer &b : sent)
+    graveyard_.push_back(std::move(b));
+  // Let the notices be read before the connections close behind them.
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
 }
 
 std::string GlooCommunicator::notFromPeer(int peer,
@@ -313,6 +409,7 @@ createGlooCommunicator(const CommOptions &options) {
   if (!s.isOk())
     return s;
   comm->setTimeout(timeout);
+  comm->armNotices();
   return std::unique_ptr<Communicator>(std::move(comm));
 }
 
