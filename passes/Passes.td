@@ -470,4 +470,32 @@ def EmberSetCommCodec : Pass<"ember-set-comm-codec", "::mlir::ModuleOp"> {
   ];
 }
 
+def EmberAssignStreams : Pass<"ember-assign-streams", "::mlir::ModuleOp"> {
+  let summary = "Puts the collectives on the communication stream";
+  let description = [{
+    Marks every collective that moves data between ranks
+    (`ember.kjt_all_to_all.tensors`, `ember.pooled_all_to_all`,
+    `ember.sequence_all_to_all`, `ember.reduce_scatter`, `ember.all_gather`,
+    `ember.all_reduce`) with `ember.stream = 1 : i32`, the stream its
+    communication runs on; `stream=0` removes the marks (program order).
+    The plan emitter gives the collective's instruction that stream, then
+    orders the program so that communication starts early and the compute
+    that reads a result waits for it through events (docs/plan-format.md,
+    "Streams and events"). `ember-compile` runs this pass last for the CUDA
+    target (`--comm-stream` overrides: true for the CPU target too, false
+    for neither), so the assignment shows in `--emit mlir`.
+
+    ```mlir
+    %a = ember.pooled_all_to_all %x batch_of(%k : ...) group<...>
+        {ember.stream = 1 : i32} : ...
+    ```
+
+    Errors: a stream other than 0 and 1.
+  }];
+  let options = [
+    Option<"stream", "stream", "int", "1",
+           "the stream of communication: 1, or 0 for program order">,
+  ];
+}
+
 #endif // EMBER_PASSES_TD

@@ -111,6 +111,12 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
     codec.codec = options.commDType == "float16" ? "fp16" : "bf16";
     pm.addPass(createEmberSetCommCodec(codec));
   }
+  // Collectives on the communication stream (CUDA by default).
+  bool commStream = options.commStream < 0
+                        ? options.target == plan_emitter::PlanTarget::Cuda
+                        : options.commStream > 0;
+  if (commStream)
+    pm.addPass(createEmberAssignStreams());
 }
 
 LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
@@ -149,7 +155,6 @@ planEmitterOptions(const CompileOptions &options) {
   out.target = options.target;
   out.maxBatch = options.maxBatch;
   out.planMemory = options.planMemory;
-  out.commStream = options.commStream;
   return out;
 }
 

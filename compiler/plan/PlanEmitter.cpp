@@ -384,6 +384,26 @@ LogicalResult FunctionEmitter::recordConstant(Operation *op, Attribute value) {
 }
 
 LogicalResult FunctionEmitter::emitOp(Operation *op) {
+  const int first = builder_.program()->instructions_size();
+  if (failed(lowerOp(op)))
+    return failure();
+  // ember.stream (ember-assign-streams): the stream of the op's
+  // communication, given to its collective instructions.
+  auto stream = op->getAttrOfType<IntegerAttr>("ember.stream");
+  if (!stream)
+    return success();
+  if (stream.getInt() != 0 && stream.getInt() != 1)
+    return op->emitError("'")
+           << op->getName() << "': ember.stream is " << stream.getInt()
+           << "; plans have stream 0 (compute) and 1 (communication)";
+  pb::RankProgram *program = builder_.program();
+  for (int i = first; i < program->instructions_size(); ++i)
+    if (program->instructions(i).collective() > 0)
+      program->mutable_instructions(i)->set_stream(stream.getInt());
+  return success();
+}
+
+LogicalResult FunctionEmitter::lowerOp(Operation *op) {
   if (foldConstantOp(op) || foldIntegerBinary(op))
     return success();
   if (PlanKjtLowering::handles(op))

@@ -44,10 +44,6 @@ struct PlanEmitterOptions {
   int64_t maxBatch = 0;
   /// Assign static arena offsets (PlanMemoryPlanner.h).
   bool planMemory = true;
-  /// Put collectives on their own stream, reordered to overlap compute
-  /// (PlanStreams.h): -1 = for the CUDA target only, 0 = never, 1 = always
-  /// (the CPU backend runs in program order and ignores streams).
-  int commStream = -1;
   /// When set, receives what the memory planner did.
   MemoryPlanStats *memoryStats = nullptr;
 };

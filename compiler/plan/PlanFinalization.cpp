@@ -36,13 +36,9 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
   }
   MemoryPlanStats stats;
   for (pb::RankProgram &program : *plan.mutable_programs()) {
-    // On the GPU, collectives run on their own stream (PlanStreams.h).
-    std::vector<int> keepUntil;
-    bool commStream = options.commStream < 0
-                          ? options.target == PlanTarget::Cuda
-                          : options.commStream > 0;
-    if (commStream)
-      keepUntil = assignCommunicationStream(program);
+    // Collectives the IR put on stream 1 (ember-assign-streams): events,
+    // and an order that overlaps them with compute (PlanStreams.h).
+    std::vector<int> keepUntil = assignCommunicationStream(program);
     if (options.planMemory)
       stats = planMemory(program, bounds, keepUntil);
   }

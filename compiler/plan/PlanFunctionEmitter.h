@@ -46,7 +46,9 @@ public:
 
 private:
   LogicalResult emitSignatureInputs();
+  /// Lowers `op`, then gives its collectives the stream of `ember.stream`.
   LogicalResult emitOp(Operation *op);
+  LogicalResult lowerOp(Operation *op);
   LogicalResult emitReturn(func::ReturnOp op);
 
   /// The slot of operand `v` of `op`, or an error at `op`.

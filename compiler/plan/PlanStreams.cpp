@@ -37,7 +37,7 @@ void scheduleForOverlap(pb::RankProgram &program) {
         users[definedBy[s]].push_back(i);
       }
   auto isCollective = [&](int i) {
-    return program.instructions(i).collective() > 0;
+    return program.instructions(i).stream() == kCommStream;
   };
   // Ancestors of collectives (walk the dependencies back from each one).
   std::vector<char> feedsCollective(n, 0);
@@ -110,7 +110,7 @@ std::vector<int> assignCommunicationStream(pb::RankProgram &program) {
   const int numInstrs = program.instructions_size();
   std::vector<int> keepUntil(numSlots, -1);
   auto isCollective = [&](int i) {
-    return program.instructions(i).collective() > 0;
+    return program.instructions(i).stream() == kCommStream;
   };
   bool any = false;
   for (int i = 0; i < numInstrs && !any; ++i)

@@ -1,8 +1,9 @@
 //===- PlanStreams.h - Communication on its own stream ----*- C++ -*-===//
 //
-// For the CUDA target, the collectives of a rank program move to stream 1
-// (communication) so that compute that does not need their results runs on
-// stream 0 meanwhile (docs/plan-format.md, "Streams and events"):
+// The collectives the IR put on stream 1 (ember-assign-streams; the emitter
+// copies `ember.stream` to their instructions) run there, so that compute
+// that does not need their results runs on stream 0 meanwhile
+// (docs/plan-format.md, "Streams and events"):
 //   - a collective waits for an event recorded by the stream-0 instruction
 //     just before it: everything issued on stream 0 before it is done, so
 //     no buffer it reads or overwrites is still in use there;
@@ -24,8 +25,8 @@
 
 namespace mlir::ember::plan_emitter {
 
-/// Assigns the streams and events above (nothing when the program has no
-/// collective). Returns, per slot, the instruction index its lifetime must
+/// Orders the program and adds the events above (nothing when no
+/// instruction is on stream 1). Returns, per slot, the instruction index its lifetime must
 /// reach at least (-1: no constraint), for planMemory.
 std::vector<int> assignCommunicationStream(::ember::plan::RankProgram &program);
 

@@ -1,7 +1,8 @@
 //===- plan_streams_test.cpp - The communication-stream schedule ----------===//
 //
 // assignCommunicationStream on random programs (random DAGs of compute and
-// collective instructions), checked against what the CUDA runtime relies on,
+// collective instructions, the collectives on stream 1 as the emitter puts
+// them after ember-assign-streams), checked against what the CUDA runtime relies on,
 // by replaying the streams and events:
 //   - the result is a permutation of the instructions in a topological order,
 //     with the collectives in their original order;
@@ -38,8 +39,10 @@ pb::RankProgram randomProgram(std::mt19937 &rng, int n, int inputs) {
     in->set_name("i" + std::to_string(i));
     bool collective = std::uniform_int_distribution<int>(0, 4)(rng) == 0;
     in->set_kernel(collective ? "pooled_all_to_all" : "linear");
-    if (collective)
+    if (collective) {
       in->set_collective(1);
+      in->set_stream(1);
+    }
     int available = inputs + i;
     int reads = std::uniform_int_distribution<int>(1, 3)(rng);
     for (int r = 0; r < reads; ++r)
@@ -172,8 +175,10 @@ TEST(PlanStreams, ComputeThatNeedsNoCommunicationMovesBeforeTheWait) {
     pb::Instruction *i = p.add_instructions();
     i->set_name(name);
     i->set_kernel(coll ? "kjt_all_to_all" : "linear");
-    if (coll)
+    if (coll) {
       i->set_collective(1);
+      i->set_stream(1);
+    }
     for (int s : in)
       i->add_inputs(s);
     i->add_outputs(out);
