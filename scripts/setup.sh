@@ -14,8 +14,9 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   # plan format, ONNX import, collectives, CPU GEMM
   protobuf-compiler libprotobuf-dev zlib1g-dev libonnx-dev libgloo-dev libopenblas-dev
-  # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev
+  # tests and benchmarks (iproute2: ip, tc, ss for the network-namespace
+  # fault tests, ctest label netns)
+  libgtest-dev libgmock-dev libbenchmark-dev iproute2
   # Python side: tests of the tracer, PyTorch references and peer benchmarks
   python3-torch python3-onnx python3-numpy python3-pytest
 )

@@ -4,7 +4,8 @@ Each case makes its own namespaces (a hub with a bridge, one namespace per
 rank with a veth to the hub: 10.77.0.R+1/24), runs every rank as
 `ember-run` with the launcher variables (RANK, WORLD_SIZE, MASTER_ADDR=rank
 0's address, MASTER_PORT, EMBER_COMM_HOST=its own address, --split-batch,
---timeout T) and injects one fault: a rank killed in a collective, a link
+--timeout T) and injects one fault: a rank killed in a collective, a rank
+that stops (SIGSTOP), a link
 that drops every packet (`ip link set DEV down`: this kernel has no netem), a
 partition during the rendezvous, a straggler behind a `tc tbf` rate limit, a
 peer sending garbage to the rendezvous store and to the collective ports, a
@@ -18,7 +19,7 @@ and where the fault leaves the job able to run (garbage the store refuses)
 the job succeeds with the reference outputs.
 
 usage: netns_faults_test.py CASE EMBER_RUN MAKE_SHARDED WORKDIR
-       (CASE: baseline rank_killed link_down partition_rendezvous
+       (CASE: baseline rank_killed rank_stopped link_down partition_rendezvous
               partition_connect straggler garbage_store garbage_ports
               crafted_gloo_frame forged_key wrong_world_size
               wrong_world_plan other_model)
@@ -112,6 +113,17 @@ class Net:
                 ports.add(int(fields[3].rsplit(":", 1)[1]))
         return ports
 
+    def established(self, name):
+        """Established TCP connections in the host's namespace (local ports)."""
+        out = sh("ip", "netns", "exec", self.ns(name), "ss", "-tnH", "state", "established",
+                 check=False)
+        ports = set()
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) >= 4:
+                ports.add(int(fields[2].rsplit(":", 1)[1]))
+        return ports
+
     def pids(self):
         left = []
         for ns in self.made:
@@ -187,19 +199,19 @@ class Job:
         return self.ranks[r]
 
     def wait_running(self, limit=20):
-        """Until the ranks met: rank 0's store stopped listening after the rendezvous."""
+        """Until the ranks met and run their collectives: rank 0's store no
+        longer listens (it closes after the rendezvous) and rank 0 has its
+        pairs' connections."""
         deadline = time.time() + limit
-        seen = False
         while time.time() < deadline:
             if any(r.poll() for r in self.ranks.values()):
                 self.report()
                 fail("a rank exited before the fault was injected")
-            listening = PORT in self.net.listening("r0")
-            seen = seen or listening
-            if seen and not listening:
+            if PORT not in self.net.listening("r0") and self.net.established("r0") - {PORT}:
                 time.sleep(0.3)
                 return
             time.sleep(0.02)
+        self.report()
         fail("the ranks did not meet within %ds" % limit)
 
     def wait_port(self, host, port, limit=20):
@@ -432,7 +444,7 @@ def run_case(args):
     plans = setup(args)
     work = args.work
     case = args.case
-    world = 4 if case == "rank_killed" else 2
+    world = 4 if case in ("rank_killed", "rank_stopped") else 2
     hosts = [("r%d" % r, "10.77.0.%d" % (r + 1)) for r in range(world)]
     if case in ("garbage_store", "garbage_ports", "forged_key", "crafted_gloo_frame"):
         hosts.append(("g", "10.77.0.200"))
@@ -459,6 +471,22 @@ def run_case(args):
             job.ranks[2].p.kill()
             check_outcome(job, fault, {r: ["instruction"] for r in (0, 1, 3)},
                           survivors=[0, 1, 3], limit=SLACK)
+            check_blame(job, 2, [0, 1, 3])
+
+        elif case == "rank_stopped":
+            # Rank 2 of 4 stops (SIGSTOP: a hung process; its kernel still
+            # acknowledges): the others time out naming it.
+            for r in range(world):
+                job.start(r, extra=many)
+            job.wait_running()
+            fault = time.time()
+            job.ranks[2].p.send_signal(signal.SIGSTOP)
+            deadline = time.time() + T + SLACK + 10
+            while not all(job.ranks[r].poll() for r in (0, 1, 3)) and time.time() < deadline:
+                time.sleep(0.02)
+            job.ranks[2].p.kill()  # the hung one: what an operator does
+            check_outcome(job, fault, {r: ["instruction", "timed out after 4.0 s"] for r in (0, 1, 3)},
+                          survivors=[0, 1, 3])
             check_blame(job, 2, [0, 1, 3])
 
         elif case == "link_down":
