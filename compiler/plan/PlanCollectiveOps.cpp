@@ -40,6 +40,24 @@ DimInfo staticDim(int64_t size) {
 
 } // namespace
 
+ArrayRef<OpLowering<PlanKjtLowering::Method>>
+PlanKjtLowering::collectiveLowerings() {
+  using P = PlanKjtLowering;
+  static const OpLowering<Method> table[] = {
+      {KJTFromBagsOp::getOperationName(), &P::emitFromBags},
+      // Its sizes travel inside kjt_all_to_all; only the tensors phase
+      // reads the splits, and it does not take them as an input.
+      {KJTAllToAllSplitsOp::getOperationName(), &P::emitNothing},
+      {KJTAllToAllTensorsOp::getOperationName(), &P::emitKjtAllToAll},
+      {PooledAllToAllOp::getOperationName(), &P::emitPooledCollective},
+      {ReduceScatterOp::getOperationName(), &P::emitPooledCollective},
+      {AllGatherOp::getOperationName(), &P::emitGatherOrReduce},
+      {AllReduceOp::getOperationName(), &P::emitGatherOrReduce},
+      {WaitOp::getOperationName(), &P::emitWait},
+  };
+  return table;
+}
+
 LogicalResult PlanKjtLowering::emitFromBags(Operation *op) {
   auto fromBags = cast<KJTFromBagsOp>(op);
   auto type = cast<KeyedJaggedTensorType>(fromBags.getResult().getType());

@@ -33,6 +33,22 @@ DimInfo staticDim(int64_t size) {
 bool isKnown(const DimInfo &d) { return d.isSymbolic() || d.size > 0; }
 } // namespace
 
+ArrayRef<OpLowering<PlanKjtLowering::Method>>
+PlanKjtLowering::jaggedLowerings() {
+  using P = PlanKjtLowering;
+  static const OpLowering<Method> table[] = {
+      {JaggedCreateOp::getOperationName(), &P::emitJagged},
+      {JaggedValuesOp::getOperationName(), &P::emitJagged},
+      {JaggedOffsetsOp::getOperationName(), &P::emitJagged},
+      {JaggedToPaddedOp::getOperationName(), &P::emitJagged},
+      {JaggedFromPaddedOp::getOperationName(), &P::emitJagged},
+      {JaggedSumOp::getOperationName(), &P::emitJagged},
+      {SequenceLookupOp::getOperationName(), &P::emitJagged},
+      {SequenceAllToAllOp::getOperationName(), &P::emitJagged},
+  };
+  return table;
+}
+
 FailureOr<const JaggedSlotRefs *>
 PlanKjtLowering::jaggedOperand(Operation *op, Value v) {
   auto it = jaggeds_.find(v);

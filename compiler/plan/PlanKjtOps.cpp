@@ -76,28 +76,12 @@ PlanKjtLowering::lowering(Operation *op) {
       {KeyedTensorValuesOp::getOperationName(), &P::emitKeyedTensor},
       {KeyedTensorGetOp::getOperationName(), &P::emitKeyedTensor},
       {KeyedTensorRegroupOp::getOperationName(), &P::emitKeyedTensor},
-      // Jagged tensors and sequence lookups (PlanJaggedOps.cpp).
-      {JaggedCreateOp::getOperationName(), &P::emitJagged},
-      {JaggedValuesOp::getOperationName(), &P::emitJagged},
-      {JaggedOffsetsOp::getOperationName(), &P::emitJagged},
-      {JaggedToPaddedOp::getOperationName(), &P::emitJagged},
-      {JaggedFromPaddedOp::getOperationName(), &P::emitJagged},
-      {JaggedSumOp::getOperationName(), &P::emitJagged},
-      {SequenceLookupOp::getOperationName(), &P::emitJagged},
-      {SequenceAllToAllOp::getOperationName(), &P::emitJagged},
-      // A partitioned program's ops (PlanCollectiveOps.cpp).
-      {KJTFromBagsOp::getOperationName(), &P::emitFromBags},
-      // Its sizes travel inside kjt_all_to_all; only the tensors phase
-      // reads the splits, and it does not take them as an input.
-      {KJTAllToAllSplitsOp::getOperationName(), &P::emitNothing},
-      {KJTAllToAllTensorsOp::getOperationName(), &P::emitKjtAllToAll},
-      {PooledAllToAllOp::getOperationName(), &P::emitPooledCollective},
-      {ReduceScatterOp::getOperationName(), &P::emitPooledCollective},
-      {AllGatherOp::getOperationName(), &P::emitGatherOrReduce},
-      {AllReduceOp::getOperationName(), &P::emitGatherOrReduce},
-      {WaitOp::getOperationName(), &P::emitWait},
   };
-  return findLowering<Method>(table, op);
+  if (const OpLowering<Method> *row = findLowering<Method>(table, op))
+    return row;
+  if (const OpLowering<Method> *row = findLowering(jaggedLowerings(), op))
+    return row;
+  return findLowering(collectiveLowerings(), op);
 }
 
 bool PlanKjtLowering::handles(Operation *op) { return lowering(op); }

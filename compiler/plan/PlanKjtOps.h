@@ -102,8 +102,12 @@ public:
 
 private:
   using Method = LogicalResult (PlanKjtLowering::*)(Operation *);
-  /// The one list of the ops this class lowers and the member lowering each.
+  /// The row lowering `op`: this file's table, then jaggedLowerings()
+  /// (PlanJaggedOps.cpp) and collectiveLowerings() (PlanCollectiveOps.cpp);
+  /// each file lists the ops it lowers.
   static const OpLowering<Method> *lowering(Operation *op);
+  static ArrayRef<OpLowering<Method>> jaggedLowerings();
+  static ArrayRef<OpLowering<Method>> collectiveLowerings();
 
   /// Ops whose values only shape computations or later ops read.
   LogicalResult emitNothing(Operation *) { return success(); }
