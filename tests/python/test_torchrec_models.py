@@ -580,3 +580,23 @@ def test_deepfm_modules_match_torchrec_eager(kind, tmp_path):
     with torch.no_grad():
         want = model(kjt).numpy()
     np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+
+
+def test_stock_dlrm_in_process_with_torchrec_kjts(tmp_path):
+    """ember.Session (the runtime from Python) takes TorchRec's own KeyedJaggedTensor and torch
+    tensors as they are and matches TorchRec eager, at batches other than the export's."""
+    from e2e import export_and_compile
+
+    try:
+        import ember.runtime  # noqa: F401
+    except ImportError as error:
+        pytest.skip(str(error))
+    model = make_model("DLRM")
+    example = (torch.randn(4, DENSE_IN), random_kjt(4, seed=3, empty_key=""))
+    session = ember.Session(export_and_compile(model, example, tmp_path, "session"))
+    for batch in (1, 6):
+        g = torch.Generator().manual_seed(200 + batch)
+        dense, kjt = torch.randn(batch, DENSE_IN, generator=g), random_kjt(batch, seed=batch)
+        (got,) = session.run({"dense_features": dense, "sparse_features": kjt},
+                             as_torch=True).values()
+        np.testing.assert_allclose(got.numpy(), eager(model, dense, kjt), rtol=RTOL, atol=ATOL)

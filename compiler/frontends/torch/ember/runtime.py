@@ -1,0 +1,121 @@
+"""Ember's runtime from Python: load a compiled plan and run it.
+
+    import ember
+    session = ember.Session("model.plan", threads=4)
+    out = session.run({"dense": dense, "sparse": kjt})   # numpy arrays
+    out["prob"]
+
+Inputs are numpy arrays, torch tensors (CPU) or anything with the buffer
+protocol, and KJTs: a TorchRec or ember ``KeyedJaggedTensor`` (anything
+with ``keys()``, ``values()``, ``lengths()`` and ``weights_or_none()``) or a
+tuple ``(keys, values, lengths, weights_or_None)``. They are viewed, not
+copied, when they are C-contiguous in the plan's dtype. Outputs are numpy
+arrays over the runtime's own buffers (``as_torch=True``: torch tensors
+sharing them). ``run`` releases the GIL and may be called from several
+threads at once. Errors raise ``ember.EmberError`` with the runtime's
+message (``.code`` is its status code).
+
+Multi-rank: under ``torchrun`` (or any launcher that sets RANK, WORLD_SIZE,
+MASTER_ADDR and MASTER_PORT) each process opens the same plan and gets its
+rank's program; ``run(..., gather=True)`` returns the outputs of every rank
+concatenated along the batch.
+
+The runtime module (_ember_runtime) is built with the C++ runtime
+(<build>/python); this module finds it on sys.path, or in the directory
+named by EMBER_PYTHON_LIB.
+"""
+
+import os
+import sys
+
+if os.environ.get("EMBER_PYTHON_LIB"):
+    sys.path.insert(0, os.environ["EMBER_PYTHON_LIB"])
+
+try:
+    import _ember_runtime as _rt
+except ImportError as error:  # pragma: no cover - depends on the build
+    raise ImportError(
+        "ember's runtime module (_ember_runtime) was not found: build Ember "
+        "(it lands in <build>/python) and put that directory on PYTHONPATH "
+        "or in EMBER_PYTHON_LIB") from error
+
+EmberError = _rt.EmberError
+
+__all__ = ["EmberError", "Session"]
+
+
+def _as_array(value):
+    """numpy arrays and buffers as they are; torch tensors as numpy views."""
+    to_numpy = getattr(value, "numpy", None)
+    if to_numpy is not None and hasattr(value, "detach"):
+        tensor = value.detach()
+        if getattr(tensor, "device", None) is not None and tensor.device.type != "cpu":
+            tensor = tensor.cpu()
+        return tensor.contiguous().numpy()
+    return value
+
+
+def _as_input(value):
+    if isinstance(value, tuple):
+        keys, values, lengths, weights = value
+        return (list(keys), _as_array(values), _as_array(lengths),
+                None if weights is None else _as_array(weights))
+    if hasattr(value, "keys") and hasattr(value, "lengths") and hasattr(value, "values"):
+        weights = value.weights_or_none() if hasattr(value, "weights_or_none") else None
+        return (list(value.keys()), _as_array(value.values()), _as_array(value.lengths()),
+                None if weights is None else _as_array(weights))
+    return _as_array(value)
+
+
+class Session:
+    """A loaded plan. See the module's documentation."""
+
+    def __init__(self, plan, threads=1, device="cpu", bounds_check="fatal",
+                 verify_checksums=True, launch_environment=True, timeout=60.0,
+                 max_tensor_bytes=0):
+        self._session = _rt.Session(os.fspath(plan), threads=threads, device=device,
+                                    bounds_check=bounds_check,
+                                    verify_checksums=verify_checksums,
+                                    launch_environment=launch_environment,
+                                    timeout=timeout, max_tensor_bytes=max_tensor_bytes)
+
+    def run(self, inputs, gather=False, as_torch=False):
+        """Runs the plan on ``inputs`` (name -> array, tensor or KJT)."""
+        if not isinstance(inputs, dict):
+            raise TypeError("Session.run takes a dict of named inputs, not %s"
+                            % type(inputs).__name__)
+        outputs = self._session.run({str(k): _as_input(v) for k, v in inputs.items()},
+                                    gather)
+        if as_torch:
+            import torch
+            return {k: torch.from_numpy(v) for k, v in outputs.items()}
+        return outputs
+
+    __call__ = run
+
+    def barrier(self):
+        """Multi-rank: returns when every rank has called it."""
+        self._session.barrier()
+
+    @property
+    def signature(self):
+        """The plan's inputs, KJT inputs and outputs (names, dtypes, dims)."""
+        return self._session.signature
+
+    @property
+    def rank(self):
+        return self._session.rank
+
+    @property
+    def world_size(self):
+        return self._session.world_size
+
+    @property
+    def device(self):
+        return self._session.device
+
+    def __repr__(self):
+        sig = self.signature
+        return "ember.Session(inputs=%s, kjt_inputs=%s, outputs=%s, rank=%d/%d, device=%r)" % (
+            [t["name"] for t in sig["inputs"]], [k["name"] for k in sig["kjt_inputs"]],
+            [t["name"] for t in sig["outputs"]], self.rank, self.world_size, self.device)
