@@ -1,0 +1,491 @@
+//===- PlannerCandidates.cpp - the shardings each table may take ----------===//
+//
+// Step 1 of the search: every table gets the shardings it may take (kind x
+// compute kernel x shard geometry), each with its per-shard cost and memory
+// from the cost model; forced kinds, pinned ranks and imported shardings
+// narrow them to what the user asked for. Also the rules of each kind
+// (isKindAllowed) and the check of a given sharding (verifySharding).
+//
+//===----------------------------------------------------------------------===//
+
+#include "sharding/PlannerInternal.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace ember::sharding;
+using namespace ember::sharding::detail;
+
+namespace {
+
+/// Auto plans replicate (data_parallel) a table only when one replica takes
+/// at most this fraction of a rank's usable device memory (and while all
+/// replicas together stay within kReplicaBudgetFraction, PlannerSeed.cpp).
+constexpr double kReplicaMaxFraction = 0.01;
+/// Auto column-wise shards are at least this many columns wide.
+constexpr int64_t kAutoMinColumnWidth = 16;
+/// Column-wise shard widths are multiples of this.
+constexpr int64_t kColumnBlock = 4;
+
+/// Splits `total` into `parts` blocks whose sizes differ by at most one
+/// `unit`-sized block (sizes are multiples of `unit` but the last may end
+/// the total); empty parts are dropped.
+std::vector<std::pair<int64_t, int64_t>> split(int64_t total, int64_t parts,
+                                               int64_t unit) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  int64_t units = (total + unit - 1) / unit;
+  parts = std::max<int64_t>(1, std::min(parts, units));
+  int64_t base = units / parts, extra = units % parts, offset = 0;
+  for (int64_t i = 0; i < parts && offset < total; ++i) {
+    int64_t size =
+        std::min(total - offset, (base + (i < extra ? 1 : 0)) * unit);
+    blocks.push_back({offset, size});
+    offset += size;
+  }
+  return blocks;
+}
+
+/// Row blocks of TorchRec's row-wise sharding: ceil(rows / parts) rows each,
+/// the last shorter; parts with no rows are dropped.
+std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows,
+                                                   int64_t parts) {
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  int64_t block = std::max<int64_t>(1, (rows + parts - 1) / parts);
+  for (int64_t offset = 0; offset < rows; offset += block)
+    blocks.push_back({offset, std::min(block, rows - offset)});
+  return blocks;
+}
+
+} // namespace
+
+void Planner::finishOption(const TableSpec &table, Option &option) {
+  option.loads.clear();
+  option.unitCost.clear();
+  option.unitDevice.clear();
+  option.unitHost.clear();
+  option.totalCost = 0;
+  option.maxShardDeviceBytes = 0;
+  int64_t numShards = option.shards.size();
+  ShardLoad load;
+  const Shard *previous = nullptr;
+  for (const Shard &shard : option.shards) {
+    // Shards of one size cost the same: compute once per size.
+    if (!previous || previous->rows != shard.rows ||
+        previous->cols != shard.cols)
+      load = option.kind == ShardingKind::DataParallel
+                 ? model.replicaLoad(table, numShards)
+                 : model.shardLoad(table, option.kind, option.kernel, shard,
+                                   numShards);
+    previous = &shard;
+    option.totalCost += load.cost.total();
+    option.maxShardDeviceBytes =
+        std::max(option.maxShardDeviceBytes, load.device.total());
+    option.unitCost.push_back(load.cost.total());
+    option.unitDevice.push_back(load.device.total());
+    option.unitHost.push_back(load.host.total());
+    option.loads.push_back(load);
+  }
+  if (option.kind == ShardingKind::DataParallel && !option.loads.empty())
+    option.replicaBytes = option.loads.front().device.total();
+}
+
+bool ember::sharding::isKindAllowed(const TableSpec &table, ShardingKind kind,
+                                    std::string *why) {
+  auto fail = [&](const std::string &reason) {
+    if (why)
+      *why = reason;
+    return false;
+  };
+  switch (kind) {
+  case ShardingKind::TableWise:
+  case ShardingKind::DataParallel:
+    return true;
+  case ShardingKind::ColumnWise:
+    if (table.dim % kColumnBlock != 0)
+      return fail(llvm::formatv("column_wise shard widths are multiples of "
+                                "{0}; the table's dim {1} is not",
+                                kColumnBlock, table.dim));
+    return true;
+  case ShardingKind::RowWise:
+  case ShardingKind::TableRowWise:
+    // Shards add up partial sums; mean then divides by the bag size at the
+    // sample's rank. A partial max of a shard that holds none of a bag's ids
+    // is not neutral.
+    if (table.pooling == PoolingKind::Max)
+      return fail(llvm::formatv("{0} adds up partial bags from several ranks, "
+                                "which is only right for sum and mean "
+                                "pooling; the table pools with {1}",
+                                shardingKindName(kind),
+                                poolingKindName(table.pooling)));
+    return true;
+  }
+  return true;
+}
+
+void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
+                               ArrayRef<ComputeKernel> kernels,
+                               ArrayRef<int64_t> pinned, bool autoChoice,
+                               std::vector<Option> &out) {
+  const Topology &topo = options.topology;
+  auto whole = [&](int64_t rank) {
+    return Shard{0, 0, table.rows, table.dim, rank};
+  };
+  std::vector<std::pair<Placement, std::vector<Shard>>> layouts;
+  switch (kind) {
+  case ShardingKind::TableWise:
+    if (!pinned.empty())
+      layouts.push_back({Placement::Fixed, {whole(pinned.front())}});
+    else
+      layouts.push_back({Placement::Free, {whole(0)}});
+    break;
+  case ShardingKind::ColumnWise: {
+    auto columnShards = [&](int64_t parts) {
+      std::vector<Shard> shards;
+      for (auto [offset, width] : split(table.dim, parts, kColumnBlock))
+        shards.push_back(Shard{0, offset, table.rows, width, 0});
+      return shards;
+    };
+    if (!pinned.empty()) {
+      std::vector<Shard> shards = columnShards(pinned.size());
+      for (size_t i = 0; i < shards.size(); ++i)
+        shards[i].rank = pinned[i];
+      layouts.push_back({Placement::Fixed, shards});
+      break;
+    }
+    int64_t blocks = table.dim / kColumnBlock;
+    int64_t minWidth = autoChoice ? kAutoMinColumnWidth : kColumnBlock;
+    int64_t maxParts = std::min<int64_t>({std::max<int64_t>(topo.worldSize, 2),
+                                          blocks, table.dim / minWidth, 64});
+    for (int64_t parts = 2; parts <= maxParts; parts *= 2)
+      layouts.push_back({Placement::Free, columnShards(parts)});
+    if (layouts.empty() && !autoChoice)
+      layouts.push_back({Placement::Free, columnShards(1)});
+    break;
+  }
+  case ShardingKind::RowWise: {
+    std::vector<int64_t> ranks(pinned.begin(), pinned.end());
+    if (ranks.empty())
+      for (int64_t rank = 0; rank < topo.worldSize; ++rank)
+        ranks.push_back(rank);
+    std::vector<Shard> shards;
+    auto blocks = rowBlocks(table.rows, ranks.size());
+    for (size_t i = 0; i < blocks.size(); ++i)
+      shards.push_back(
+          Shard{blocks[i].first, 0, blocks[i].second, table.dim, ranks[i]});
+    layouts.push_back({Placement::Fixed, shards});
+    break;
+  }
+  case ShardingKind::TableRowWise: {
+    bool isPinned = !pinned.empty();
+    int64_t parts = isPinned ? static_cast<int64_t>(pinned.size())
+                             : std::min(topo.ranksPerNode, topo.worldSize);
+    std::vector<Shard> shards;
+    auto blocks = rowBlocks(table.rows, parts);
+    for (size_t i = 0; i < blocks.size(); ++i)
+      shards.push_back(Shard{blocks[i].first, 0, blocks[i].second, table.dim,
+                             isPinned ? pinned[i] : static_cast<int64_t>(i)});
+    layouts.push_back({isPinned ? Placement::Fixed : Placement::Node, shards});
+    break;
+  }
+  case ShardingKind::DataParallel: {
+    std::vector<Shard> shards;
+    if (!pinned.empty()) {
+      llvm::SmallVector<int64_t, 8> ranks(pinned.begin(), pinned.end());
+      llvm::sort(ranks);
+      for (int64_t rank : ranks)
+        shards.push_back(whole(rank));
+    } else {
+      for (int64_t rank = 0; rank < topo.worldSize; ++rank)
+        shards.push_back(whole(rank));
+    }
+    layouts.push_back({Placement::Fixed, shards});
+    break;
+  }
+  }
+  for (ComputeKernel kernel : kernels) {
+    for (auto &[placement, shards] : layouts) {
+      Option option;
+      option.kind = kind;
+      option.kernel = kernel;
+      option.placement = placement;
+      option.shards = shards;
+      finishOption(table, option);
+      if (kind == ShardingKind::DataParallel && autoChoice && pinned.empty()) {
+        if (static_cast<double>(option.replicaBytes) >
+            kReplicaMaxFraction *
+                static_cast<double>(topo.usableDeviceMemory()))
+          continue;
+        option.budgeted = true;
+      }
+      out.push_back(std::move(option));
+    }
+  }
+}
+
+llvm::Error Planner::buildOptions() {
+  std::vector<std::string> errors;
+  tableOptions.assign(specs.size(), {});
+  for (size_t t = 0; t < specs.size(); ++t) {
+    const TableSpec &table = specs[t];
+    TableOptions &result = tableOptions[t];
+
+    if (auto it = options.imported.find(table.name);
+        it != options.imported.end()) {
+      const TableSharding &imported = it->second;
+      if (llvm::Error error =
+              verifySharding(table, imported, options.topology)) {
+        errors.push_back("imported sharding of table '" + table.name +
+                         "': " + llvm::toString(std::move(error)));
+        continue;
+      }
+      Option option;
+      option.kind = imported.kind;
+      option.kernel = imported.kernel;
+      option.placement = Placement::Fixed;
+      option.shards = imported.shards;
+      if (imported.kind == ShardingKind::DataParallel) {
+        option.shards.clear();
+        std::vector<int64_t> ranks = imported.replicaRanks;
+        if (ranks.empty())
+          for (int64_t rank = 0; rank < options.topology.worldSize; ++rank)
+            ranks.push_back(rank);
+        for (int64_t rank : ranks)
+          option.shards.push_back(Shard{0, 0, table.rows, table.dim, rank});
+      }
+      finishOption(table, option);
+      result.options.push_back(std::move(option));
+      result.userFixed = true;
+      continue;
+    }
+
+    TableConstraint constraint;
+    if (auto it = options.tables.find(table.name); it != options.tables.end())
+      constraint = it->second;
+    bool tableError = false;
+    for (int64_t rank : constraint.ranks)
+      if (rank < 0 || rank >= options.topology.worldSize) {
+        errors.push_back(llvm::formatv("table '{0}' is pinned to rank {1}, "
+                                       "outside the world of {2} ranks",
+                                       table.name, rank,
+                                       options.topology.worldSize));
+        tableError = true;
+      }
+    if (tableError)
+      continue;
+
+    std::vector<ShardingKind> kinds;
+    bool autoChoice = false;
+    std::string why;
+    if (constraint.kind) {
+      if (!isKindAllowed(table, *constraint.kind, &why)) {
+        errors.push_back("table '" + table.name + "' cannot be " +
+                         shardingKindName(*constraint.kind).str() + ": " + why);
+        continue;
+      }
+      kinds.push_back(*constraint.kind);
+    } else if (options.globalKind &&
+               isKindAllowed(table, *options.globalKind, &why)) {
+      kinds.push_back(*options.globalKind);
+    } else {
+      if (options.globalKind)
+        notes.push_back("table '" + table.name + "' is not " +
+                        shardingKindName(*options.globalKind).str() + " (" +
+                        why + "); the planner chose among the kinds it allows");
+      autoChoice = true;
+      for (int k = 0; k < kNumShardingKinds; ++k) {
+        auto kind = static_cast<ShardingKind>(k);
+        if (isKindAllowed(table, kind))
+          kinds.push_back(kind);
+      }
+    }
+
+    // Pinned ranks: check what each kind needs of them.
+    const std::vector<int64_t> &pinned = constraint.ranks;
+    if (!pinned.empty()) {
+      std::vector<int64_t> sorted = pinned;
+      llvm::sort(sorted);
+      bool unique =
+          std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
+      bool oneNode = options.topology.nodeOf(sorted.front()) ==
+                     options.topology.nodeOf(sorted.back());
+      std::vector<ShardingKind> usable;
+      std::vector<std::string> reasons;
+      for (ShardingKind kind : kinds) {
+        std::string name = shardingKindName(kind).str();
+        if (kind == ShardingKind::TableWise && pinned.size() != 1)
+          reasons.push_back("table_wise takes one rank");
+        else if ((kind == ShardingKind::RowWise ||
+                  kind == ShardingKind::TableRowWise ||
+                  kind == ShardingKind::DataParallel) &&
+                 !unique)
+          reasons.push_back(name + " takes each rank once");
+        else if ((kind == ShardingKind::RowWise ||
+                  kind == ShardingKind::TableRowWise) &&
+                 static_cast<int64_t>(pinned.size()) > table.rows)
+          reasons.push_back(name + " needs a row per rank");
+        else if (kind == ShardingKind::TableRowWise && !oneNode)
+          reasons.push_back("table_row_wise needs ranks of one node");
+        else if (kind == ShardingKind::ColumnWise &&
+                 static_cast<int64_t>(pinned.size()) > table.dim / kColumnBlock)
+          reasons.push_back(llvm::formatv("column_wise has at most {0} shards "
+                                          "of width {1}",
+                                          table.dim / kColumnBlock,
+                                          kColumnBlock));
+        else
+          usable.push_back(kind);
+      }
+      if (usable.empty()) {
+        errors.push_back("table '" + table.name +
+                         "' cannot be placed on the pinned ranks: " +
+                         llvm::join(reasons, "; "));
+        continue;
+      }
+      kinds = usable;
+      result.userFixed = true;
+    }
+
+    for (ShardingKind kind : kinds) {
+      std::vector<ComputeKernel> kernels;
+      if (constraint.kernel) {
+        bool dense = *constraint.kernel == ComputeKernel::Dense;
+        if (dense != (kind == ShardingKind::DataParallel)) {
+          if (constraint.kind)
+            errors.push_back("table '" + table.name + "': compute kernel " +
+                             computeKernelName(*constraint.kernel).str() +
+                             " does not serve " + shardingKindName(kind).str() +
+                             " (data_parallel uses dense, the others fused "
+                             "kernels)");
+          continue;
+        }
+        kernels.push_back(*constraint.kernel);
+      } else if (kind == ShardingKind::DataParallel) {
+        kernels.push_back(ComputeKernel::Dense);
+      } else {
+        kernels.push_back(ComputeKernel::Fused);
+        if (options.allowUvm)
+          kernels.push_back(ComputeKernel::FusedUvmCaching);
+      }
+      addOptionsOfKind(table, kind, kernels, pinned, autoChoice,
+                       result.options);
+    }
+    if (result.options.empty() && !constraint.kind)
+      errors.push_back("table '" + table.name +
+                       "' has no sharding that the constraints allow");
+  }
+  if (errors.empty())
+    return llvm::Error::success();
+  return makeError(llvm::join(errors, "\n"));
+}
+
+llvm::Error ember::sharding::verifySharding(const TableSpec &table,
+                                            const TableSharding &sharding,
+                                            const Topology &topology) {
+  std::string why;
+  if (!isKindAllowed(table, sharding.kind, &why))
+    return makeError(why);
+  bool dense = sharding.kernel == ComputeKernel::Dense;
+  if (dense != (sharding.kind == ShardingKind::DataParallel))
+    return makeError(
+        "compute kernel " + computeKernelName(sharding.kernel).str() +
+        " does not serve " + shardingKindName(sharding.kind).str() +
+        " (data_parallel uses dense, the others fused kernels)");
+  auto checkRank = [&](int64_t rank) -> llvm::Error {
+    if (rank < 0 || rank >= topology.worldSize)
+      return makeError(llvm::formatv("rank {0} is outside the world of {1} "
+                                     "ranks",
+                                     rank, topology.worldSize));
+    return llvm::Error::success();
+  };
+  if (sharding.kind == ShardingKind::DataParallel) {
+    if (!sharding.shards.empty())
+      return makeError("data_parallel takes no shards");
+    std::vector<int64_t> ranks = sharding.replicaRanks;
+    llvm::sort(ranks);
+    if (std::adjacent_find(ranks.begin(), ranks.end()) != ranks.end())
+      return makeError("data_parallel lists a rank twice");
+    for (int64_t rank : ranks)
+      if (llvm::Error error = checkRank(rank))
+        return error;
+    return llvm::Error::success();
+  }
+  const std::vector<Shard> &shards = sharding.shards;
+  if (shards.empty())
+    return makeError(shardingKindName(sharding.kind).str() +
+                     " needs at least one shard");
+  std::vector<int64_t> ranks;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const Shard &shard = shards[i];
+    if (llvm::Error error = checkRank(shard.rank))
+      return error;
+    if (shard.rows < 1 || shard.cols < 1 || shard.rowOffset < 0 ||
+        shard.colOffset < 0 || shard.rowOffset + shard.rows > table.rows ||
+        shard.colOffset + shard.cols > table.dim)
+      return makeError(llvm::formatv(
+          "shard #{0} (offsets [{1}, {2}], sizes [{3}, {4}]) is empty or lies "
+          "outside the {5}x{6} table",
+          i, shard.rowOffset, shard.colOffset, shard.rows, shard.cols,
+          table.rows, table.dim));
+    ranks.push_back(shard.rank);
+  }
+  switch (sharding.kind) {
+  case ShardingKind::TableWise:
+    if (shards.size() != 1 || shards[0].rows != table.rows ||
+        shards[0].cols != table.dim)
+      return makeError("table_wise has one shard covering the whole table");
+    break;
+  case ShardingKind::RowWise:
+  case ShardingKind::TableRowWise: {
+    int64_t next = 0;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      if (shards[i].colOffset != 0 || shards[i].cols != table.dim)
+        return makeError(llvm::formatv("row shard #{0} does not take full "
+                                       "rows",
+                                       i));
+      if (shards[i].rowOffset != next)
+        return makeError(llvm::formatv("row shard #{0} starts at row {1}, "
+                                       "expected {2}",
+                                       i, shards[i].rowOffset, next));
+      next += shards[i].rows;
+    }
+    if (next != table.rows)
+      return makeError(
+          llvm::formatv("row shards cover {0} of {1} rows", next, table.rows));
+    std::vector<int64_t> sorted = ranks;
+    llvm::sort(sorted);
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      return makeError("row shards must be on distinct ranks");
+    if (sharding.kind == ShardingKind::TableRowWise &&
+        topology.nodeOf(sorted.front()) != topology.nodeOf(sorted.back()))
+      return makeError(llvm::formatv("table_row_wise shards must share one "
+                                     "node ({0} ranks per node)",
+                                     topology.ranksPerNode));
+    break;
+  }
+  case ShardingKind::ColumnWise: {
+    int64_t next = 0;
+    for (size_t i = 0; i < shards.size(); ++i) {
+      if (shards[i].rowOffset != 0 || shards[i].rows != table.rows)
+        return makeError(llvm::formatv("column shard #{0} does not take full "
+                                       "columns",
+                                       i));
+      if (shards[i].colOffset != next)
+        return makeError(llvm::formatv("column shard #{0} starts at column "
+                                       "{1}, expected {2}",
+                                       i, shards[i].colOffset, next));
+      if (shards[i].cols % kColumnBlock != 0)
+        return makeError(llvm::formatv("column shard #{0} is {1} columns "
+                                       "wide, not a multiple of {2}",
+                                       i, shards[i].cols, kColumnBlock));
+      next += shards[i].cols;
+    }
+    if (next != table.dim)
+      return makeError(llvm::formatv("column shards cover {0} of {1} columns",
+                                     next, table.dim));
+    break;
+  }
+  case ShardingKind::DataParallel:
+    break;
+  }
+  return llvm::Error::success();
+}

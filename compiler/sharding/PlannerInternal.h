@@ -1,0 +1,273 @@
+//===- PlannerInternal.h - what the planner's files share -------*- C++ -*-===//
+//
+// The sharding planner's internals: the shardings a table may take
+// (Option), the search state (State) and the Planner that drives the steps.
+// Each step has its file:
+//   Planner.cpp            inputs, the run (seeds, improvement, the best),
+//                          the result and the infeasibility report
+//   PlannerCandidates.cpp  1. the shardings each table may take
+//   PlannerSeed.cpp        2. greedy seed placements (and State::place)
+//   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
+// Not part of the library's interface (Planner.h is).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H
+#define EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H
+
+#include "sharding/CostModel.h"
+#include "sharding/Planner.h"
+#include "sharding/ShardingTypes.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ember::sharding::detail {
+
+using llvm::ArrayRef;
+
+inline llvm::Error makeError(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+enum class Placement {
+  /// Every shard may go to any rank (table_wise, column_wise).
+  Free,
+  /// The shards' ranks are given (row_wise, data_parallel, pinned, imported).
+  Fixed,
+  /// The shards go to the ranks of one node, shard i to its i-th rank
+  /// (table_row_wise); the search chooses the node.
+  Node,
+};
+
+/// One way to shard a table: kind, kernel and shard geometry.
+struct Option {
+  ShardingKind kind = ShardingKind::TableWise;
+  ComputeKernel kernel = ComputeKernel::Fused;
+  Placement placement = Placement::Free;
+  /// Shard blocks (data_parallel: one whole-table block per replica). Their
+  /// ranks matter for Fixed placement; Node placement uses them as positions
+  /// in the node.
+  std::vector<Shard> shards;
+  std::vector<ShardLoad> loads;
+  /// Totals of each load (what the search adds up).
+  std::vector<double> unitCost;
+  std::vector<int64_t> unitDevice, unitHost;
+  double totalCost = 0;
+  int64_t maxShardDeviceBytes = 0;
+  int64_t replicaBytes = 0;
+  /// Uses the data_parallel replica budget (auto choice).
+  bool budgeted = false;
+};
+
+struct TableOptions {
+  std::vector<Option> options;
+  /// Fixed by the user (imported or pinned): placed first, never moved.
+  bool userFixed = false;
+};
+
+/// Search state: where every table's shards are and what each rank carries.
+class State {
+public:
+  State(const Topology &topology, ArrayRef<TableOptions> tables,
+        const ShardLoad &baseline, double replicaBudget)
+      : topology(topology), tables(tables), replicaBudget(replicaBudget) {
+    int64_t world = topology.worldSize;
+    cost.assign(world, baseline.cost.total());
+    device.assign(world, baseline.device.total());
+    host.assign(world, baseline.host.total());
+    units.assign(world, {});
+    choice.assign(tables.size(), -1);
+    ranksOf.assign(tables.size(), {});
+    positions.assign(tables.size(), {});
+    deviceCap = topology.usableDeviceMemory();
+    hostCap = topology.hostMemoryBytes;
+    extraCost.assign(world, 0);
+    extraDevice.assign(world, 0);
+    extraHost.assign(world, 0);
+  }
+
+  const Topology &topology;
+  ArrayRef<TableOptions> tables;
+  double replicaBudget;
+  double replicaUsed = 0;
+  int64_t deviceCap, hostCap;
+  std::vector<double> cost;
+  std::vector<int64_t> device, host;
+  /// (table, shard) pairs on each rank.
+  std::vector<std::vector<std::pair<int, int>>> units;
+  std::vector<int> choice;
+  std::vector<std::vector<int64_t>> ranksOf;
+  std::vector<std::vector<size_t>> positions;
+  /// Scratch of place(): what the shards placed so far add to each rank.
+  std::vector<double> extraCost;
+  std::vector<int64_t> extraDevice, extraHost;
+  std::vector<int64_t> touched;
+
+  const Option &optionOf(int table) const {
+    return tables[table].options[choice[table]];
+  }
+
+  bool fits(int64_t rank, const ShardLoad &load) const {
+    return device[rank] + load.device.total() <= deviceCap &&
+           host[rank] + load.host.total() <= hostCap;
+  }
+  bool fits(int64_t rank, int64_t deviceBytes, int64_t hostBytes) const {
+    return device[rank] + deviceBytes <= deviceCap &&
+           host[rank] + hostBytes <= hostCap;
+  }
+  /// Whether shard `shard` of `option` fits on `rank` next to the shards
+  /// already put there by the current place().
+  bool fitsWithExtra(int64_t rank, const Option &option, int shard) const {
+    return fits(rank, extraDevice[rank] + option.unitDevice[shard],
+                extraHost[rank] + option.unitHost[shard]);
+  }
+  void addExtra(int64_t rank, const Option &option, int shard) {
+    if (extraDevice[rank] == 0 && extraHost[rank] == 0 && extraCost[rank] == 0)
+      touched.push_back(rank);
+    extraCost[rank] += option.unitCost[shard];
+    extraDevice[rank] += option.unitDevice[shard];
+    extraHost[rank] += option.unitHost[shard];
+  }
+  void clearExtra() {
+    for (int64_t rank : touched) {
+      extraCost[rank] = 0;
+      extraDevice[rank] = 0;
+      extraHost[rank] = 0;
+    }
+    touched.clear();
+  }
+
+  double maxCost() const { return *std::max_element(cost.begin(), cost.end()); }
+  double totalCost() const {
+    return std::accumulate(cost.begin(), cost.end(), 0.0);
+  }
+  int64_t maxRank() const {
+    return std::max_element(cost.begin(), cost.end()) - cost.begin();
+  }
+
+  void addUnit(int table, int shard, int64_t rank) {
+    const Option &option = tables[table].options[choice[table]];
+    cost[rank] += option.unitCost[shard];
+    device[rank] += option.unitDevice[shard];
+    host[rank] += option.unitHost[shard];
+    ranksOf[table][shard] = rank;
+    positions[table][shard] = units[rank].size();
+    units[rank].push_back({table, shard});
+  }
+
+  void removeUnit(int table, int shard) {
+    const Option &option = tables[table].options[choice[table]];
+    int64_t rank = ranksOf[table][shard];
+    cost[rank] -= option.unitCost[shard];
+    device[rank] -= option.unitDevice[shard];
+    host[rank] -= option.unitHost[shard];
+    size_t position = positions[table][shard];
+    auto &list = units[rank];
+    std::pair<int, int> last = list.back();
+    list[position] = last;
+    positions[last.first][last.second] = position;
+    list.pop_back();
+    ranksOf[table][shard] = -1;
+  }
+
+  void removeTable(int table) {
+    const Option &option = optionOf(table);
+    for (int shard = 0, e = option.shards.size(); shard < e; ++shard)
+      removeUnit(table, shard);
+    if (option.budgeted)
+      replicaUsed -= static_cast<double>(option.replicaBytes);
+    choice[table] = -1;
+  }
+
+  /// Places `table` with its option `index` at `ranks` (one per shard),
+  /// without checks.
+  void placeAt(int table, int index, ArrayRef<int64_t> ranks) {
+    choice[table] = index;
+    const Option &option = tables[table].options[index];
+    ranksOf[table].assign(option.shards.size(), -1);
+    positions[table].assign(option.shards.size(), 0);
+    for (int shard = 0, e = option.shards.size(); shard < e; ++shard)
+      addUnit(table, shard, ranks[shard]);
+    if (option.budgeted)
+      replicaUsed += static_cast<double>(option.replicaBytes);
+  }
+
+  /// Places `table` with option `index` greedily: free shards on the least
+  /// loaded ranks (or the ones with most free memory when `byMemory`), a
+  /// node-placed table on the node whose ranks end least loaded. Returns
+  /// false (state unchanged) when it does not fit. (PlannerSeed.cpp)
+  bool place(int table, int index, bool byMemory);
+};
+
+/// Whether one plan is better than another: lower maximum, then lower total.
+inline bool better(double maxA, double totalA, double maxB, double totalB) {
+  double tolerance = 1e-12 * std::max(1.0, std::fabs(maxB));
+  if (maxA < maxB - tolerance)
+    return true;
+  if (maxA > maxB + tolerance)
+    return false;
+  return totalA < totalB - 1e-12 * std::max(1.0, std::fabs(totalB));
+}
+
+/// Plans one set of tables (planSharding makes one per call).
+class Planner {
+public:
+  Planner(ArrayRef<TableSpec> tables, const PlannerOptions &options)
+      : specs(tables), options(options), model(options) {}
+
+  /// Checks the inputs, builds every table's options, runs the seeds and
+  /// improves them, and returns the best plan or the infeasibility report.
+  llvm::Expected<ShardingPlan> run();
+
+private:
+  // Planner.cpp
+  llvm::Error checkInputs();
+  /// Why `table` fits nowhere in `state`: the option that comes closest.
+  std::string shortfall(const State &state, int table) const;
+  ShardingPlan toPlan(const State &state) const;
+
+  // PlannerCandidates.cpp
+  llvm::Error buildOptions();
+  void finishOption(const TableSpec &table, Option &option);
+  void addOptionsOfKind(const TableSpec &table, ShardingKind kind,
+                        ArrayRef<ComputeKernel> kernels,
+                        ArrayRef<int64_t> pinned, bool autoChoice,
+                        std::vector<Option> &out);
+
+  // PlannerSeed.cpp
+  std::unique_ptr<State> newState() const;
+  enum class Policy { Balanced, Cheapest, Memory };
+  /// Runs one greedy seed; returns the tables that could not be placed.
+  std::vector<int> seed(State &state, Policy policy) const;
+
+  // PlannerSearch.cpp
+  void improve(State &state) const;
+  bool tryMove(State &state, int64_t maxRank) const;
+  bool trySwap(State &state, int64_t maxRank) const;
+  bool tryReshard(State &state, int64_t maxRank) const;
+  /// Whether the case is small enough for exactSearch.
+  bool isTiny() const;
+  /// Tiny cases: exhaustive search (branch and bound) over every table's
+  /// options and the rank of every single-shard free option; replaces `best`
+  /// when it finds a better plan.
+  void exactSearch(std::unique_ptr<State> &best) const;
+
+  ArrayRef<TableSpec> specs;
+  const PlannerOptions &options;
+  CostModel model;
+  std::vector<TableOptions> tableOptions;
+  std::vector<std::string> notes;
+  ShardLoad baseline;
+};
+
+} // namespace ember::sharding::detail
+
+#endif // EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H

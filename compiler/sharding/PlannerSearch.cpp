@@ -1,0 +1,260 @@
+//===- PlannerSearch.cpp - the planner's local improvement ----------------===//
+//
+// Step 3 of the search, on each seed: while the most loaded rank can shed
+// cost, move one of its shards to another rank, swap one with a smaller
+// shard elsewhere, or re-shard one of its tables; every accepted step leaves
+// every changed rank below the old maximum, so the sorted cost vector
+// decreases and the search ends. Tiny cases (at most kExactMaxTables tables
+// on kExactMaxRanks ranks) are then searched exhaustively.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sharding/PlannerInternal.h"
+#include "llvm/ADT/STLExtras.h"
+#include <functional>
+
+using namespace ember::sharding;
+using namespace ember::sharding::detail;
+
+namespace {
+
+/// Exhaustive search for tiny cases: at most this many tables and ranks,
+/// and at most this many search nodes.
+constexpr size_t kExactMaxTables = 8;
+constexpr int64_t kExactMaxRanks = 4;
+constexpr int64_t kExactMaxNodes = 2'000'000;
+
+} // namespace
+
+bool Planner::tryMove(State &state, int64_t maxRank) const {
+  double current = state.cost[maxRank];
+  double bestValue = current;
+  std::pair<int, int> bestUnit{-1, -1};
+  int64_t bestTarget = -1;
+  for (auto [table, shard] : state.units[maxRank]) {
+    if (tableOptions[table].userFixed ||
+        state.optionOf(table).placement != Placement::Free)
+      continue;
+    const ShardLoad &load = state.optionOf(table).loads[shard];
+    double unitCost = load.cost.total();
+    if (unitCost <= 0)
+      continue;
+    for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
+      if (rank == maxRank || !state.fits(rank, load))
+        continue;
+      double value = std::max(state.cost[rank] + unitCost, current - unitCost);
+      if (value < bestValue - 1e-12 * current) {
+        bestValue = value;
+        bestUnit = {table, shard};
+        bestTarget = rank;
+      }
+    }
+  }
+  if (bestTarget < 0)
+    return false;
+  state.removeUnit(bestUnit.first, bestUnit.second);
+  state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
+  return true;
+}
+
+bool Planner::trySwap(State &state, int64_t maxRank) const {
+  double current = state.cost[maxRank];
+  double bestValue = current;
+  std::pair<int, int> bestA{-1, -1}, bestB{-1, -1};
+  auto movable = [&](int table) {
+    return !tableOptions[table].userFixed &&
+           state.optionOf(table).placement == Placement::Free;
+  };
+  // Swap partners come from the least loaded ranks.
+  constexpr size_t kSwapRanks = 32;
+  std::vector<int64_t> partners;
+  for (int64_t rank = 0; rank < state.topology.worldSize; ++rank)
+    if (rank != maxRank && state.cost[rank] < current)
+      partners.push_back(rank);
+  auto byCost = [&](int64_t a, int64_t b) {
+    return state.cost[a] < state.cost[b] ||
+           (state.cost[a] == state.cost[b] && a < b);
+  };
+  if (partners.size() > kSwapRanks) {
+    std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
+                     partners.end(), byCost);
+    partners.resize(kSwapRanks);
+  }
+  llvm::sort(partners, byCost);
+  for (auto [tableA, shardA] : state.units[maxRank]) {
+    if (!movable(tableA))
+      continue;
+    const ShardLoad &loadA = state.optionOf(tableA).loads[shardA];
+    double costA = loadA.cost.total();
+    for (int64_t rank : partners) {
+      for (auto [tableB, shardB] : state.units[rank]) {
+        if (!movable(tableB))
+          continue;
+        const ShardLoad &loadB = state.optionOf(tableB).loads[shardB];
+        double costB = loadB.cost.total();
+        if (costB >= costA)
+          continue;
+        double newMax = current - costA + costB;
+        double newOther = state.cost[rank] - costB + costA;
+        double value = std::max(newMax, newOther);
+        if (value >= bestValue - 1e-12 * current)
+          continue;
+        // Memory after the swap on both ranks.
+        ShardLoad intoMax = loadB;
+        intoMax -= loadA;
+        ShardLoad intoOther = loadA;
+        intoOther -= loadB;
+        if (!state.fits(maxRank, intoMax) || !state.fits(rank, intoOther))
+          continue;
+        bestValue = value;
+        bestA = {tableA, shardA};
+        bestB = {tableB, shardB};
+      }
+    }
+  }
+  if (bestA.first < 0)
+    return false;
+  int64_t other = state.ranksOf[bestB.first][bestB.second];
+  state.removeUnit(bestA.first, bestA.second);
+  state.removeUnit(bestB.first, bestB.second);
+  state.addUnit(bestA.first, bestA.second, other);
+  state.addUnit(bestB.first, bestB.second, maxRank);
+  return true;
+}
+
+bool Planner::tryReshard(State &state, int64_t maxRank) const {
+  constexpr int kCandidates = 8;
+  double current = state.cost[maxRank];
+  // The tables with the most cost on the max rank.
+  std::vector<std::pair<double, int>> candidates;
+  for (auto [table, shard] : state.units[maxRank]) {
+    if (tableOptions[table].userFixed && tableOptions[table].options.size() < 2)
+      continue;
+    candidates.push_back(
+        {state.optionOf(table).loads[shard].cost.total(), table});
+  }
+  llvm::sort(candidates, [](auto &a, auto &b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  candidates.erase(
+      std::unique(candidates.begin(), candidates.end(),
+                  [](auto &a, auto &b) { return a.second == b.second; }),
+      candidates.end());
+  if (candidates.size() > kCandidates)
+    candidates.resize(kCandidates);
+
+  for (auto [unused, table] : candidates) {
+    int oldChoice = state.choice[table];
+    std::vector<int64_t> oldRanks = state.ranksOf[table];
+    state.removeTable(table);
+    int bestChoice = -1;
+    double bestValue = current, bestTotal = 0;
+    std::vector<int64_t> bestRanks;
+    const auto &opts = tableOptions[table].options;
+    for (int i = 0, e = opts.size(); i < e; ++i) {
+      if (!state.place(table, i, false))
+        continue;
+      double value = 0;
+      for (int64_t rank : oldRanks)
+        value = std::max(value, state.cost[rank]);
+      for (int64_t rank : state.ranksOf[table])
+        value = std::max(value, state.cost[rank]);
+      double total = opts[i].totalCost;
+      if (value < current - 1e-12 * current &&
+          (bestChoice < 0 || better(value, total, bestValue, bestTotal))) {
+        bestChoice = i;
+        bestValue = value;
+        bestTotal = total;
+        bestRanks = state.ranksOf[table];
+      }
+      state.removeTable(table);
+    }
+    if (bestChoice >= 0) {
+      state.placeAt(table, bestChoice, bestRanks);
+      return true;
+    }
+    state.placeAt(table, oldChoice, oldRanks);
+  }
+  return false;
+}
+
+void Planner::improve(State &state) const {
+  int64_t limit = 4 * static_cast<int64_t>(specs.size()) + 64;
+  for (int64_t step = 0; step < limit; ++step) {
+    int64_t maxRank = state.maxRank();
+    if (!tryMove(state, maxRank) && !trySwap(state, maxRank) &&
+        !tryReshard(state, maxRank))
+      return;
+  }
+}
+
+bool Planner::isTiny() const {
+  return specs.size() <= kExactMaxTables &&
+         options.topology.worldSize <= kExactMaxRanks;
+}
+
+void Planner::exactSearch(std::unique_ptr<State> &best) const {
+  int numTables = specs.size();
+  std::vector<int> order(numTables);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> weight(numTables, 0);
+  for (int t = 0; t < numTables; ++t)
+    for (const Option &option : tableOptions[t].options)
+      weight[t] = std::max(weight[t], option.totalCost);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return weight[a] > weight[b]; });
+
+  double bestMax = best->maxCost(), bestTotal = best->totalCost();
+  std::vector<int> bestChoice;
+  std::vector<std::vector<int64_t>> bestRanks;
+  std::unique_ptr<State> state = newState();
+  int64_t nodes = 0;
+  const double tolerance = 1e-12 * std::max(1.0, bestMax);
+
+  std::function<void(int)> visit = [&](int depth) {
+    if (++nodes > kExactMaxNodes)
+      return;
+    // Costs only grow as tables are added: prune at the best maximum.
+    if (state->maxCost() > bestMax + tolerance)
+      return;
+    if (depth == numTables) {
+      if (better(state->maxCost(), state->totalCost(), bestMax, bestTotal)) {
+        bestMax = state->maxCost();
+        bestTotal = state->totalCost();
+        bestChoice = state->choice;
+        bestRanks = state->ranksOf;
+      }
+      return;
+    }
+    int t = order[depth];
+    const auto &opts = tableOptions[t].options;
+    for (int i = 0, e = opts.size(); i < e; ++i) {
+      const Option &option = opts[i];
+      if (option.placement == Placement::Free && option.shards.size() == 1) {
+        for (int64_t rank = 0; rank < options.topology.worldSize; ++rank) {
+          if (option.budgeted &&
+              state->replicaUsed + static_cast<double>(option.replicaBytes) >
+                  state->replicaBudget)
+            continue;
+          if (!state->fits(rank, option.unitDevice[0], option.unitHost[0]))
+            continue;
+          state->placeAt(t, i, {rank});
+          visit(depth + 1);
+          state->removeTable(t);
+        }
+        continue;
+      }
+      if (!state->place(t, i, /*byMemory=*/false))
+        continue;
+      visit(depth + 1);
+      state->removeTable(t);
+    }
+  };
+  visit(0);
+  if (bestChoice.empty())
+    return;
+  std::unique_ptr<State> result = newState();
+  for (int t = 0; t < numTables; ++t)
+    result->placeAt(t, bestChoice[t], bestRanks[t]);
+  best = std::move(result);
+}

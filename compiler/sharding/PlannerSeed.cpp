@@ -1,0 +1,205 @@
+//===- PlannerSeed.cpp - the planner's greedy seed placements -------------===//
+//
+// Step 2 of the search: greedy passes that place the tables one by one
+// (user-fixed tables first, then largest first) under three policies:
+// "balanced" (the option and ranks that raise the running maximum cost
+// least; device-resident kernels before UVM caching), "cheapest" (the option
+// with the least total cost, on the least loaded ranks) and "memory" (the
+// option with the smallest shards, on the ranks with the most free memory).
+// State::place is the greedy placement of one table that the seeds, the
+// re-sharding step and the exact search all use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sharding/PlannerInternal.h"
+#include <limits>
+
+using namespace ember::sharding;
+using namespace ember::sharding::detail;
+
+namespace {
+
+/// Auto plans replicate (data_parallel) tables while all replicas together
+/// take at most this fraction of a rank's usable device memory (one replica
+/// at most kReplicaMaxFraction, PlannerCandidates.cpp).
+constexpr double kReplicaBudgetFraction = 0.25;
+
+} // namespace
+
+bool State::place(int table, int index, bool byMemory) {
+  const Option &option = tables[table].options[index];
+  if (option.budgeted &&
+      replicaUsed + static_cast<double>(option.replicaBytes) > replicaBudget)
+    return false;
+  int numShards = option.shards.size();
+  std::vector<int64_t> ranks(numShards, -1);
+  switch (option.placement) {
+  case Placement::Fixed: {
+    // Several shards may share a rank (pinned column-wise): add them up.
+    bool ok = true;
+    for (int shard = 0; shard < numShards && ok; ++shard) {
+      int64_t rank = option.shards[shard].rank;
+      ok = fitsWithExtra(rank, option, shard);
+      addExtra(rank, option, shard);
+      ranks[shard] = rank;
+    }
+    clearExtra();
+    if (!ok)
+      return false;
+    break;
+  }
+  case Placement::Free: {
+    bool ok = true;
+    for (int shard = 0; shard < numShards && ok; ++shard) {
+      int64_t best = -1;
+      double bestKey = 0;
+      bool bestUsed = true;
+      for (int64_t rank = 0; rank < topology.worldSize; ++rank) {
+        if (!fitsWithExtra(rank, option, shard))
+          continue;
+        double key = byMemory
+                         ? static_cast<double>(device[rank] + extraDevice[rank])
+                         : cost[rank] + extraCost[rank];
+        bool isUsed = extraCost[rank] != 0 || extraDevice[rank] != 0 ||
+                      extraHost[rank] != 0;
+        if (best < 0 || (bestUsed && !isUsed) ||
+            (bestUsed == isUsed && key < bestKey)) {
+          best = rank;
+          bestKey = key;
+          bestUsed = isUsed;
+        }
+      }
+      if (best < 0) {
+        ok = false;
+        break;
+      }
+      ranks[shard] = best;
+      addExtra(best, option, shard);
+    }
+    clearExtra();
+    if (!ok)
+      return false;
+    break;
+  }
+  case Placement::Node: {
+    int64_t perNode = topology.ranksPerNode;
+    int64_t bestNode = -1;
+    double bestKey = 0;
+    for (int64_t node = 0; node < topology.numNodes(); ++node) {
+      int64_t first = node * perNode;
+      if (first + numShards > topology.worldSize)
+        continue;
+      bool ok = true;
+      double key = 0;
+      for (int shard = 0; shard < numShards && ok; ++shard) {
+        int64_t rank = first + option.shards[shard].rank;
+        ok = fits(rank, option.unitDevice[shard], option.unitHost[shard]);
+        double value =
+            byMemory
+                ? static_cast<double>(device[rank] + option.unitDevice[shard])
+                : cost[rank] + option.unitCost[shard];
+        key = std::max(key, value);
+      }
+      if (ok && (bestNode < 0 || key < bestKey)) {
+        bestNode = node;
+        bestKey = key;
+      }
+    }
+    if (bestNode < 0)
+      return false;
+    for (int shard = 0; shard < numShards; ++shard)
+      ranks[shard] = bestNode * perNode + option.shards[shard].rank;
+    break;
+  }
+  }
+  placeAt(table, index, ranks);
+  return true;
+}
+
+std::unique_ptr<State> Planner::newState() const {
+  double budget = kReplicaBudgetFraction *
+                  static_cast<double>(options.topology.usableDeviceMemory());
+  return std::make_unique<State>(options.topology, tableOptions, baseline,
+                                 budget);
+}
+
+std::vector<int> Planner::seed(State &state, Policy policy) const {
+  int numTables = specs.size();
+  // User-fixed tables first, then by weight, largest first.
+  std::vector<double> weight(numTables, 0);
+  for (int t = 0; t < numTables; ++t) {
+    const auto &opts = tableOptions[t].options;
+    double w = std::numeric_limits<double>::max();
+    for (const Option &option : opts)
+      w = std::min(w, policy == Policy::Memory
+                          ? static_cast<double>(option.maxShardDeviceBytes) *
+                                static_cast<double>(option.shards.size())
+                          : option.totalCost);
+    weight[t] = w;
+  }
+  std::vector<int> order(numTables);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if (tableOptions[a].userFixed != tableOptions[b].userFixed)
+      return tableOptions[a].userFixed;
+    return weight[a] > weight[b];
+  });
+
+  std::vector<int> failed;
+  double runningMax = state.maxCost();
+  for (int t : order) {
+    const auto &opts = tableOptions[t].options;
+    int chosen = -1;
+    if (policy == Policy::Balanced) {
+      // Device-resident kernels first; UVM only when none of them fits.
+      for (bool uvm : {false, true}) {
+        double bestMax = 0, bestTotal = 0;
+        for (int i = 0, e = opts.size(); i < e; ++i) {
+          if ((opts[i].kernel == ComputeKernel::FusedUvmCaching) != uvm)
+            continue;
+          if (!state.place(t, i, /*byMemory=*/false))
+            continue;
+          double newMax = runningMax;
+          for (int64_t rank : state.ranksOf[t])
+            newMax = std::max(newMax, state.cost[rank]);
+          state.removeTable(t);
+          if (chosen < 0 ||
+              better(newMax, opts[i].totalCost, bestMax, bestTotal)) {
+            chosen = i;
+            bestMax = newMax;
+            bestTotal = opts[i].totalCost;
+          }
+        }
+        if (chosen >= 0)
+          break;
+      }
+      if (chosen >= 0)
+        state.place(t, chosen, false);
+    } else {
+      std::vector<int> byPreference(opts.size());
+      std::iota(byPreference.begin(), byPreference.end(), 0);
+      std::stable_sort(
+          byPreference.begin(), byPreference.end(), [&](int a, int b) {
+            bool uvmA = opts[a].kernel == ComputeKernel::FusedUvmCaching;
+            bool uvmB = opts[b].kernel == ComputeKernel::FusedUvmCaching;
+            if (uvmA != uvmB)
+              return uvmB;
+            if (policy == Policy::Memory)
+              return opts[a].maxShardDeviceBytes < opts[b].maxShardDeviceBytes;
+            return opts[a].totalCost < opts[b].totalCost;
+          });
+      for (int i : byPreference)
+        if (state.place(t, i, policy == Policy::Memory)) {
+          chosen = i;
+          break;
+        }
+    }
+    if (chosen < 0) {
+      failed.push_back(t);
+      continue;
+    }
+    for (int64_t rank : state.ranksOf[t])
+      runningMax = std::max(runningMax, state.cost[rank]);
+  }
+  return failed;
+}
