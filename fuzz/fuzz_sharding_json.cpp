@@ -1,7 +1,7 @@
 //===- fuzz_sharding_json.cpp - Fuzzing the sharding planner's inputs -----===//
 //
 // Input: [selector: u8][text]. The selector picks the parser of
-// compiler/sharding/PlanJson.h the text goes to:
+// sharding/PlanJson.h the text goes to:
 //
 //   0  parseTopologyJson (--topology)
 //   1  applyStatsJson (--sharding-stats) over three fixed tables

@@ -382,7 +382,7 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     pooling factor from `stats-file`, else the static ids / bags of an
     `embedding_bag` or of the `ember.kjt.create` of a collection, else 1),
     runs the sharding planner of
-    `compiler/sharding` (cost and storage models, greedy seeds improved by
+    `sharding/` (cost and storage models, greedy seeds improved by
     local search; docs/sharding.md) and records its choice:
 
     * `ember.sharding` on every `ember.embedding_bag` (an

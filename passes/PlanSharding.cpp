@@ -1,9 +1,9 @@
 //===- PlanSharding.cpp - the sharding planner as a pass ------------------===//
 //
 // Collects the embedding tables of ember.embedding_bag and
-// ember.embedding_bag_collection ops, runs the planner of compiler/sharding
-// and records its choice as ember.sharding attributes (the contract the
-// partitioning pass reads; docs/sharding.md).
+// ember.embedding_bag_collection ops, runs the planner of sharding/ (library
+// EmberSharding) and records its choice as ember.sharding attributes (the
+// contract the partitioning pass reads; docs/sharding.md).
 //
 //===----------------------------------------------------------------------===//
 

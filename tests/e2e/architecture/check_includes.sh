@@ -4,7 +4,15 @@
 #     kernels (runtime/src/kernels/cpu/): what both backends share (checks,
 #     attribute readers, output shapes) is in runtime/src/kernels/shared/,
 #     which includes nothing from kernels/cpu/ either;
-#   - the runtime never includes an MLIR or LLVM header.
+#   - the runtime never includes an MLIR or LLVM header;
+#   - the compiler's layers (docs/architecture.md, "Layout"): dialects/ and
+#     sharding/, then passes/, then compiler/. Nothing under passes/ includes
+#     a compiler/ header: neither one written "compiler/..." nor one found
+#     through an include root inside compiler/ (as "sharding/Planner.h" was
+#     while the planner lived in compiler/sharding/). The sharding planner
+#     (sharding/) includes no MLIR and nothing from dialects/, passes/ or
+#     compiler/; the dialect (dialects/) nothing from sharding/, passes/ or
+#     compiler/.
 # Usage: check_includes.sh SOURCE_DIR
 set -u
 src=$1
@@ -24,4 +32,34 @@ check '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]kernels/cpu/' \
   "$src/runtime/src/cuda" "$src/runtime/src/kernels/shared"
 check '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](mlir|llvm)/' \
   "MLIR/LLVM header included by the runtime" "$src/runtime"
+
+include='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]'
+check "${include}compiler/" "include of compiler/ in passes/" "$src/passes"
+check "${include}(compiler|passes|dialects)/" \
+  "include of compiler/, passes/ or dialects/ in sharding/" "$src/sharding"
+check "${include}(mlir)/" "MLIR header included by sharding/" "$src/sharding"
+check "${include}(compiler|passes|sharding)/" \
+  "include of compiler/, passes/ or sharding/ in dialects/" "$src/dialects"
+
+# Quoted includes under passes/ that only an include root inside compiler/
+# resolves (compiler/ itself or one of its directories), not the including
+# file's directory or the repository root.
+bad=""
+while IFS=: read -r file line path; do
+  [ -e "$(dirname "$file")/$path" ] && continue
+  [ -e "$src/$path" ] && continue
+  for root in "$src/compiler" "$src"/compiler/*/; do
+    if [ -e "${root%/}/$path" ]; then
+      bad+="$file:$line: \"$path\" is ${root%/}/$path"$'\n'
+      break
+    fi
+  done
+done < <(grep -rnoE "${include}[^\">]+" "$src/passes" 2>/dev/null |
+         sed -E 's/:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]/:/')
+if [ -n "$bad" ]; then
+  echo "FAIL: header under compiler/ included by passes/:"; printf '%s' "$bad"
+  fail=1
+else
+  echo "ok: no header under compiler/ included by passes/"
+fi
 exit $fail

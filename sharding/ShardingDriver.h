@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_SHARDINGDRIVER_H
-#define EMBER_COMPILER_SHARDING_SHARDINGDRIVER_H
+#ifndef EMBER_SHARDING_SHARDINGDRIVER_H
+#define EMBER_SHARDING_SHARDINGDRIVER_H
 
 #include "sharding/ShardingTypes.h"
 #include "llvm/Support/Error.h"
@@ -51,4 +51,4 @@ llvm::Error writeTextFile(llvm::StringRef path, llvm::StringRef text);
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_SHARDINGDRIVER_H
+#endif // EMBER_SHARDING_SHARDINGDRIVER_H

@@ -1,7 +1,7 @@
 //===- PlanReport.h - readable report of a sharding plan --------*- C++ -*-===//
 
-#ifndef EMBER_COMPILER_SHARDING_PLANREPORT_H
-#define EMBER_COMPILER_SHARDING_PLANREPORT_H
+#ifndef EMBER_SHARDING_PLANREPORT_H
+#define EMBER_SHARDING_PLANREPORT_H
 
 #include "sharding/ShardingTypes.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -16,4 +16,4 @@ std::string formatPlanReport(const ShardingPlan &plan,
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_PLANREPORT_H
+#endif // EMBER_SHARDING_PLANREPORT_H

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_PLANNER_H
-#define EMBER_COMPILER_SHARDING_PLANNER_H
+#ifndef EMBER_SHARDING_PLANNER_H
+#define EMBER_SHARDING_PLANNER_H
 
 #include "sharding/ShardingTypes.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -43,4 +43,4 @@ std::vector<RankLoad> computeRankLoads(llvm::ArrayRef<TableSpec> tables,
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_PLANNER_H
+#endif // EMBER_SHARDING_PLANNER_H

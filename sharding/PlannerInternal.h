@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H
-#define EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H
+#ifndef EMBER_SHARDING_PLANNERINTERNAL_H
+#define EMBER_SHARDING_PLANNERINTERNAL_H
 
 #include "sharding/CostModel.h"
 #include "sharding/Planner.h"
@@ -270,4 +270,4 @@ private:
 
 } // namespace ember::sharding::detail
 
-#endif // EMBER_COMPILER_SHARDING_PLANNERINTERNAL_H
+#endif // EMBER_SHARDING_PLANNERINTERNAL_H

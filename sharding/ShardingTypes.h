@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_SHARDINGTYPES_H
-#define EMBER_COMPILER_SHARDING_SHARDINGTYPES_H
+#ifndef EMBER_SHARDING_SHARDINGTYPES_H
+#define EMBER_SHARDING_SHARDINGTYPES_H
 
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
@@ -231,4 +231,4 @@ struct ShardingPlan {
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_SHARDINGTYPES_H
+#endif // EMBER_SHARDING_SHARDINGTYPES_H

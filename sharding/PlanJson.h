@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_PLANJSON_H
-#define EMBER_COMPILER_SHARDING_PLANJSON_H
+#ifndef EMBER_SHARDING_PLANJSON_H
+#define EMBER_SHARDING_PLANJSON_H
 
 #include "sharding/ShardingTypes.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -55,4 +55,4 @@ parseTableOverride(llvm::StringRef text);
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_PLANJSON_H
+#endif // EMBER_SHARDING_PLANJSON_H

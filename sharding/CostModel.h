@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef EMBER_COMPILER_SHARDING_COSTMODEL_H
-#define EMBER_COMPILER_SHARDING_COSTMODEL_H
+#ifndef EMBER_SHARDING_COSTMODEL_H
+#define EMBER_SHARDING_COSTMODEL_H
 
 #include "sharding/ShardingTypes.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -70,4 +70,4 @@ double outputRowsPerSample(const TableSpec &table);
 
 } // namespace ember::sharding
 
-#endif // EMBER_COMPILER_SHARDING_COSTMODEL_H
+#endif // EMBER_SHARDING_COSTMODEL_H
