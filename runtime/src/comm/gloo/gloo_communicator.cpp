@@ -65,6 +65,10 @@ std::atomic<int> gRank{-1};
 std::terminate_handler gPreviousTerminate = nullptr;
 
 void noteOperation(const std::string &what) {
+  // Sessions of several ranks in one process (tests) write it in turn; only
+  // a dying process reads it.
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
   size_t n = std::min(what.size(), sizeof(gCurrentOp) - 1);
   std::memcpy(gCurrentOp, what.data(), n);
   gCurrentOp[n] = '\0';

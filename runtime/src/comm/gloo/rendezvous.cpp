@@ -332,11 +332,13 @@ void announceFailure(const CommOptions &o, const Status &why) {
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::min(o.timeoutSeconds, 86400.0)));
   // Rank 0 serves the store: it waits for the others to read why (up to the
-  // timeout); another rank only needs to reach it.
+  // timeout, at most 10 s: ranks that come later time out naming rank 0);
+  // another rank only needs to reach it.
   const Clock::time_point deadline =
       Clock::now() +
-      (o.rank == 0 ? timeout
-                   : std::min<Clock::duration>(timeout, std::chrono::seconds(5)));
+      std::min<Clock::duration>(timeout, o.rank == 0
+                                             ? std::chrono::seconds(10)
+                                             : std::chrono::seconds(5));
   auto store = openStore(o, deadline);
   if (!store)
     return;
