@@ -14,7 +14,7 @@
 // campaign would find nothing else.
 //
 //===----------------------------------------------------------------------===//
-#include "ember/EmberDialect.h"
+#include "dialects/ember/EmberDialect.h"
 #include "fuzz_support.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

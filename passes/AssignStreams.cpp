@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "passes/Passes.h"
 
 namespace mlir {

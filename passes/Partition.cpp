@@ -20,8 +20,8 @@
 // its own batch. The design and its limits are in docs/sharding.md.
 //
 //===----------------------------------------------------------------------===//
-#include "ember/EmberOps.h"
-#include "ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberShardingAttrs.h"
 #include "passes/PartitionSequences.h"
 #include "passes/Passes.h"
 

@@ -21,8 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/PartitionSequences.h"
 
-#include "ember/EmberOps.h"
-#include "ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberShardingAttrs.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

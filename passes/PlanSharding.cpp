@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberOps.h"
-#include "ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberShardingAttrs.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"

@@ -10,7 +10,7 @@
 // does not match exactly stays as it is. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "passes/LabelInterpreter.h"
 #include "passes/Passes.h"
 #include "passes/TosaMatchers.h"

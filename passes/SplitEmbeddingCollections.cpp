@@ -9,7 +9,7 @@
 // (`ember.module`), so that planned tables keep TorchRec's names.
 //
 //===----------------------------------------------------------------------===//
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/Builders.h"

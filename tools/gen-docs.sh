@@ -32,7 +32,7 @@ case "$which" in
   dialect)
     overview="$root/dialects/ember/EmberDialectOverview.md"
     target="$root/docs/dialect.md"
-    tblgen_args=(-gen-dialect-doc -dialect=ember -I "$root/dialects" -I "$mlir_include"
+    tblgen_args=(-gen-dialect-doc -dialect=ember -I "$root" -I "$mlir_include"
                  "$root/dialects/ember/EmberOps.td")
     reference() {
       # Drop the banner and the [TOC] marker (not Markdown), title the

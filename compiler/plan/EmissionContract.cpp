@@ -4,7 +4,7 @@
 #include "plan/PlanEmitterContext.h"
 #include "plan/PlanKjtOps.h"
 
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/Pass/PassRegistry.h"

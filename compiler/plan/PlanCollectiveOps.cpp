@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanKjtOps.h"
 
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "kernel_contract/kernel_contract.h"
 
 namespace kn = ::ember::contract::kernel_names;

@@ -11,7 +11,7 @@
 #include "plan/PlanConstantFolding.h"
 #include "plan/PlanEmitterContext.h"
 
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 
 #include "kernel_contract/kernel_contract.h"
 

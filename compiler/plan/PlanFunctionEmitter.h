@@ -14,7 +14,7 @@
 #include "plan/PlanKjtOps.h"
 #include "plan/PlanProgramBuilder.h"
 
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -16,8 +16,8 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanKjtOps.h"
 
-#include "ember/EmberOps.h"
-#include "ember/EmberTypes.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberTypes.h"
 #include "kernel_contract/kernel_contract.h"
 
 namespace kn = ::ember::contract::kernel_names;

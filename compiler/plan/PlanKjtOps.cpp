@@ -7,8 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "plan/PlanKjtOps.h"
 
-#include "ember/EmberOps.h"
-#include "ember/EmberTypes.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberTypes.h"
 
 #include "kernel_contract/kernel_contract.h"
 #include <cctype>

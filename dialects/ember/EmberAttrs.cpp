@@ -1,6 +1,6 @@
 //===- EmberAttrs.cpp - Ember attributes and enums ------------------------===//
-#include "ember/EmberAttrs.h"
-#include "ember/EmberDialect.h"
+#include "dialects/ember/EmberAttrs.h"
+#include "dialects/ember/EmberDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -8,14 +8,14 @@
 using namespace mlir;
 using namespace mlir::ember;
 
-#include "ember/EmberEnums.cpp.inc"
+#include "dialects/ember/EmberEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "ember/EmberAttrs.cpp.inc"
+#include "dialects/ember/EmberAttrs.cpp.inc"
 
 void EmberDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "ember/EmberAttrs.cpp.inc"
+#include "dialects/ember/EmberAttrs.cpp.inc"
       >();
 }

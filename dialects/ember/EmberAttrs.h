@@ -5,9 +5,9 @@
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
-#include "ember/EmberEnums.h.inc"
+#include "dialects/ember/EmberEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "ember/EmberAttrs.h.inc"
+#include "dialects/ember/EmberAttrs.h.inc"
 
 #endif // EMBER_EMBERATTRS_H

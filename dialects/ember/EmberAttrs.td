@@ -8,7 +8,7 @@
 #ifndef EMBER_ATTRS_TD
 #define EMBER_ATTRS_TD
 
-include "ember/EmberDialect.td"
+include "dialects/ember/EmberDialect.td"
 include "mlir/IR/EnumAttr.td"
 
 class Ember_EnumAttr<EnumAttrInfo enumInfo, string name>

@@ -10,10 +10,10 @@
 #ifndef EMBER_COLLECTIVE_OPS_TD
 #define EMBER_COLLECTIVE_OPS_TD
 
-include "ember/EmberDialect.td"
-include "ember/EmberTypes.td"
-include "ember/EmberAttrs.td"
-include "ember/EmberShardingAttrs.td"
+include "dialects/ember/EmberDialect.td"
+include "dialects/ember/EmberTypes.td"
+include "dialects/ember/EmberAttrs.td"
+include "dialects/ember/EmberShardingAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 // A collective communicates with the other ranks of its group: it reads and

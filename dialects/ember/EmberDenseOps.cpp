@@ -1,6 +1,6 @@
 //===- EmberDenseOps.cpp - dense computations of one kernel each ----------===//
 #include "EmberOpsUtils.h"
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 
 #include <cmath>
 

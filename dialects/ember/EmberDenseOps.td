@@ -12,7 +12,7 @@
 #ifndef EMBER_DENSE_OPS_TD
 #define EMBER_DENSE_OPS_TD
 
-include "ember/EmberDialect.td"
+include "dialects/ember/EmberDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 defvar Ember_F32Tensor = RankedTensorOf<[F32]>;

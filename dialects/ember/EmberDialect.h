@@ -4,6 +4,6 @@
 
 #include "mlir/IR/Dialect.h"
 
-#include "ember/EmberOpsDialect.h.inc"
+#include "dialects/ember/EmberOpsDialect.h.inc"
 
 #endif // EMBER_EMBERDIALECT_H

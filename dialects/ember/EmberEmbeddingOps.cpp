@@ -1,7 +1,7 @@
 //===- EmberEmbeddingOps.cpp - tables and lookups ------------------------===//
 #include "EmberOpsUtils.h"
-#include "ember/EmberOps.h"
-#include "ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberShardingAttrs.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"

@@ -1,6 +1,6 @@
 //===- EmberJaggedOps.cpp - jagged, KJT and keyed tensor ops -------------===//
 #include "EmberOpsUtils.h"
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"

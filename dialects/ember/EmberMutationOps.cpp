@@ -1,6 +1,6 @@
 //===- EmberMutationOps.cpp - tensors with reference semantics -----------===//
 #include "EmberOpsUtils.h"
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;

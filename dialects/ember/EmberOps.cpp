@@ -5,7 +5,7 @@
 // (EmberEmbeddingOps.cpp, EmberJaggedOps.cpp, EmberMutationOps.cpp, ...).
 //
 //===----------------------------------------------------------------------===//
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -63,4 +63,4 @@ void mlir::ember::printPoolingList(OpAsmPrinter &printer, Operation *,
 }
 
 #define GET_OP_CLASSES
-#include "ember/EmberOps.cpp.inc"
+#include "dialects/ember/EmberOps.cpp.inc"

@@ -2,9 +2,9 @@
 #ifndef EMBER_EMBEROPS_H
 #define EMBER_EMBEROPS_H
 
-#include "ember/EmberAttrs.h"
-#include "ember/EmberDialect.h"
-#include "ember/EmberTypes.h"
+#include "dialects/ember/EmberAttrs.h"
+#include "dialects/ember/EmberDialect.h"
+#include "dialects/ember/EmberTypes.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -30,6 +30,6 @@ void printPoolingList(OpAsmPrinter &printer, Operation *op, ArrayAttr pooling);
 } // namespace mlir
 
 #define GET_OP_CLASSES
-#include "ember/EmberOps.h.inc"
+#include "dialects/ember/EmberOps.h.inc"
 
 #endif // EMBER_EMBEROPS_H

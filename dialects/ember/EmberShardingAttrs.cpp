@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberShardingAttrs.h"
-#include "ember/EmberDialect.h"
+#include "dialects/ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseMap.h"

@@ -10,7 +10,7 @@
 #ifndef EMBER_EMBERSHARDINGATTRS_H
 #define EMBER_EMBERSHARDINGATTRS_H
 
-#include "ember/EmberAttrs.h"
+#include "dialects/ember/EmberAttrs.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 

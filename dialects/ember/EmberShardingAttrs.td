@@ -9,8 +9,8 @@
 #ifndef EMBER_SHARDING_ATTRS_TD
 #define EMBER_SHARDING_ATTRS_TD
 
-include "ember/EmberDialect.td"
-include "ember/EmberAttrs.td"
+include "dialects/ember/EmberDialect.td"
+include "dialects/ember/EmberAttrs.td"
 
 //===----------------------------------------------------------------------===//
 // GroupAttr

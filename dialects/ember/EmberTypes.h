@@ -2,7 +2,7 @@
 #ifndef EMBER_EMBERTYPES_H
 #define EMBER_EMBERTYPES_H
 
-#include "ember/EmberAttrs.h"
+#include "dialects/ember/EmberAttrs.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Types.h"
@@ -10,6 +10,6 @@
 #include <string>
 
 #define GET_TYPEDEF_CLASSES
-#include "ember/EmberTypes.h.inc"
+#include "dialects/ember/EmberTypes.h.inc"
 
 #endif // EMBER_EMBERTYPES_H

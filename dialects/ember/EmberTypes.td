@@ -8,7 +8,7 @@
 #ifndef EMBER_TYPES_TD
 #define EMBER_TYPES_TD
 
-include "ember/EmberDialect.td"
+include "dialects/ember/EmberDialect.td"
 include "mlir/IR/BuiltinTypeInterfaces.td"
 
 def Ember_JaggedTensorType : Ember_Type<"JaggedTensor", "jagged"> {

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/ember/EmberDialect.h"
 #include "driver/Pipeline.h"
-#include "ember/EmberDialect.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "io/atomic_file.h"
 #include "plan/PlanEmitter.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberDialect.h"
+#include "dialects/ember/EmberDialect.h"
 #include "passes/Passes.h"
 #include "plan/EmissionContract.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberOps.h"
-#include "ember/EmberTypes.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberTypes.h"
 #include "frontends/onnx/IRBuilders.h"
 #include "frontends/onnx/OpConverterRegistry.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -6,8 +6,8 @@
 
 #include "frontends/onnx/KjtInputs.h"
 
-#include "ember/EmberOps.h"
-#include "ember/EmberTypes.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberTypes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"

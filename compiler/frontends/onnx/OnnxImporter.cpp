@@ -2,7 +2,7 @@
 
 #include "frontends/onnx/OnnxImporter.h"
 
-#include "ember/EmberDialect.h"
+#include "dialects/ember/EmberDialect.h"
 #include "frontends/onnx/GraphImporter.h"
 #include "frontends/onnx/OnnxModelLoader.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

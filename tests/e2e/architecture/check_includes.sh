@@ -12,7 +12,10 @@
 #     while the planner lived in compiler/sharding/). The sharding planner
 #     (sharding/) includes no MLIR and nothing from dialects/, passes/ or
 #     compiler/; the dialect (dialects/) nothing from sharding/, passes/ or
-#     compiler/.
+#     compiler/;
+#   - "ember/..." is the runtime's public API (runtime/include/ember/): every
+#     such include names one of its headers; the dialect's headers are
+#     included as "dialects/ember/...".
 # Usage: check_includes.sh SOURCE_DIR
 set -u
 src=$1
@@ -61,5 +64,22 @@ if [ -n "$bad" ]; then
   fail=1
 else
   echo "ok: no header under compiler/ included by passes/"
+fi
+
+# "ember/X" must be runtime/include/ember/X, wherever it is included.
+bad=""
+while IFS=: read -r file line path; do
+  [ -e "$src/runtime/include/$path" ] ||
+    bad+="$file:$line: \"$path\""$'\n'
+done < <(grep -rnoE --include='*.h' --include='*.cpp' --include='*.cu' \
+           --include='*.cuh' --include='*.c' --include='*.inc' \
+           "${include}ember/[^\">]+" "$src"/{bench,compiler,dialects,examples,fuzz,passes,runtime,sharding,tests,tools} 2>/dev/null |
+         sed -E 's/:[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]/:/')
+if [ -n "$bad" ]; then
+  echo "FAIL: \"ember/...\" include that is not a runtime public header" \
+       "(the dialect is \"dialects/ember/...\"):"; printf '%s' "$bad"
+  fail=1
+else
+  echo "ok: every \"ember/...\" include is a runtime public header"
 fi
 exit $fail

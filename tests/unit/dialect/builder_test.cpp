@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ember/EmberDialect.h"
-#include "ember/EmberOps.h"
-#include "ember/EmberShardingAttrs.h"
+#include "dialects/ember/EmberDialect.h"
+#include "dialects/ember/EmberOps.h"
+#include "dialects/ember/EmberShardingAttrs.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"

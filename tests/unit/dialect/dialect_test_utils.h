@@ -2,8 +2,8 @@
 #ifndef EMBER_TESTS_UNIT_DIALECT_DIALECT_TEST_UTILS_H
 #define EMBER_TESTS_UNIT_DIALECT_DIALECT_TEST_UTILS_H
 
-#include "ember/EmberDialect.h"
-#include "ember/EmberOps.h"
+#include "dialects/ember/EmberDialect.h"
+#include "dialects/ember/EmberOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
