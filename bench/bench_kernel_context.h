@@ -57,13 +57,15 @@ public:
   void reportInvalidIds(int64_t) override {}
   std::string location() const override { return "bench"; }
 
-  /// Runs the named CPU kernel (validate once, as at plan load).
+  /// Runs the named CPU kernel (attributes checked against the kernel
+  /// contract and validated once, as at plan load).
   Status run(const std::string &name) {
     const KernelDef *def = cpuKernels().find(name);
     if (!def)
       return notFound("no CPU kernel '" + name + "'");
-    if (!validated_ && def->validate) {
-      EMBER_RETURN_IF_ERROR(def->validate(attrs_, numInputs(), numOutputs()));
+    if (!validated_) {
+      EMBER_RETURN_IF_ERROR(
+          prepareKernelAttributes(*def, attrs_, numInputs(), numOutputs()));
       validated_ = true;
     }
     return def->run(*this);

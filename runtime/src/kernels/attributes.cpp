@@ -44,11 +44,6 @@ Result<int64_t> Attributes::getInt(std::string_view name) const {
   return missingOrWrongKind(v, name, "an integer");
 }
 
-int64_t Attributes::getInt(std::string_view name, int64_t fallback) const {
-  const Value *v = find(name);
-  return v && std::holds_alternative<int64_t>(*v) ? std::get<int64_t>(*v) : fallback;
-}
-
 Result<double> Attributes::getFloat(std::string_view name) const {
   const Value *v = find(name);
   if (v && std::holds_alternative<double>(*v))
@@ -58,23 +53,11 @@ Result<double> Attributes::getFloat(std::string_view name) const {
   return missingOrWrongKind(v, name, "a number");
 }
 
-double Attributes::getFloat(std::string_view name, double fallback) const {
-  auto r = getFloat(name);
-  return r.isOk() ? *r : fallback;
-}
-
 Result<std::string> Attributes::getString(std::string_view name) const {
   const Value *v = find(name);
   if (v && std::holds_alternative<std::string>(*v))
     return std::get<std::string>(*v);
   return missingOrWrongKind(v, name, "a string");
-}
-
-std::string Attributes::getString(std::string_view name,
-                                  std::string_view fallback) const {
-  const Value *v = find(name);
-  return v && std::holds_alternative<std::string>(*v) ? std::get<std::string>(*v)
-                                                      : std::string(fallback);
 }
 
 Result<std::vector<int64_t>> Attributes::getInts(std::string_view name) const {

@@ -13,9 +13,13 @@
 namespace ember {
 
 /// Named attribute values of one instruction (kernel parameters such as
-/// pooling mode, axis or table dims). The plan loader fills it from the plan;
-/// tests build it directly. Getters fail with a message naming the attribute
-/// and the expected kind, so kernels can return that Status unchanged.
+/// pooling mode, axis or table dims). The plan loader fills it from the plan
+/// and checks it against the kernel contract, which fills in the defaults
+/// (kernels/attribute_contract.h); tests build it directly. The getters are
+/// strict, with no fallback values: an absent attribute or one of another
+/// kind is an error naming it, so a kernel can return that Status unchanged
+/// (after the contract check, it reads what the contract declares without
+/// failing).
 class Attributes {
 public:
   using Value = std::variant<int64_t, double, std::string, std::vector<int64_t>,
@@ -27,11 +31,8 @@ public:
   std::vector<std::string_view> names() const;
 
   Result<int64_t> getInt(std::string_view name) const;
-  int64_t getInt(std::string_view name, int64_t fallback) const;
   Result<double> getFloat(std::string_view name) const; // ints convert
-  double getFloat(std::string_view name, double fallback) const;
   Result<std::string> getString(std::string_view name) const;
-  std::string getString(std::string_view name, std::string_view fallback) const;
   Result<std::vector<int64_t>> getInts(std::string_view name) const;
   Result<std::vector<double>> getFloats(std::string_view name) const;
   Result<std::vector<std::string>> getStrings(std::string_view name) const;

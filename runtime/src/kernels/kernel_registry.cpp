@@ -2,6 +2,7 @@
 #include "kernels/kernel_registry.h"
 
 #include "kernel_contract/kernel_contract.h"
+#include "kernels/attribute_contract.h"
 
 namespace ember {
 
@@ -26,6 +27,7 @@ Status KernelRegistry::add(KernelDef def) {
     def.outputsAliasInputs = c->outputsAliasInputs();
     def.elementwiseInPlace = c->elementwiseInPlace();
     def.collectiveKind = static_cast<int>(c->collective);
+    def.contract = c;
   }
   std::string name = def.name;
   if (!kernels_.emplace(name, std::move(def)).second)
@@ -48,6 +50,15 @@ Status addKernels(KernelRegistry &registry,
     def.summary = e.summary;
     EMBER_RETURN_IF_ERROR(registry.add(std::move(def)));
   }
+  return Status::ok();
+}
+
+Status prepareKernelAttributes(const KernelDef &def, Attributes &attrs,
+                               int numInputs, int numOutputs) {
+  if (def.contract)
+    EMBER_RETURN_IF_ERROR(applyAttributeContract(*def.contract, attrs));
+  if (def.validate)
+    return def.validate(attrs, numInputs, numOutputs);
   return Status::ok();
 }
 

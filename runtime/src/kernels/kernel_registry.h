@@ -13,6 +13,10 @@
 
 namespace ember {
 
+namespace contract {
+struct KernelContract;
+} // namespace contract
+
 class KernelContext;
 
 /// Runs the kernel.
@@ -56,6 +60,10 @@ struct KernelDef {
   /// on the host (an output shape that depends on device data). A program
   /// with such a kernel is never captured into a CUDA graph.
   bool syncsHost = false;
+  /// The kernel's entry in the kernel contract (set by the registry; nullptr
+  /// for the made-up kernels of a kOff registry): its attributes are checked
+  /// against the contract's before `validate` runs.
+  const contract::KernelContract *contract = nullptr;
 };
 
 /// The kernels of one backend. Registration is explicit (no static
@@ -95,6 +103,15 @@ struct KernelEntry {
 /// KernelRegistry::add refuses.
 Status addKernels(KernelRegistry &registry,
                   std::initializer_list<KernelEntry> entries);
+
+/// What the plan loader does with an instruction's attributes before it
+/// accepts the instruction: checks them against the kernel contract and
+/// fills in the defaults of the optional ones left out
+/// (applyAttributeContract, kernels/attribute_contract.h), then runs the
+/// kernel's validate hook. Tests and benchmarks that run a kernel without a
+/// plan call it too, so the kernel sees what it would see from a plan.
+Status prepareKernelAttributes(const KernelDef &def, Attributes &attrs,
+                               int numInputs, int numOutputs);
 
 /// Every CPU kernel, registered on first use (thread-safe).
 const KernelRegistry &cpuKernels();

@@ -689,11 +689,11 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
   if (!attrs)
     return fail(attrs.status());
   info.attrs = std::move(*attrs);
-  if (def.validate) {
-    Status s = def.validate(info.attrs, ni, no);
-    if (!s.isOk())
-      return fail(s);
-  }
+  // The kernel contract's attributes (kinds, required ones, defaults filled
+  // in), then the kernel's own checks.
+  Status s = prepareKernelAttributes(def, info.attrs, ni, no);
+  if (!s.isOk())
+    return fail(s);
   for (int i = 0; i < ni; ++i) {
     int slot = in.inputs(i);
     if (slot == -1) {

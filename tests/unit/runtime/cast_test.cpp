@@ -131,7 +131,7 @@ TEST(Cast, SameDtypeAliasesAndBadTargetIsAnError) {
                         }),
               {"attribute 'to'", "float8"});
   expectError(runStatus("cast", [&](TestKernelContext &c) { c.addInput(x); }),
-              {"missing attribute 'to'"});
+              {"kernel 'cast' needs the attribute 'to' (a string)"});
   (void)isFloat;
 }
 

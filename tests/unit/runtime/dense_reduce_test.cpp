@@ -100,7 +100,8 @@ TEST(Reduce, MalformedAttributesAreClearErrors) {
                           c.addInput(x);
                           c.attrs().set("axes", int64_t{1});
                         }),
-              {"axes", "list of integers"});
+              {"attribute 'axes' of kernel 'reduce_sum' must be a list of "
+               "ints"});
   expectError(runStatus("reduce_max",
                         [&](TestKernelContext &c) {
                           c.addInput(x);

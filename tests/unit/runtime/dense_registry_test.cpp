@@ -1,8 +1,10 @@
 //===- dense_registry_test.cpp - Registration and plan-load validation ----===//
 //
-// The validate hooks of the dense/shape kernels reject malformed attributes
-// at plan load (before any run). That every kernel is registered, with a
-// summary and the contract's arity, is kernel_contract_test.cpp's.
+// The kernel contract's attribute checks and the validate hooks of the
+// dense/shape kernels reject malformed attributes at plan load (before any
+// run), as prepareKernelAttributes applies them. That every kernel is
+// registered, with a summary and the contract's arity, is
+// kernel_contract_test.cpp's.
 //
 //===----------------------------------------------------------------------===//
 #include "kernels/attributes.h"
@@ -71,7 +73,8 @@ TEST(DenseRegistry, ValidateRejectsMalformedAttributesAtLoad) {
     const KernelDef *def = cpuKernels().find(c.kernel);
     ASSERT_NE(def, nullptr) << c.kernel;
     ASSERT_NE(def->validate, nullptr) << c.kernel;
-    Status s = def->validate(c.attrs, c.numInputs, 1);
+    Attributes attrs = c.attrs;
+    Status s = prepareKernelAttributes(*def, attrs, c.numInputs, 1);
     ASSERT_FALSE(s.isOk()) << c.kernel << " accepted " << c.expect;
     EXPECT_NE(s.message().find(c.expect), std::string::npos)
         << c.kernel << ": " << s.message();

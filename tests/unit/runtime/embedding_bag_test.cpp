@@ -374,9 +374,11 @@ TEST(EmbeddingBag, MalformedInputsAreClearErrors) {
   expectError("'pooling' must be sum, mean or max", [](TestKernelContext &c) {
     c.attrs().set("pooling", std::string("avg"));
   });
-  expectError("attribute 'pooling' must be a string", [](TestKernelContext &c) {
-    c.attrs().set("pooling", int64_t{1});
-  });
+  expectError("attribute 'pooling' of kernel 'embedding_bag' must be a "
+              "string, the plan gives an int",
+              [](TestKernelContext &c) {
+                c.attrs().set("pooling", int64_t{1});
+              });
   expectError("'include_last_offset' must be 0 or 1", [](TestKernelContext &c) {
     c.attrs().set("include_last_offset", int64_t{2});
   });
@@ -403,7 +405,10 @@ TEST(EmbeddingBag, MalformedInputsAreClearErrors) {
   ctx.setNumOutputs(1);
   Status s = runKernel("embedding_bag", ctx);
   ASSERT_FALSE(s.isOk());
-  EXPECT_NE(s.message().find("missing attribute 'pooling'"), std::string::npos);
+  EXPECT_NE(s.message().find(
+                "kernel 'embedding_bag' needs the attribute 'pooling'"),
+            std::string::npos)
+      << s.message();
 }
 
 } // namespace

@@ -42,7 +42,11 @@ Status addScalar(KernelContext &ctx) {
   const Tensor &in = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(Tensor * out,
                          ctx.allocateOutput(0, in.dtype(), in.shape()));
-  float v = static_cast<float>(ctx.attrs().getFloat("value", 1.0));
+  double value = 1.0; // a made-up kernel: no contract fills in a default
+  if (ctx.attrs().has("value")) {
+    EMBER_ASSIGN_OR_RETURN(value, ctx.attrs().getFloat("value"));
+  }
+  float v = static_cast<float>(value);
   for (int64_t i = 0; i < in.numel(); ++i)
     out->data<float>()[i] = in.data<float>()[i] + v;
   return Status::ok();
@@ -81,7 +85,11 @@ Status noOutput(KernelContext &) { return Status::ok(); }
 /// "produce" is 1 (as kjt_split leaves the weights of an unweighted KJT).
 Status optionalSecond(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(addScalar(ctx));
-  if (ctx.attrs().getInt("produce", 0) == 1)
+  int64_t produce = 0;
+  if (ctx.attrs().has("produce")) {
+    EMBER_ASSIGN_OR_RETURN(produce, ctx.attrs().getInt("produce"));
+  }
+  if (produce == 1)
     return ctx.setOutput(1, ctx.input(0));
   return ctx.setOutput(1, Tensor());
 }

@@ -119,7 +119,7 @@ TEST(DotInteraction, MalformedInputsAreClearErrors) {
                         [&](TestKernelContext &c) {
                           c.addInput(dense).addInput(sparse);
                         }),
-              {"missing attribute 'num_features'"});
+              {"kernel 'dot_interaction' needs the attribute 'num_features'"});
   expectError(run(dense, sparse, -1), {"num_features", ">= 0"});
   expectError(runStatus("dot_interaction",
                         [&](TestKernelContext &c) {

@@ -211,23 +211,27 @@ TEST(KjtFromBags, ChecksIdsAgainstNumRows) {
 TEST(KjtFromBags, ValidateRejectsBadAttributes) {
   const KernelDef *def = cpuKernels().find("kjt_from_bags");
   ASSERT_NE(def, nullptr);
+  // As the plan loader checks them: the contract, then the validate hook.
+  auto validate = [def](Attributes attrs, int numInputs, int numOutputs) {
+    return prepareKernelAttributes(*def, attrs, numInputs, numOutputs);
+  };
   Attributes attrs;
   attrs.set("include_last_offset", std::vector<int64_t>{0, 1});
-  EXPECT_FALSE(def->validate(attrs, 3, 2).isOk()); // 1 feature, 2 flags
-  EXPECT_FALSE(def->validate(attrs, 4, 2).isOk()); // not triples
-  EXPECT_TRUE(def->validate(attrs, 6, 2).isOk());
+  EXPECT_FALSE(validate(attrs, 3, 2).isOk()); // 1 feature, 2 flags
+  EXPECT_FALSE(validate(attrs, 4, 2).isOk()); // not triples
+  EXPECT_TRUE(validate(attrs, 6, 2).isOk());
   attrs.set("include_last_offset", std::vector<int64_t>{0, 2});
-  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk());
+  EXPECT_FALSE(validate(attrs, 6, 2).isOk());
   attrs.set("include_last_offset", std::vector<int64_t>{0, 1});
   attrs.set("lengths_dtype", std::string("float32"));
-  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk());
+  EXPECT_FALSE(validate(attrs, 6, 2).isOk());
   attrs.set("lengths_dtype", std::string("int32"));
   attrs.set("num_rows", std::vector<int64_t>{5});
-  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk()); // 2 features, 1 entry
+  EXPECT_FALSE(validate(attrs, 6, 2).isOk()); // 2 features, 1 entry
   attrs.set("num_rows", std::vector<int64_t>{5, -1});
-  EXPECT_FALSE(def->validate(attrs, 6, 2).isOk());
+  EXPECT_FALSE(validate(attrs, 6, 2).isOk());
   attrs.set("num_rows", std::vector<int64_t>{5, 0});
-  EXPECT_TRUE(def->validate(attrs, 6, 2).isOk());
+  EXPECT_TRUE(validate(attrs, 6, 2).isOk());
 }
 
 } // namespace

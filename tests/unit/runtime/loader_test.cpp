@@ -227,6 +227,69 @@ TEST_F(LoaderTest, BadAttribute) {
                StatusCode::kInvalidArgument, "given twice");
 }
 
+// The kernel contract's attributes (kernels.def): each error names the
+// instruction (index, kernel, name), the kernel and the attribute.
+TEST_F(LoaderTest, AttributeNotInTheContract) {
+  int i = instructionIndex(plan_, "linear");
+  EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
+                 auto *a = rank0(p).mutable_instructions(i)->add_attrs();
+                 a->set_name("actvation");
+                 a->set_s("relu");
+               }),
+               StatusCode::kInvalidArgument,
+               "instruction " + std::to_string(i) +
+                   " 'linear' (bottom_mlp.0): kernel 'linear' has no "
+                   "attribute 'actvation' (it takes transpose_weight, "
+                   "activation)");
+}
+
+TEST_F(LoaderTest, AttributeOfTheWrongKind) {
+  int i = instructionIndex(plan_, "dot_interaction");
+  EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
+                 for (auto &a :
+                      *rank0(p).mutable_instructions(i)->mutable_attrs())
+                   if (a.name() == "num_features")
+                     a.set_s("2");
+               }),
+               StatusCode::kInvalidArgument,
+               "instruction " + std::to_string(i) +
+                   " 'dot_interaction' (interaction): attribute "
+                   "'num_features' of kernel 'dot_interaction' must be an "
+                   "int, the plan gives a string");
+}
+
+TEST_F(LoaderTest, RequiredAttributeMissing) {
+  int i = instructionIndex(plan_, "dot_interaction");
+  EXPECT_ERROR(loadMutated([&](plan::Plan &p) {
+                 auto *attrs =
+                     rank0(p).mutable_instructions(i)->mutable_attrs();
+                 for (int k = 0; k < attrs->size(); ++k)
+                   if (attrs->Get(k).name() == "num_features")
+                     attrs->DeleteSubrange(k, 1);
+               }),
+               StatusCode::kInvalidArgument,
+               "instruction " + std::to_string(i) +
+                   " 'dot_interaction' (interaction): kernel "
+                   "'dot_interaction' needs the attribute 'num_features' (an "
+                   "int)");
+}
+
+TEST_F(LoaderTest, OptionalAttributesGetTheContractsDefaults) {
+  // The plan leaves out linear's transpose_weight and dot_interaction's
+  // pair_order: the loaded instructions hold the contract's defaults.
+  auto program = loadProgram(planPath_, LoadOptions(), cpuKernels());
+  ASSERT_TRUE(program.isOk()) << program.status().toString();
+  int linear = instructionIndex(plan_, "linear");
+  int dot = instructionIndex(plan_, "dot_interaction");
+  const Attributes &l = (*program)->instructions[linear].attrs;
+  ASSERT_TRUE(l.getInt("transpose_weight").isOk());
+  EXPECT_EQ(*l.getInt("transpose_weight"), 1);
+  EXPECT_EQ(*l.getString("activation"), "relu"); // given: kept
+  const Attributes &d = (*program)->instructions[dot].attrs;
+  ASSERT_TRUE(d.getString("pair_order").isOk());
+  EXPECT_EQ(*d.getString("pair_order"), "dlrm");
+}
+
 TEST_F(LoaderTest, WrongArity) {
   int i = instructionIndex(plan_, "dot_interaction");
   EXPECT_ERROR(loadMutated([&](plan::Plan &p) {

@@ -70,7 +70,7 @@ TEST(Concat, MalformedInputsAreClearErrors) {
                         }),
               {"axis", "out of range"});
   expectError(runStatus("concat", [&](TestKernelContext &c) { c.addInput(a); }),
-              {"missing attribute 'axis'"});
+              {"kernel 'concat' needs the attribute 'axis' (an int)"});
 }
 
 TEST(Transpose, MatchesNaiveForEveryPermOfRank3And4) {
@@ -216,7 +216,13 @@ TEST(Slice, MalformedAttributesAreClearErrors) {
   expectError(run({0}, {1}, {2}, {}), {"test kernel", "axes", "out of range"});
   expectError(run({0, 0}, {1, 1}, {1, -1}, {}), {"repeats"});
   expectError(runStatus("slice", [&](TestKernelContext &c) { c.addInput(x); }),
-              {"starts", "ends"});
+              {"kernel 'slice' needs the attribute 'starts'"});
+  expectError(runStatus("slice",
+                        [&](TestKernelContext &c) {
+                          c.addInput(x);
+                          c.attrs().set("starts", std::vector<int64_t>{0});
+                        }),
+              {"kernel 'slice' needs the attribute 'ends'"});
 }
 
 TEST(Expand, BroadcastsLikeNumpy) {

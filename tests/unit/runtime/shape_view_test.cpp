@@ -118,7 +118,7 @@ TEST(SqueezeUnsqueeze, InsertAndDropUnitDims) {
               {"out of range"});
   expectError(
       runStatus("unsqueeze", [&](TestKernelContext &c) { c.addInput(y); }),
-      {"missing attribute 'axes'"});
+      {"kernel 'unsqueeze' needs the attribute 'axes'"});
 }
 
 TEST(ShapeOp, ReturnsDimsAsInt64) {

@@ -74,7 +74,7 @@ TEST(Softmax, MalformedInputsAreClearErrors) {
                           c.addInput(randomFloats({2, 3}, 1));
                           c.attrs().set("axis", std::string("last"));
                         }),
-              {"axis", "integer"});
+              {"attribute 'axis' of kernel 'softmax' must be an int"});
   expectError(runStatus("softmax",
                         [](TestKernelContext &c) {
                           c.addInput(int64s({2}, {1, 2}));

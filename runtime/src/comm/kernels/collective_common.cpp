@@ -66,7 +66,7 @@ Result<char *> scratchBytes(KernelContext &ctx, size_t bytes) {
 }
 
 Result<bool> reduceIsMax(const Attributes &attrs) {
-  std::string r = attrs.getString("reduce", "sum");
+  EMBER_ASSIGN_OR_RETURN(std::string r, attrs.getString("reduce"));
   if (r != "sum" && r != "max")
     return invalidArgument("attribute 'reduce' must be \"sum\" or \"max\", not "
                            "\"" +
@@ -75,8 +75,6 @@ Result<bool> reduceIsMax(const Attributes &attrs) {
 }
 
 Status validateBatchRefDivisor(const Attributes &attrs) {
-  if (!attrs.has("batch_ref_divisor"))
-    return Status::ok();
   EMBER_ASSIGN_OR_RETURN(int64_t divisor, attrs.getInt("batch_ref_divisor"));
   if (divisor < 1)
     return invalidArgument("attribute 'batch_ref_divisor' must be >= 1, got " +
@@ -88,10 +86,10 @@ Result<int64_t> localBatch(const KernelContext &ctx, const Tensor &ref,
                            const std::string &where) {
   if (!ref.defined() || ref.rank() < 1)
     return invalidArgument(where + ": batch_ref must have rank >= 1");
-  int64_t divisor = 1;
-  if (ctx.attrs().has("batch_ref_divisor")) {
-    EMBER_ASSIGN_OR_RETURN(divisor, ctx.attrs().getInt("batch_ref_divisor"));
-  }
+  auto divisorOr = ctx.attrs().getInt("batch_ref_divisor");
+  if (!divisorOr.isOk())
+    return divisorOr.status().withContext(where);
+  int64_t divisor = *divisorOr;
   if (divisor < 1 || ref.dim(0) % divisor != 0)
     return invalidArgument(where + ": batch_ref has " +
                            std::to_string(ref.dim(0)) +

@@ -51,10 +51,10 @@ Result<char *> scratchBytes(KernelContext &ctx, size_t bytes);
 /// lengths, K * B entries, with divisor K).
 Result<int64_t> localBatch(const KernelContext &ctx, const Tensor &ref,
                            const std::string &where);
-/// Checks 'batch_ref_divisor' (>= 1 when given).
+/// Checks 'batch_ref_divisor' (>= 1).
 Status validateBatchRefDivisor(const Attributes &attrs);
 
-/// The 'reduce' attribute: "sum" (default) or "max".
+/// The 'reduce' attribute: "sum" or "max".
 Result<bool> reduceIsMax(const Attributes &attrs);
 
 } // namespace ember::collective

@@ -6,7 +6,7 @@
 namespace ember::collective {
 
 Result<CommCodec> commCodec(const Attributes &attrs) {
-  std::string name = attrs.getString("comm_dtype", "float32");
+  EMBER_ASSIGN_OR_RETURN(std::string name, attrs.getString("comm_dtype"));
   if (name == "float32")
     return CommCodec::kNone;
   if (name == "float16")

@@ -25,7 +25,7 @@ namespace ember::collective {
 /// Values are the wire codes exchanged between ranks (they must agree).
 enum class CommCodec : int { kNone = 0, kFloat16 = 1, kBFloat16 = 2 };
 
-/// The 'comm_dtype' attribute: "float32" (default) | "float16" | "bfloat16".
+/// The 'comm_dtype' attribute: "float32" | "float16" | "bfloat16".
 Result<CommCodec> commCodec(const Attributes &attrs);
 /// "float32", "float16", "bfloat16".
 const char *commCodecName(CommCodec codec);

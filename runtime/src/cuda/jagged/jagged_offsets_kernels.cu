@@ -10,7 +10,7 @@
 #include "cuda/cuda_status.h"
 #include "cuda/jagged/jagged_kernels.h"
 #include "cuda/jagged/jagged_launch.h"
-#include "kernels/shared/jagged_attrs.h"
+#include "kernels/attributes.h"
 #include "kernels/shared/jagged_index.h"
 #include "kernels/shared/jagged_padding_checks.h"
 #include "kernels/shared/kjt_kernel_attrs.h"

@@ -19,7 +19,6 @@
 #include "kernels/shared/embedding_attrs.h"
 #include "kernels/shared/embedding_input_checks.h"
 #include "kernels/shared/embedding_table.h"
-#include "kernels/shared/jagged_attrs.h"
 #include "kernels/shared/jagged_index.h"
 #include "threading/thread_pool.h"
 

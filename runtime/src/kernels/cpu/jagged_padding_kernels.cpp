@@ -16,7 +16,6 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_kernel_defs.h"
 #include "kernels/kernel_context.h"
-#include "kernels/shared/jagged_attrs.h"
 #include "kernels/shared/jagged_index.h"
 #include "kernels/shared/jagged_padding_checks.h"
 #include "kernels/shared/kjt_kernel_attrs.h"
@@ -99,7 +98,7 @@ Status readOffsets(const Tensor &offsets, int64_t limit,
 
 Status validateToPadded(const Attributes &attrs, int, int) {
   EMBER_RETURN_IF_ERROR(readMaxLength(attrs).status());
-  return optionalFloat(attrs, "padding_value", 0.0).status();
+  return attrs.getFloat("padding_value").status();
 }
 
 Status runToPadded(KernelContext &ctx) {

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_kernel_defs.h"
 #include "kernels/kernel_context.h"
-#include "kernels/shared/jagged_attrs.h"
 #include "kernels/shared/jagged_index.h"
 #include "kernels/shared/kjt_kernel_attrs.h"
 #include "kernels/shared/kjt_view.h"
@@ -28,9 +27,11 @@ Result<ConcatAttrs> readConcatAttrs(const Attributes &attrs, int numInputs) {
                            " inputs, expected " +
                            std::to_string(3 * a.numInputs) +
                            " (values, lengths, weights-or-absent each)");
-  EMBER_ASSIGN_OR_RETURN(a.batchSize, optionalInt(attrs, "batch_size", -1));
-  if (attrs.has("batch_size") && a.batchSize < 0)
-    return invalidArgument("attribute 'batch_size' must be >= 0");
+  if (attrs.has("batch_size")) {
+    EMBER_ASSIGN_OR_RETURN(a.batchSize, attrs.getInt("batch_size"));
+    if (a.batchSize < 0)
+      return invalidArgument("attribute 'batch_size' must be >= 0");
+  }
   if (attrs.has("key_counts")) {
     EMBER_ASSIGN_OR_RETURN(a.keyCounts, attrs.getInts("key_counts"));
     if (static_cast<int64_t>(a.keyCounts.size()) != a.numInputs)

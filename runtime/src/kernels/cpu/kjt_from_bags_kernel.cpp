@@ -66,7 +66,7 @@ Result<FromBagsAttrs> readFromBagsAttrs(const Attributes &attrs,
                              " entries, expected one per feature (" +
                              std::to_string(a.includeLastOffset.size()) + ")");
   }
-  std::string name = attrs.getString("lengths_dtype", "int64");
+  EMBER_ASSIGN_OR_RETURN(std::string name, attrs.getString("lengths_dtype"));
   std::optional<DType> dtype = parseDType(name);
   if (!dtype || !isIndexDType(*dtype))
     return invalidArgument("attribute 'lengths_dtype' must be \"int32\" or "

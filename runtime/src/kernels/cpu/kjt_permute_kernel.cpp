@@ -11,7 +11,6 @@
 //===----------------------------------------------------------------------===//
 #include "kernels/cpu/jagged_kernel_defs.h"
 #include "kernels/kernel_context.h"
-#include "kernels/shared/jagged_attrs.h"
 #include "kernels/shared/jagged_index.h"
 #include "kernels/shared/kjt_kernel_attrs.h"
 #include "kernels/shared/kjt_view.h"
@@ -23,8 +22,13 @@ namespace ember::jagged {
 Result<PermuteAttrs> readPermuteAttrs(const Attributes &attrs) {
   PermuteAttrs a;
   EMBER_ASSIGN_OR_RETURN(a.permutation, attrs.getInts("permutation"));
-  EMBER_ASSIGN_OR_RETURN(a.numKeys, optionalInt(attrs, "num_keys", 0));
-  EMBER_ASSIGN_OR_RETURN(a.batchSize, optionalInt(attrs, "batch_size", 0));
+  // Both optional without a default (kernels.def): one must be given.
+  if (attrs.has("num_keys")) {
+    EMBER_ASSIGN_OR_RETURN(a.numKeys, attrs.getInt("num_keys"));
+  }
+  if (attrs.has("batch_size")) {
+    EMBER_ASSIGN_OR_RETURN(a.batchSize, attrs.getInt("batch_size"));
+  }
   if (a.numKeys < 0 || a.batchSize < 0)
     return invalidArgument("attributes 'num_keys' and 'batch_size' must not be "
                            "negative");

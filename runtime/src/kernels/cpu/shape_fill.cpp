@@ -16,14 +16,11 @@ namespace ember::cpu {
 namespace {
 
 Status validateConstantOfShape(const Attributes &attrs, int, int) {
-  if (attrs.has("value"))
-    EMBER_RETURN_IF_ERROR(attrs.getFloat("value").status());
-  if (attrs.has("dtype")) {
-    EMBER_ASSIGN_OR_RETURN(std::string name, attrs.getString("dtype"));
-    if (!parseDType(name))
-      return invalidArgument("attribute 'dtype' names the unknown dtype '" +
-                             name + "'");
-  }
+  EMBER_RETURN_IF_ERROR(attrs.getFloat("value").status());
+  EMBER_ASSIGN_OR_RETURN(std::string name, attrs.getString("dtype"));
+  if (!parseDType(name))
+    return invalidArgument("attribute 'dtype' names the unknown dtype '" +
+                           name + "'");
   return Status::ok();
 }
 
@@ -40,8 +37,8 @@ Status constantOfShapeKernel(KernelContext &ctx) {
       Shape::fromDims(s.data<int64_t>(), static_cast<size_t>(s.dim(0)));
   if (!shape.isOk())
     return kernelError(ctx, "constant_of_shape: " + shape.status().message());
-  DType dt = *parseDType(ctx.attrs().getString("dtype", "float32"));
-  double value = ctx.attrs().getFloat("value", 0.0);
+  DType dt = *parseDType(*ctx.attrs().getString("dtype"));
+  double value = *ctx.attrs().getFloat("value");
   EMBER_ASSIGN_OR_RETURN(Tensor * out, allocateOutput(ctx, dt, *shape));
   unsigned char one[8];
   convertElements(&value, DType::kFloat64, one, dt, 0, 1);

@@ -128,14 +128,14 @@ Status reshapeKernel(KernelContext &ctx) {
 //===----------------------------------------------------------------------===//
 
 Status validateFlatten(const Attributes &attrs, int, int) {
-  return validateIntAttr(attrs, "axis");
+  return attrs.getInt("axis").status();
 }
 
 Status flattenKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(atLocation(ctx, validateFlatten(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
-  int64_t axis = ctx.attrs().getInt("axis", 1);
+  int64_t axis = *ctx.attrs().getInt("axis");
   if (axis < -x.rank() || axis > x.rank())
     return kernelError(ctx,
                        "flatten: attribute 'axis' = " + std::to_string(axis) +
@@ -152,11 +152,8 @@ Status flattenKernel(KernelContext &ctx) {
 // squeeze / unsqueeze
 //===----------------------------------------------------------------------===//
 
+/// squeeze and unsqueeze: `axes` (squeeze: [] by default, every size-1 dim).
 Status validateAxes(const Attributes &attrs, int, int) {
-  return validateIntsAttr(attrs, "axes");
-}
-
-Status validateUnsqueeze(const Attributes &attrs, int, int) {
   EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
                          findInts(attrs, "axes"));
   if (!axes)
@@ -168,10 +165,9 @@ Status squeezeKernel(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(atLocation(ctx, validateAxes(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
-  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
-                         findInts(ctx.attrs(), "axes"));
+  const std::vector<int64_t> *axes = *findInts(ctx.attrs(), "axes");
   bool drop[Shape::kMaxRank] = {};
-  if (!axes || axes->empty()) {
+  if (axes->empty()) {
     for (int i = 0; i < x.rank(); ++i)
       drop[i] = x.dim(i) == 1;
   } else {
@@ -193,7 +189,7 @@ Status squeezeKernel(KernelContext &ctx) {
 }
 
 Status unsqueezeKernel(KernelContext &ctx) {
-  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateUnsqueeze(ctx.attrs(), 0, 0)));
+  EMBER_RETURN_IF_ERROR(atLocation(ctx, validateAxes(ctx.attrs(), 0, 0)));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x"));
   const Tensor &x = ctx.input(0);
   const std::vector<int64_t> &axes = **findInts(ctx.attrs(), "axes");
@@ -244,7 +240,7 @@ Status registerReshapeKernels(KernelRegistry &registry) {
            "view as [prod(dims[:axis]), prod(dims[axis:])], no copy"},
           {"squeeze", squeezeKernel, validateAxes,
            "drops size-1 dims (attr axes, or all), no copy"},
-          {"unsqueeze", unsqueezeKernel, validateUnsqueeze,
+          {"unsqueeze", unsqueezeKernel, validateAxes,
            "inserts size-1 dims at attr axes of the result, no copy"},
           {"shape", shapeKernel, validateShape,
            "the input's dims as int64 [rank]"},

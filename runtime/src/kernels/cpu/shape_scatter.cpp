@@ -17,7 +17,7 @@ namespace ember::cpu {
 namespace {
 
 Status validateScatterNd(const Attributes &attrs, int, int) {
-  std::string reduction = attrs.getString("reduction", "none");
+  EMBER_ASSIGN_OR_RETURN(std::string reduction, attrs.getString("reduction"));
   if (reduction != "none")
     return invalidArgument("scatter_nd supports only reduction 'none', got '" +
                            reduction + "'");

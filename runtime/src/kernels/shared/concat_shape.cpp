@@ -8,9 +8,7 @@
 namespace ember::cpu {
 
 Status validateConcat(const Attributes &attrs, int, int) {
-  if (!attrs.has("axis"))
-    return invalidArgument("missing attribute 'axis'");
-  return validateIntAttr(attrs, "axis");
+  return attrs.getInt("axis").status();
 }
 
 Result<ConcatShape> concatShape(KernelContext &ctx) {

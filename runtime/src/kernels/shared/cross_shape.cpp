@@ -9,7 +9,7 @@ namespace ember::cpu {
 
 Status validateCross(const Attributes &attrs, int numInputs, int) {
   EMBER_RETURN_IF_ERROR(validateBoolAttr(attrs, "low_rank"));
-  bool lowRank = attrs.getInt("low_rank", 0) != 0;
+  bool lowRank = *attrs.getInt("low_rank") != 0;
   int minInputs = lowRank ? 4 : 3, maxInputs = lowRank ? 5 : 4;
   if (numInputs != 0 && (numInputs < minInputs || numInputs > maxInputs))
     return invalidArgument(
@@ -23,7 +23,7 @@ Status validateCross(const Attributes &attrs, int numInputs, int) {
 Result<CrossShape> crossShape(KernelContext &ctx) {
   EMBER_RETURN_IF_ERROR(
       atLocation(ctx, validateCross(ctx.attrs(), ctx.numInputs(), 1)));
-  bool lowRank = ctx.attrs().getInt("low_rank", 0) != 0;
+  bool lowRank = *ctx.attrs().getInt("low_rank") != 0;
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 0, "x0"));
   EMBER_RETURN_IF_ERROR(requireInput(ctx, 1, "xl"));
   const Tensor &x0 = ctx.input(0), &xl = ctx.input(1);

@@ -86,21 +86,8 @@ Result<const std::vector<int64_t> *> findInts(const Attributes &attrs,
                          "' must be a list of integers");
 }
 
-Status validateIntAttr(const Attributes &attrs, const char *name) {
-  const Attributes::Value *v = attrs.find(name);
-  if (v && !std::holds_alternative<int64_t>(*v))
-    return invalidArgument(std::string("attribute '") + name +
-                           "' must be an integer");
-  return Status::ok();
-}
-
-Status validateIntsAttr(const Attributes &attrs, const char *name) {
-  return findInts(attrs, name).status();
-}
-
 Status validateBoolAttr(const Attributes &attrs, const char *name) {
-  EMBER_RETURN_IF_ERROR(validateIntAttr(attrs, name));
-  int64_t v = attrs.getInt(name, 0);
+  EMBER_ASSIGN_OR_RETURN(int64_t v, attrs.getInt(name));
   if (v != 0 && v != 1)
     return invalidArgument(std::string("attribute '") + name +
                            "' must be 0 or 1, got " + std::to_string(v));

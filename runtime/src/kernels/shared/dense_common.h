@@ -68,13 +68,13 @@ Result<int> normalizeAxis(const KernelContext &ctx, int64_t axis, int rank,
                           const char *attr);
 
 /// The attribute `name` as a list of ints without copying it; nullptr when
-/// it is absent. A present attribute of another kind is an error.
+/// it is absent (a kOptional attribute of the kernel contract left out). A
+/// present attribute of another kind is an error.
 Result<const std::vector<int64_t> *> findInts(const Attributes &attrs,
                                               const char *name);
 
-/// Plan-load checks used by validate hooks (messages name the attribute).
-Status validateIntAttr(const Attributes &attrs, const char *name);
-Status validateIntsAttr(const Attributes &attrs, const char *name);
+/// A 0/1 flag (an int attribute): fails when it is absent, of another kind
+/// or another value (messages name the attribute).
 Status validateBoolAttr(const Attributes &attrs, const char *name);
 
 /// Runs fn(begin, end) over [0, n) on the context's pool, in chunks of at

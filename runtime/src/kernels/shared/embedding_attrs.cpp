@@ -1,7 +1,7 @@
 //===- embedding_attrs.cpp - Attributes of the embedding lookups ----------===//
 #include "kernels/shared/embedding_attrs.h"
 
-#include "kernels/shared/jagged_attrs.h"
+#include <string>
 
 #include <utility>
 
@@ -15,8 +15,7 @@ Result<GroupedAttrs> readGroupedAttrs(const Attributes &attrs, int numTables) {
   EMBER_ASSIGN_OR_RETURN(a.tableDims, attrs.getInts("table_dims"));
   EMBER_ASSIGN_OR_RETURN(a.outputOffsets, attrs.getInts("output_offsets"));
   EMBER_ASSIGN_OR_RETURN(a.outputWidth, attrs.getInt("output_width"));
-  EMBER_ASSIGN_OR_RETURN(a.featureNames,
-                         jagged::optionalStrings(attrs, "feature_names"));
+  EMBER_ASSIGN_OR_RETURN(a.featureNames, attrs.getStrings("feature_names"));
   const size_t F = a.featureTables.size();
   if (F == 0)
     return invalidArgument(
@@ -90,20 +89,22 @@ Result<BagAttrs> readBagAttrs(const Attributes &attrs) {
     return invalidArgument(
         "attribute 'pooling' must be sum, mean or max, got '" + pooling + "'");
   a.pooling = *mode;
-  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
-  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
+  EMBER_ASSIGN_OR_RETURN(a.format, attrs.getString("format"));
+  EMBER_ASSIGN_OR_RETURN(a.dim, attrs.getInt("dim"));
   EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_bag"));
-  EMBER_ASSIGN_OR_RETURN(a.paddingIdx,
-                         jagged::optionalInt(attrs, "padding_idx", -1));
+  EMBER_ASSIGN_OR_RETURN(a.paddingIdx, attrs.getInt("padding_idx"));
   if (a.paddingIdx < -1)
     return invalidArgument("attribute 'padding_idx' must be -1 (none) or a row "
                            "index, got " +
                            std::to_string(a.paddingIdx));
-  EMBER_ASSIGN_OR_RETURN(
-      a.includeLastOffset,
-      jagged::optionalFlag(attrs, "include_last_offset", true));
-  EMBER_ASSIGN_OR_RETURN(auto names,
-                         jagged::optionalStrings(attrs, "feature_names"));
+  EMBER_ASSIGN_OR_RETURN(int64_t includeLast,
+                         attrs.getInt("include_last_offset"));
+  if (includeLast != 0 && includeLast != 1)
+    return invalidArgument(
+        "attribute 'include_last_offset' must be 0 or 1, got " +
+        std::to_string(includeLast));
+  a.includeLastOffset = includeLast == 1;
+  EMBER_ASSIGN_OR_RETURN(auto names, attrs.getStrings("feature_names"));
   if (names.size() > 1)
     return invalidArgument("attribute 'feature_names' of embedding_bag has " +
                            std::to_string(names.size()) + " names, expected 1");
@@ -114,11 +115,10 @@ Result<BagAttrs> readBagAttrs(const Attributes &attrs) {
 
 Result<SequenceAttrs> readSequenceAttrs(const Attributes &attrs) {
   SequenceAttrs a;
-  EMBER_ASSIGN_OR_RETURN(a.format, jagged::optionalString(attrs, "format", ""));
-  EMBER_ASSIGN_OR_RETURN(a.dim, jagged::optionalInt(attrs, "dim", -1));
+  EMBER_ASSIGN_OR_RETURN(a.format, attrs.getString("format"));
+  EMBER_ASSIGN_OR_RETURN(a.dim, attrs.getInt("dim"));
   EMBER_RETURN_IF_ERROR(checkTableAttrs(a.format, a.dim, "embedding_sequence"));
-  EMBER_ASSIGN_OR_RETURN(auto names,
-                         jagged::optionalStrings(attrs, "feature_names"));
+  EMBER_ASSIGN_OR_RETURN(auto names, attrs.getStrings("feature_names"));
   if (names.size() > 1)
     return invalidArgument(
         "attribute 'feature_names' of embedding_sequence has " +

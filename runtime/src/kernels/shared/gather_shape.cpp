@@ -21,7 +21,7 @@ Status requireIndexDType(KernelContext &ctx, const Tensor &indices,
 } // namespace
 
 Status validateGatherAxis(const Attributes &attrs, int, int) {
-  return validateIntAttr(attrs, "axis");
+  return attrs.getInt("axis").status();
 }
 
 Result<GatherShape> gatherShape(KernelContext &ctx) {
@@ -36,7 +36,7 @@ Result<GatherShape> gatherShape(KernelContext &ctx) {
   GatherShape s;
   EMBER_ASSIGN_OR_RETURN(
       s.axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", 0), data.rank(), "axis"));
+      normalizeAxis(ctx, *ctx.attrs().getInt("axis"), data.rank(), "axis"));
   const int axis = s.axis;
   int outRank = data.rank() - 1 + indices.rank();
   if (outRank > Shape::kMaxRank)
@@ -70,7 +70,7 @@ Result<int> gatherElementsAxis(KernelContext &ctx) {
                                 data.describe() + " (>= 1)");
   EMBER_ASSIGN_OR_RETURN(
       int axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", 0), data.rank(), "axis"));
+      normalizeAxis(ctx, *ctx.attrs().getInt("axis"), data.rank(), "axis"));
   for (int k = 0; k < data.rank(); ++k)
     if (k != axis && indices.dim(k) > data.dim(k))
       return kernelError(ctx, "gather_elements: indices " + indices.describe() +

@@ -9,14 +9,11 @@ namespace ember::cpu {
 
 Status validateLinear(const Attributes &attrs, int, int) {
   EMBER_RETURN_IF_ERROR(validateBoolAttr(attrs, "transpose_weight"));
-  if (attrs.has("activation")) {
-    EMBER_ASSIGN_OR_RETURN(std::string act, attrs.getString("activation"));
-    if (!parseActivation(act))
-      return invalidArgument(
-          "attribute 'activation' must be none, relu, sigmoid or "
-          "tanh, got '" +
-          act + "'");
-  }
+  EMBER_ASSIGN_OR_RETURN(std::string act, attrs.getString("activation"));
+  if (!parseActivation(act))
+    return invalidArgument("attribute 'activation' must be none, relu, sigmoid "
+                           "or tanh, got '" +
+                           act + "'");
   return Status::ok();
 }
 
@@ -29,8 +26,8 @@ Result<LinearShape> linearShape(KernelContext &ctx) {
   s.x = &x;
   s.weight = &w;
   bool transposeWeight = s.transposeWeight =
-      ctx.attrs().getInt("transpose_weight", 1) != 0;
-  s.activation = *parseActivation(ctx.attrs().getString("activation", "none"));
+      *ctx.attrs().getInt("transpose_weight") != 0;
+  s.activation = *parseActivation(*ctx.attrs().getString("activation"));
 
   if (x.rank() < 1)
     return kernelError(ctx,

@@ -13,9 +13,7 @@ Status validateInteraction(const Attributes &attrs, int, int) {
     return invalidArgument("attribute 'num_features' must be >= 0, got " +
                            std::to_string(f));
   EMBER_RETURN_IF_ERROR(validateBoolAttr(attrs, "self_interaction"));
-  std::string order = attrs.getString("pair_order", "dlrm");
-  if (attrs.has("pair_order") && !attrs.getString("pair_order").isOk())
-    return invalidArgument("attribute 'pair_order' must be a string");
+  EMBER_ASSIGN_OR_RETURN(std::string order, attrs.getString("pair_order"));
   if (order != "dlrm" && order != "torchrec")
     return invalidArgument(
         "attribute 'pair_order' must be dlrm or torchrec, got '" + order + "'");
@@ -30,8 +28,8 @@ Result<InteractionShape> interactionShape(KernelContext &ctx) {
   const Tensor &dense = ctx.input(0), &sparse = ctx.input(1);
   int64_t f = *ctx.attrs().getInt("num_features");
   InteractionShape s;
-  s.self = ctx.attrs().getInt("self_interaction", 0) != 0;
-  s.torchrecOrder = ctx.attrs().getString("pair_order", "dlrm") == "torchrec";
+  s.self = *ctx.attrs().getInt("self_interaction") != 0;
+  s.torchrecOrder = *ctx.attrs().getString("pair_order") == "torchrec";
   EMBER_RETURN_IF_ERROR(requireRank(ctx, dense, "dot_interaction: dense", 2));
   EMBER_RETURN_IF_ERROR(requireRank(ctx, sparse, "dot_interaction: sparse", 2));
   int64_t b = dense.dim(0), d = dense.dim(1);

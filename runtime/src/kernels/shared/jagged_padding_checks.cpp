@@ -1,7 +1,6 @@
 //===- jagged_padding_checks.cpp - Host checks of jagged<->padded ---------===//
 #include "kernels/shared/jagged_padding_checks.h"
 
-#include "kernels/shared/jagged_attrs.h"
 #include "kernels/shared/jagged_index.h"
 #include "kernels/shared/kjt_kernel_attrs.h"
 
@@ -20,7 +19,7 @@ checkJaggedToPaddedInputs(KernelContext &ctx, const std::string &where) {
   auto maxLengthOr = readMaxLength(ctx.attrs());
   if (!maxLengthOr.isOk())
     return maxLengthOr.status().withContext(where);
-  auto padOr = optionalFloat(ctx.attrs(), "padding_value", 0.0);
+  auto padOr = ctx.attrs().getFloat("padding_value");
   if (!padOr.isOk())
     return padOr.status().withContext(where);
   const Tensor &values = ctx.input(0);

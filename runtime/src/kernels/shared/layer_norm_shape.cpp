@@ -8,13 +8,11 @@
 namespace ember::cpu {
 
 Status validateLayerNorm(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntAttr(attrs, "axis"));
-  if (attrs.has("epsilon")) {
-    EMBER_ASSIGN_OR_RETURN(double eps, attrs.getFloat("epsilon"));
-    if (!(eps >= 0))
-      return invalidArgument("attribute 'epsilon' must be >= 0, got " +
-                             std::to_string(eps));
-  }
+  EMBER_RETURN_IF_ERROR(attrs.getInt("axis").status());
+  EMBER_ASSIGN_OR_RETURN(double eps, attrs.getFloat("epsilon"));
+  if (!(eps >= 0))
+    return invalidArgument("attribute 'epsilon' must be >= 0, got " +
+                           std::to_string(eps));
   return Status::ok();
 }
 
@@ -28,8 +26,8 @@ Result<LayerNormShape> layerNormShape(KernelContext &ctx) {
   LayerNormShape s;
   EMBER_ASSIGN_OR_RETURN(
       s.axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
-  s.epsilon = static_cast<float>(ctx.attrs().getFloat("epsilon", 1e-5));
+      normalizeAxis(ctx, *ctx.attrs().getInt("axis"), x.rank(), "axis"));
+  s.epsilon = static_cast<float>(*ctx.attrs().getFloat("epsilon"));
   for (int i = 0; i < s.axis; ++i)
     s.rows *= x.dim(i);
   for (int i = s.axis; i < x.rank(); ++i)

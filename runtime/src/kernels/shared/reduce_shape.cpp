@@ -8,7 +8,10 @@
 namespace ember::cpu {
 
 Status validateReduce(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntsAttr(attrs, "axes"));
+  EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
+                         findInts(attrs, "axes"));
+  if (!axes)
+    return invalidArgument("missing attribute 'axes'");
   return validateBoolAttr(attrs, "keepdims");
 }
 
@@ -18,10 +21,10 @@ Result<ReduceShape> reduceShape(KernelContext &ctx, bool emptyExtentIsError) {
   const Tensor &x = ctx.input(0);
   EMBER_ASSIGN_OR_RETURN(const std::vector<int64_t> *axes,
                          findInts(ctx.attrs(), "axes"));
-  bool keepdims = ctx.attrs().getInt("keepdims", 1) != 0;
+  bool keepdims = *ctx.attrs().getInt("keepdims") != 0;
   ReduceShape s;
   bool *reduced = s.reduced;
-  bool all = !axes || axes->empty();
+  bool all = axes->empty();
   for (int i = 0; i < x.rank(); ++i)
     reduced[i] = all;
   if (!all) {

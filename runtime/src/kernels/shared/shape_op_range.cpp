@@ -8,8 +8,8 @@
 namespace ember::cpu {
 
 Status validateShape(const Attributes &attrs, int, int) {
-  EMBER_RETURN_IF_ERROR(validateIntAttr(attrs, "start"));
-  return validateIntAttr(attrs, "end");
+  EMBER_RETURN_IF_ERROR(attrs.getInt("start").status());
+  return attrs.getInt("end").status();
 }
 
 Result<ShapeOpRange> shapeOpRange(KernelContext &ctx) {
@@ -24,8 +24,8 @@ Result<ShapeOpRange> shapeOpRange(KernelContext &ctx) {
     return std::clamp<int64_t>(v, 0, r);
   };
   ShapeOpRange s;
-  s.start = clampIndex(ctx.attrs().getInt("start", 0));
-  int64_t end = clampIndex(ctx.attrs().getInt("end", r));
+  s.start = clampIndex(*ctx.attrs().getInt("start"));
+  int64_t end = clampIndex(*ctx.attrs().getInt("end")); // default INT64_MAX
   s.count = std::max<int64_t>(0, end - s.start);
   return s;
 }

@@ -6,7 +6,7 @@
 namespace ember::cpu {
 
 Status validateSoftmax(const Attributes &attrs, int, int) {
-  return validateIntAttr(attrs, "axis");
+  return attrs.getInt("axis").status();
 }
 
 Result<SoftmaxShape> softmaxShape(KernelContext &ctx) {
@@ -19,7 +19,7 @@ Result<SoftmaxShape> softmaxShape(KernelContext &ctx) {
   SoftmaxShape s;
   EMBER_ASSIGN_OR_RETURN(
       s.axis,
-      normalizeAxis(ctx, ctx.attrs().getInt("axis", -1), x.rank(), "axis"));
+      normalizeAxis(ctx, *ctx.attrs().getInt("axis"), x.rank(), "axis"));
   s.len = x.dim(s.axis);
   for (int i = 0; i < s.axis; ++i)
     s.outer *= x.dim(i);

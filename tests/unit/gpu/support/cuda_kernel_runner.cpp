@@ -148,8 +148,8 @@ Status CudaKernelRunner::run(const std::string &kernel) {
       numOutputs_ < def->minOutputs || numOutputs_ > def->maxOutputs)
     return invalidArgument("kernel '" + kernel +
                            "': wrong number of inputs/outputs");
-  if (def->validate)
-    EMBER_RETURN_IF_ERROR(def->validate(attrs_, ni, numOutputs_));
+  EMBER_RETURN_IF_ERROR(
+      prepareKernelAttributes(*def, attrs_, ni, numOutputs_));
 
   DeviceState &s = *state_;
   s.reset();

@@ -80,8 +80,9 @@ private:
   int64_t invalidIds_ = 0;
 };
 
-/// Validates (arity + validate hook, as the plan loader does) and runs the
-/// named CPU kernel.
+/// Validates as the plan loader does (arity, the kernel contract's
+/// attributes with their defaults filled in, the validate hook) and runs
+/// the named CPU kernel.
 inline Status runKernel(const std::string &name, TestKernelContext &ctx) {
   const KernelDef *def = cpuKernels().find(name);
   if (!def)
@@ -90,8 +91,7 @@ inline Status runKernel(const std::string &name, TestKernelContext &ctx) {
   if (ni < def->minInputs || ni > def->maxInputs || no < def->minOutputs ||
       no > def->maxOutputs)
     return invalidArgument("kernel '" + name + "': wrong number of inputs/outputs");
-  if (def->validate)
-    EMBER_RETURN_IF_ERROR(def->validate(ctx.attrs(), ni, no));
+  EMBER_RETURN_IF_ERROR(prepareKernelAttributes(*def, ctx.attrs(), ni, no));
   return def->run(ctx);
 }
 
