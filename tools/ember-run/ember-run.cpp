@@ -21,6 +21,7 @@
 #include "io/atomic_file.h"
 #include "io/npy.h"
 #include "kernel_contract/kernel_contract.h"
+#include "kernels/attribute_contract.h"
 #include "kernels/kernel_registry.h"
 #include "latency.h"
 #include "launcher.h"
@@ -406,6 +407,9 @@ int main(int argc, char **argv) {
                       summary);
         else
           std::printf("%-24s %s\n", name.c_str(), summary);
+        // Its attributes (kernels.def): "name: kind [= default]".
+        for (const contract::KernelAttr &a : contract::attributesOf(c.id))
+          std::printf("    %s\n", describeAttribute(a).c_str());
       }
       return 0;
     }
