@@ -122,7 +122,10 @@ bad_repeat)
   expect_failure 2 "--repeat needs an integer >= 1" -- "$work/dlrm.plan" --repeat 0 ;;
 list_kernels)
   "$run" --list-kernels >"$work/stdout" || fail "exit status $?"
-  grep -q "grouped_embedding_bag" "$work/stdout" || fail "kernel list lacks grouped_embedding_bag" ;;
+  grep -q "grouped_embedding_bag" "$work/stdout" || fail "kernel list lacks grouped_embedding_bag"
+  # Each kernel's attributes from the kernel contract, under it.
+  grep -A1 "^softmax " "$work/stdout" | grep -qx "    axis: int = -1" || fail "softmax's attribute axis is not listed"
+  grep -A1 "^cast " "$work/stdout" | grep -qx "    to: string" || fail "cast's required attribute to is not listed" ;;
 *)
   fail "unknown case" ;;
 esac
