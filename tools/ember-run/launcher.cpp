@@ -61,6 +61,26 @@ std::string describeExit(int status) {
   return "ended abnormally";
 }
 
+/// A launcher killed with SIGKILL cannot remove its rendezvous directory
+/// (TMPDIR/ember_run_PID_XXXXXX; outputs never go there): the next one
+/// removes those whose launcher no longer exists.
+void removeStaleWorkDirectories(const std::string &tmpDir) {
+  std::error_code ec;
+  for (const auto &entry : fs::directory_iterator(tmpDir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind("ember_run_", 0) != 0)
+      continue;
+    char *end = nullptr;
+    long pid = std::strtol(name.c_str() + 10, &end, 10);
+    if (pid <= 0 || *end != '_' || pid == ::getpid())
+      continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
+}
+
 } // namespace
 
 int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
@@ -73,8 +93,10 @@ int launchLocalRanks(int argc, char **argv, const RunOptions &o) {
   // SIGINT/SIGTERM: stop the ranks, clean up, exit 128 + signal (below).
   setCooperativeTermination(true);
   const char *tmpBase = std::getenv("TMPDIR");
+  const std::string tmpDir = tmpBase && *tmpBase ? tmpBase : "/tmp";
+  removeStaleWorkDirectories(tmpDir);
   std::string tmpl =
-      std::string(tmpBase && *tmpBase ? tmpBase : "/tmp") + "/ember_run_XXXXXX";
+      tmpDir + "/ember_run_" + std::to_string(::getpid()) + "_XXXXXX";
   if (!::mkdtemp(tmpl.data())) {
     std::fprintf(stderr,
                  "ember-run: error: cannot create a temporary "

@@ -440,6 +440,13 @@ def case_run_kill(run, make_sharded, work, nproc=False):
                  "old" if normalize(left) == normalize(refs["a"]) else "mixed")
         outcomes[state] = outcomes.get(state, 0) + 1
     print("%s: 20 random SIGKILLs (a run takes %.0f ms): %s" % (label, took * 1000, outcomes))
+    if nproc:
+        # The next launcher removes the directories of killed ones.
+        subprocess.run(base, capture_output=True)
+        left = os.listdir(os.environ["TMPDIR"])
+        if left:
+            fail("rendezvous directories of killed launchers left: %s" % left)
+        print("%s: the next run removed the killed launchers' rendezvous directories" % label)
 
 
 def check_files_normalized(d, old, new, what, temporaries, normalize):
@@ -509,6 +516,10 @@ def main():
     case, compiler, run, make_sharded, work = sys.argv[1:6]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
+    # The launchers killed here leave their rendezvous directories (never
+    # outputs) in TMPDIR: keep them in the work directory.
+    os.environ["TMPDIR"] = os.path.join(work, "tmp")
+    os.makedirs(os.environ["TMPDIR"])
     if case.startswith("compile"):
         if compiler == "-":
             print("SKIP: built without the compiler")
