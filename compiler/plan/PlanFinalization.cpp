@@ -6,6 +6,7 @@
 
 #include "kernel_contract/kernel_contract.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
 
 namespace kn = ::ember::contract::kernel_names;
 
@@ -13,8 +14,73 @@ namespace mlir::ember::plan_emitter {
 
 namespace pb = ::ember::plan;
 
+namespace {
+
+namespace contract = ::ember::contract;
+
+bool attrHasKind(const pb::Attribute &a, contract::AttrKind kind) {
+  switch (kind) {
+  case contract::AttrKind::kInt:
+    return a.value_case() == pb::Attribute::kI;
+  case contract::AttrKind::kFloat: // an int converts, as at load
+    return a.value_case() == pb::Attribute::kF ||
+           a.value_case() == pb::Attribute::kI;
+  case contract::AttrKind::kString:
+    return a.value_case() == pb::Attribute::kS;
+  case contract::AttrKind::kInts:
+    return a.value_case() == pb::Attribute::kInts;
+  case contract::AttrKind::kFloats:
+    return a.value_case() == pb::Attribute::kFloats ||
+           a.value_case() == pb::Attribute::kInts;
+  case contract::AttrKind::kStrings:
+    return a.value_case() == pb::Attribute::kStrings;
+  }
+  return false;
+}
+
+/// Every instruction names a kernel of the contract with the attributes it
+/// declares, of their kinds, the required ones given: what the runtime's
+/// loader checks, checked here where a mismatch is the emitter's bug.
+LogicalResult checkAgainstContract(ModuleOp module, const pb::Plan &plan) {
+  for (const pb::RankProgram &program : plan.programs())
+    for (int i = 0; i < program.instructions_size(); ++i) {
+      const pb::Instruction &in = program.instructions(i);
+      auto where = [&] {
+        return module.emitError("internal error in the plan emitter: rank ")
+               << program.rank() << " instruction " << i << " '"
+               << in.kernel() << "' (" << in.name() << "): ";
+      };
+      const contract::KernelContract *kernel =
+          contract::findKernelContract(in.kernel());
+      if (!kernel)
+        return where() << "no kernel of that name in kernels.def";
+      contract::KernelAttrs declared = contract::attributesOf(kernel->id);
+      for (const pb::Attribute &a : in.attrs()) {
+        const contract::KernelAttr *attr = declared.find(a.name());
+        if (!attr)
+          return where() << "attribute '" << a.name()
+                         << "' is not one kernels.def declares";
+        if (!attrHasKind(a, attr->kind))
+          return where() << "attribute '" << a.name() << "' must be "
+                         << contract::attrKindName(attr->kind);
+      }
+      for (const contract::KernelAttr &attr : declared)
+        if (attr.presence.required() &&
+            llvm::none_of(in.attrs(), [&](const pb::Attribute &a) {
+              return a.name() == attr.name;
+            }))
+          return where() << "the required attribute '" << attr.name
+                         << "' is missing";
+    }
+  return success();
+}
+
+} // namespace
+
 LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
                          const PlanEmitterOptions &options) {
+  if (failed(checkAgainstContract(module, plan)))
+    return failure();
   plan.set_target(options.target == PlanTarget::Cuda ? pb::TARGET_CUDA
                                                      : pb::TARGET_CPU);
   std::map<std::string, int64_t> bounds;
