@@ -13,7 +13,6 @@
 #include "plan/PlanTextPrinter.h"
 #include "plan/plan_writer.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
 #include <set>
