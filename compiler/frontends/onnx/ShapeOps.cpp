@@ -442,7 +442,7 @@ LogicalResult convertSlice(ImportContext &ctx) {
           start < 0 ? std::max<int64_t>(start + dim, 0) : std::min(start, dim);
       end = end < 0 ? std::max<int64_t>(end + dim, 0) : std::min(end, dim);
       int64_t size = std::max<int64_t>(end - start, 0);
-      size = (size + step - 1) / step;
+      size = size == 0 ? 0 : 1 + (size - 1) / step; // ceil, no overflow
       offsets[*axis] = b.getIndexAttr(start);
       sizes[*axis] = b.getIndexAttr(size);
       strides[*axis] = b.getIndexAttr(step);

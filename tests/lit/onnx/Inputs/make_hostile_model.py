@@ -73,12 +73,27 @@ def scatternd_rank0(path):
     save(g, path)
 
 
+def slice_huge_step(path):
+    # Slice x[1:3:2^63-1]: one element; ceil(2 / step) overflowed (finding 11).
+    starts = helper.make_tensor("starts", I64, [1], [1])
+    ends = helper.make_tensor("ends", I64, [1], [3])
+    axes = helper.make_tensor("axes", I64, [1], [0])
+    steps = helper.make_tensor("steps", I64, [1], [(1 << 63) - 1])
+    g = helper.make_graph(
+        [helper.make_node("Slice", ["x", "starts", "ends", "axes", "steps"], ["y"],
+                          name="huge_step")], "g",
+        [helper.make_tensor_value_info("x", F, [4])],
+        [helper.make_tensor_value_info("y", F, None)], [starts, ends, axes, steps])
+    save(g, path)
+
+
 MODELS = {
     "initializer_dims": initializer_dims,
     "input_dims": input_dims,
     "reshape_target": reshape_target,
     "expand_output": expand_output,
     "scatternd_rank0": scatternd_rank0,
+    "slice_huge_step": slice_huge_step,
 }
 
 if __name__ == "__main__":
