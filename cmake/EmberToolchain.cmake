@@ -3,6 +3,15 @@
 include(CheckCXXSourceCompiles)
 include(CheckLinkerFlag)
 
+# ccache where it is installed and no launcher was chosen (the presets choose
+# it; a `pip install .` build does not).
+find_program(EMBER_CCACHE ccache)
+foreach(lang C CXX CUDA)
+  if(EMBER_CCACHE AND NOT CMAKE_${lang}_COMPILER_LAUNCHER)
+    set(CMAKE_${lang}_COMPILER_LAUNCHER "${EMBER_CCACHE}")
+  endif()
+endforeach()
+
 # lld links the MLIR tools several times faster than GNU ld.
 check_linker_flag(CXX "-fuse-ld=lld" EMBER_HAVE_LLD)
 if(EMBER_HAVE_LLD)

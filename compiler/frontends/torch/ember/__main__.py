@@ -1,4 +1,7 @@
-"""Command line: python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]... [--static-batch]
+"""Command line:
+    python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]... [--static-batch]
+    python -m ember compile MODEL.onnx -o MODEL.plan [ember-compile's options]
+    python -m ember run MODEL.plan [ember-run's options]
 
 FACTORY() returns either a model or a (model, example_inputs) pair; with --inputs, FN()
 returns the example inputs (a tuple of forward's positional arguments, or one tensor).
@@ -26,8 +29,15 @@ def _load(spec: str) -> Callable[..., Any]:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    if args_in and args_in[0] in ("compile", "run"):
+        # The C++ commands, with their own options (ember-compile --help).
+        from ._commands import run
+        return run("ember-" + args_in[0], args_in[1:])
     parser = argparse.ArgumentParser(prog="python -m ember", description="Ember PyTorch frontend")
     sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("compile", help="ember-compile: compile ONNX/MLIR to a plan (its own options)")
+    sub.add_parser("run", help="ember-run: run a plan (its own options)")
     exp = sub.add_parser("export", help="trace a model and write it as ONNX for ember-compile")
     exp.add_argument("factory", help="module:function returning a model or (model, example_inputs)")
     exp.add_argument("output", help="ONNX file to write (written only on success)")

@@ -20,9 +20,9 @@ MASTER_ADDR and MASTER_PORT) each process opens the same plan and gets its
 rank's program; ``run(..., gather=True)`` returns the outputs of every rank
 concatenated along the batch.
 
-The runtime module (_ember_runtime) is built with the C++ runtime
-(<build>/python); this module finds it on sys.path, or in the directory
-named by EMBER_PYTHON_LIB.
+The runtime module (_ember_runtime) is inside the package when installed
+from the wheel; from a build tree (<build>/python) this module finds it on
+sys.path, or in the directory named by EMBER_PYTHON_LIB.
 """
 
 import os
@@ -31,13 +31,16 @@ import sys
 if os.environ.get("EMBER_PYTHON_LIB"):
     sys.path.insert(0, os.environ["EMBER_PYTHON_LIB"])
 
-try:
-    import _ember_runtime as _rt
-except ImportError as error:  # pragma: no cover - depends on the build
-    raise ImportError(
-        "ember's runtime module (_ember_runtime) was not found: build Ember "
-        "(it lands in <build>/python) and put that directory on PYTHONPATH "
-        "or in EMBER_PYTHON_LIB") from error
+try:  # the wheel puts the module inside the package
+    from . import _ember_runtime as _rt
+except ImportError:
+    try:  # a build tree: <build>/python on sys.path
+        import _ember_runtime as _rt
+    except ImportError as error:  # pragma: no cover - depends on the build
+        raise ImportError(
+            "ember's runtime module (_ember_runtime) was not found: install the "
+            "wheel (pip install .), or build Ember (it lands in <build>/python) and "
+            "put that directory on PYTHONPATH or in EMBER_PYTHON_LIB") from error
 
 EmberError = _rt.EmberError
 
