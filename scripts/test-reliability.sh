@@ -7,10 +7,11 @@
 #         these targets), replays every checked-in corpus (`ctest --preset
 #         fuzz`: each seed and regression input once), then fuzzes each target
 #         for EMBER_FUZZ_SECONDS (default 10) seconds.
-#   tsan  builds runtime_concurrency_test in build/tsan (`cmake --preset
-#         tsan`: clang-22, ThreadSanitizer, runtime only) and runs it
-#         (`ctest --preset tsan`): 8 threads on one session, then on one C API
-#         session, for EMBER_STRESS_SECONDS (default 2) each.
+#   tsan  builds runtime_concurrency_test and runtime_progress_test in
+#         build/tsan (`cmake --preset tsan`: clang-22, ThreadSanitizer,
+#         runtime only) and runs them (`ctest --preset tsan`): 8 threads on
+#         one session, then on one C API session, for EMBER_STRESS_SECONDS
+#         (default 2) each; progress advanced from two threads.
 #
 # The compiler-side targets (fuzz_mlir_parse, fuzz_onnx_import) need the
 # dialect and the ONNX importer built with the sanitizers (about 6 minutes
@@ -44,9 +45,9 @@ for stage in "${stages[@]}"; do
       note "fuzz: done"
       ;;
     tsan)
-      note "tsan: building runtime_concurrency_test"
+      note "tsan: building runtime_concurrency_test runtime_progress_test"
       cmake --preset tsan >/dev/null
-      cmake --build --preset tsan --target runtime_concurrency_test
+      cmake --build --preset tsan --target runtime_concurrency_test runtime_progress_test
       ctest --preset tsan
       note "tsan: done"
       ;;

@@ -12,7 +12,7 @@ include(GNUInstallDirs)
 
 set(EMBER_RUNTIME_EXPORTED ember_runtime ember_executor ember_cpu_kernels
     ember_core ember_kernel_contract ember_comm ember_comm_backend
-    ember_plan_proto ember_atomic_file ember_protobuf ember_warnings)
+    ember_plan_proto ember_atomic_file ember_progress ember_protobuf ember_warnings)
 if(EMBER_HAVE_CUDA)
   list(APPEND EMBER_RUNTIME_EXPORTED ember_cuda)
 endif()
