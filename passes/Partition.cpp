@@ -24,6 +24,7 @@
 #include "dialects/ember/EmberShardingAttrs.h"
 #include "passes/PartitionSequences.h"
 #include "passes/Passes.h"
+#include "passes/WeightData.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -81,7 +82,7 @@ struct LookupGroup {
 struct ShardedTable {
   unsigned opIndex = 0; // position among the function's embedding bags
   ShardingAttr sharding;
-  DenseElementsAttr weights;
+  ElementsAttr weights; // dense, or over a mapped file (WeightData.h)
   TableType type;
   bool weighted = false;
   PoolingMode pooling = PoolingMode::sum;
@@ -277,8 +278,9 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
       return op.emitError("a sharded embedding bag cannot have padding_idx "
                           "(only data_parallel tables keep it)");
     auto from = op.getTable().getDefiningOp<TableFromTensorOp>();
-    DenseElementsAttr weights;
-    if (!from || !matchPattern(from.getWeights(), m_Constant(&weights)))
+    ElementsAttr weights;
+    if (!from || !matchPattern(from.getWeights(), m_Constant(&weights)) ||
+        !weightBytesOf(weights))
       return op.emitError("a sharded table must be a constant weight tensor "
                           "(ember.table.from_tensor of a constant)");
     ShardedTable t;
@@ -400,7 +402,7 @@ FailureOr<Analysis> analyze(func::FuncOp func, int64_t worldSize) {
 }
 
 /// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of a 2-D weight
-/// constant.
+/// constant (dense: a new constant of those bytes).
 DenseElementsAttr sliceWeights(DenseElementsAttr weights, int64_t row0,
                                int64_t rows, int64_t col0, int64_t cols) {
   auto type = cast<RankedTensorType>(weights.getType());
@@ -422,24 +424,37 @@ DenseElementsAttr sliceWeights(DenseElementsAttr weights, int64_t row0,
 /// Rows [row0, row0 + rows) x columns [col0, col0 + cols) of a row-wise
 /// quantized table's bytes: the columns' codes, then each row's own scale and
 /// bias (a column slice dequantizes with its row's scale and bias). int4
-/// columns are even (two codes a byte).
-DenseElementsAttr sliceQuantizedWeights(DenseElementsAttr weights,
-                                        TableType table, int64_t row0,
-                                        int64_t rows, int64_t col0,
-                                        int64_t cols) {
+/// columns are even (two codes a byte). Whole rows of a mapped table are a
+/// view of its mapping; a column slice of one is copied (its codes and the
+/// row's scale and bias are not one range of the file).
+Value sliceQuantizedWeights(OpBuilder &b, Location loc, ElementsAttr weights,
+                            TableType table, int64_t row0, int64_t rows,
+                            int64_t col0, int64_t cols) {
   bool int4 = table.getFormat() == TableFormat::int4_rowwise;
   int64_t codeBytes = int4 ? table.getDim() / 2 : table.getDim();
   int64_t first = int4 ? col0 / 2 : col0, count = int4 ? cols / 2 : cols;
-  if (first == 0 && count == codeBytes) // whole rows
-    return sliceWeights(weights, row0, rows, 0, table.getRowBytes());
+  auto mapped = dyn_cast<DenseResourceElementsAttr>(weights);
+  if (first == 0 && count == codeBytes) { // whole rows
+    if (mapped)
+      return sliceOfMappedWeights(b, loc, mapped, row0, rows, 0,
+                                  table.getRowBytes());
+    return arith::ConstantOp::create(
+        b, loc,
+        sliceWeights(cast<DenseElementsAttr>(weights), row0, rows, 0,
+                     table.getRowBytes()));
+  }
   auto type = cast<RankedTensorType>(weights.getType());
   auto sliceType =
       RankedTensorType::get({rows, count + 8}, type.getElementType());
-  if (weights.isSplat())
-    return DenseElementsAttr::get(sliceType,
-                                  weights.getSplatValue<Attribute>());
+  std::optional<WeightBytes> bytes = weightBytesOf(weights);
+  if (bytes->splat)
+    return arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            sliceType,
+            cast<DenseElementsAttr>(weights).getSplatValue<Attribute>()));
   int64_t width = type.getDimSize(1);
-  ArrayRef<char> raw = weights.getRawData();
+  ArrayRef<char> raw = bytes->data;
   std::vector<char> data(static_cast<size_t>(rows * (count + 8)));
   for (int64_t r = 0; r < rows; ++r) {
     const char *row = raw.data() + (row0 + r) * width;
@@ -447,7 +462,8 @@ DenseElementsAttr sliceQuantizedWeights(DenseElementsAttr weights,
     std::memcpy(out, row + first, count);
     std::memcpy(out + count, row + codeBytes, 8);
   }
-  return DenseElementsAttr::getFromRawBuffer(sliceType, data);
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::getFromRawBuffer(sliceType, data));
 }
 
 /// Builds one rank's program in place of its copy of the function.
@@ -573,13 +589,19 @@ Value RankRewriter::localTable(const ShardItem &item) {
   const ShardedTable &t = a_.tables[item.table];
   // Float tables slice rows and columns of elements; quantized ones rows of
   // bytes (a column shard: its codes and the rows' scale and bias).
-  DenseElementsAttr slice =
-      t.type.isQuantized()
-          ? sliceQuantizedWeights(t.weights, t.type, item.rowOffset,
-                                  item.numRows, item.colOffset, item.numCols)
-          : sliceWeights(t.weights, item.rowOffset, item.numRows,
-                         item.colOffset, item.numCols);
-  Value weights = arith::ConstantOp::create(b_, loc_, slice);
+  // A table over a mapped file: a view or a deferred slice, never a copy.
+  Value weights;
+  if (t.type.isQuantized())
+    weights = sliceQuantizedWeights(b_, loc_, t.weights, t.type, item.rowOffset,
+                                    item.numRows, item.colOffset, item.numCols);
+  else if (auto mapped = dyn_cast<DenseResourceElementsAttr>(t.weights))
+    weights = sliceOfMappedWeights(b_, loc_, mapped, item.rowOffset,
+                                   item.numRows, item.colOffset, item.numCols);
+  else
+    weights = arith::ConstantOp::create(
+        b_, loc_,
+        sliceWeights(cast<DenseElementsAttr>(t.weights), item.rowOffset,
+                     item.numRows, item.colOffset, item.numCols));
   auto type = TableType::get(func_.getContext(), item.numRows, item.numCols,
                              t.type.getFormat());
   return TableFromTensorOp::create(b_, loc_, type, weights);

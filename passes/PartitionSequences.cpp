@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/PartitionSequences.h"
+#include "passes/WeightData.h"
 
 #include "dialects/ember/EmberOps.h"
 #include "dialects/ember/EmberShardingAttrs.h"
@@ -113,7 +114,7 @@ private:
   /// The rows of `block` for every id of `ids`/`offsets`, in their order.
   FailureOr<Value> lookupBlock(SequenceLookupOp op, const std::string &key,
                                const ColumnBlock &block, Value ids,
-                               Value offsets, DenseElementsAttr weights);
+                               Value offsets, ElementsAttr weights);
   /// Sends `kjt`'s keys by `keySplits`, looks the received ids up in
   /// `table` when this rank has one, and returns the rows to the senders.
   Value exchange(Value kjt, ArrayRef<int64_t> keySplits, Value table,
@@ -184,7 +185,7 @@ FailureOr<Value> SequenceRewriter::lookupBlock(SequenceLookupOp op,
                                                const std::string &key,
                                                const ColumnBlock &block,
                                                Value ids, Value offsets,
-                                               DenseElementsAttr weights) {
+                                               ElementsAttr weights) {
   MLIRContext *ctx = b_.getContext();
   Type f32 = b_.getF32Type();
   bool quantized = tableType_.isQuantized();
@@ -194,10 +195,18 @@ FailureOr<Value> SequenceRewriter::lookupBlock(SequenceLookupOp op,
     if (shard.getRank() != rank_)
       return Value();
     ArrayRef<int64_t> offsetsAt = shard.getOffsets(), sizes = shard.getSizes();
-    DenseElementsAttr slice =
-        sliceRows(weights, offsetsAt[0], sizes[0],
-                  quantized ? 0 : offsetsAt[1], quantized ? storageCols : sizes[1]);
-    Value w = arith::ConstantOp::create(b_, loc_, slice);
+    int64_t col0 = quantized ? 0 : offsetsAt[1];
+    int64_t cols = quantized ? storageCols : sizes[1];
+    // A table over a mapped file: a view or a deferred slice, never a copy.
+    Value w =
+        isa<DenseResourceElementsAttr>(weights)
+            ? sliceOfMappedWeights(b_, loc_,
+                                   cast<DenseResourceElementsAttr>(weights),
+                                   offsetsAt[0], sizes[0], col0, cols)
+            : Value(arith::ConstantOp::create(
+                  b_, loc_,
+                  sliceRows(cast<DenseElementsAttr>(weights), offsetsAt[0],
+                            sizes[0], col0, cols)));
     auto type = TableType::get(ctx, sizes[0],
                                quantized ? tableType_.getDim() : sizes[1],
                                tableType_.getFormat());
@@ -279,8 +288,9 @@ LogicalResult SequenceRewriter::rewrite(SequenceLookupOp op, unsigned index) {
     return success(); // data parallel: every rank holds the table
   tableType_ = op.getTable().getType();
   auto from = op.getTable().getDefiningOp<TableFromTensorOp>();
-  DenseElementsAttr weights;
-  if (!from || !matchPattern(from.getWeights(), m_Constant(&weights)))
+  ElementsAttr weights;
+  if (!from || !matchPattern(from.getWeights(), m_Constant(&weights)) ||
+      !weightBytesOf(weights))
     return op.emitError("a sharded table must come from "
                         "'ember.table.from_tensor' of a constant");
   bool quantized = tableType_.isQuantized();

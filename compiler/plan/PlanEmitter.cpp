@@ -13,6 +13,7 @@
 #include "plan/PlanFunctionEmitter.h"
 
 #include "passes/TosaMatchers.h"
+#include "passes/WeightData.h"
 #include "plan/PlanConstantFolding.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -404,7 +405,7 @@ LogicalResult FunctionEmitter::emitOp(Operation *op) {
 }
 
 LogicalResult FunctionEmitter::lowerOp(Operation *op) {
-  if (foldConstantOp(op) || foldIntegerBinary(op))
+  if (foldConstantOp(op) || foldIntegerBinary(op) || foldMappedWindow(op))
     return success();
   if (PlanKjtLowering::handles(op))
     return kjt_.emit(op);
@@ -520,13 +521,9 @@ LogicalResult FunctionEmitter::emitTableFromTensor(TableFromTensorOp t) {
   if (table.isQuantized()) {
     // Row-wise quantized rows are uint8 [rows, row bytes] in the plan
     // (the runtime's table dtype); the IR's storage type is i8.
-    auto bytes = dyn_cast_or_null<DenseElementsAttr>(
-        builder_.constantAttr(t.getWeights()));
-    if (!bytes || builder_.lookupSlot(t.getWeights()) >= 0 ||
-        !builder_.addPendingConstant(
+    if (!builder_.retypePendingConstant(
             t.getWeights(),
-            bytes.bitcast(IntegerType::get(t.getContext(), 8,
-                                           IntegerType::Unsigned))))
+            IntegerType::get(t.getContext(), 8, IntegerType::Unsigned)))
       return t.emitError("'ember.table.from_tensor': the rows of a ")
              << table << " must be a dense constant used only as the "
              << "table";
@@ -564,6 +561,27 @@ LogicalResult FunctionEmitter::emitTableRef(TableRefOp ref) {
            << ref.getTableAttr();
   tableWeights_[ref.getResult()] = ref.getResult();
   return success();
+}
+
+bool FunctionEmitter::foldMappedWindow(Operation *op) {
+  auto slice = dyn_cast<tensor::ExtractSliceOp>(op);
+  if (!slice || slice.getSourceType().getRank() != 2 ||
+      slice.getResultType().getRank() != 2 ||
+      !builder_.isPendingConstant(slice.getSource()))
+    return false;
+  ElementsAttr source = builder_.constantAttr(slice.getSource());
+  if (!source || !isMappedWeights(source))
+    return false;
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets(),
+                    sizes = slice.getStaticSizes(),
+                    strides = slice.getStaticStrides();
+  if (ShapedType::isDynamicShape(offsets) ||
+      ShapedType::isDynamicShape(sizes) ||
+      !llvm::all_of(strides, [](int64_t s) { return s == 1; }) ||
+      slice.getResultType().getShape() != sizes)
+    return false;
+  return builder_.addPendingWindow(slice.getResult(), slice.getSource(),
+                                   offsets[0], sizes[0], offsets[1], sizes[1]);
 }
 
 bool FunctionEmitter::foldConstantOp(Operation *op) {

@@ -112,6 +112,11 @@ private:
   /// Folds a transpose/reshape of a constant into a new constant; true when
   /// it did (nothing is emitted for the op then).
   bool foldConstantOp(Operation *op);
+  /// Records a tensor.extract_slice (unit strides, static, 2-D) of a constant
+  /// over a mapped file (a column shard the partitioning left as a slice)
+  /// as a window of that constant, written row by row from the mapping; true
+  /// when it did.
+  bool foldMappedWindow(Operation *op);
 
   std::string slotName(Operation *op, unsigned resultIndex) {
     std::string name = locationName(op->getLoc());

@@ -11,6 +11,7 @@
 #include "plan/PlanFinalization.h"
 #include "plan/PlanFunctionEmitter.h"
 #include "plan/PlanTextPrinter.h"
+#include "plan/PlanWeightsWriter.h"
 #include "plan/plan_writer.h"
 
 #include "llvm/Support/Path.h"
@@ -167,12 +168,14 @@ LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
     if (!weights.open(std::string(weightsPath), &error, &files))
       return module.emitError()
              << "cannot write '" << weightsPath << "': " << error;
+    // Streamed from the constants' own bytes (attributes, file mappings).
+    ConstantStreamer streamer(weights);
     for (const PendingConstant &c : constants[r]) {
       pb::Constant *pc = program->add_constants();
       pc->set_slot(c.slot);
       pc->set_file(0);
-      pc->set_offset(weights.append(c.bytes.data(), c.bytes.size()));
-      pc->set_nbytes(c.bytes.size());
+      pc->set_offset(streamer.append(c));
+      pc->set_nbytes(c.size());
     }
     if (!weights.finish(program->add_weight_files(), weightsName, &error))
       return module.emitError()

@@ -1,6 +1,8 @@
 //===- PlanProgramBuilder.cpp - Slots, constants and instructions ---------===//
 #include "plan/PlanProgramBuilder.h"
 
+#include "passes/WeightData.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 #include <cstring>
@@ -93,19 +95,92 @@ const DimList *PlanProgramBuilder::lookupDims(Value value) const {
 }
 
 bool PlanProgramBuilder::addPendingConstant(Value value, ElementsAttr attr) {
-  auto dense = dyn_cast<DenseElementsAttr>(attr);
-  if (!dense)
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !weightBytesOf(attr))
     return false;
-  Type elementType = dense.getElementType();
+  Type elementType = type.getElementType();
   if (elementType.isInteger(1) || !toPlanDType(elementType))
     return false;
-  pendingAttrs_[value] = attr;
+  PendingValue pending;
+  pending.attr = attr;
+  pending.elementType = elementType;
+  pending.shape.assign(type.getShape().begin(), type.getShape().end());
+  pending_[value] = pending;
+  return true;
+}
+
+bool PlanProgramBuilder::addPendingWindow(Value value, Value source,
+                                          int64_t row0, int64_t rows,
+                                          int64_t col0, int64_t cols) {
+  auto it = pending_.find(source);
+  if (it == pending_.end() || it->second.shape.size() != 2)
+    return false;
+  PendingValue window = it->second;
+  if (row0 < 0 || col0 < 0 || rows < 0 || cols < 0 ||
+      row0 > window.shape[0] - rows || col0 > window.shape[1] - cols)
+    return false;
+  window.row0 += row0;
+  window.col0 += col0;
+  window.shape = {rows, cols};
+  window.window = true;
+  pending_[value] = window;
+  return true;
+}
+
+bool PlanProgramBuilder::retypePendingConstant(Value value, Type elementType) {
+  auto it = pending_.find(value);
+  if (it == pending_.end() || lookupSlot(value) >= 0 ||
+      !toPlanDType(elementType) ||
+      elementType.getIntOrFloatBitWidth() !=
+          it->second.elementType.getIntOrFloatBitWidth())
+    return false;
+  it->second.elementType = elementType;
   return true;
 }
 
 ElementsAttr PlanProgramBuilder::constantAttr(Value value) const {
-  auto it = pendingAttrs_.find(value);
-  return it == pendingAttrs_.end() ? ElementsAttr() : it->second;
+  auto it = pending_.find(value);
+  if (it == pending_.end() || it->second.window ||
+      it->second.elementType !=
+          cast<ShapedType>(it->second.attr.getType()).getElementType())
+    return ElementsAttr();
+  return it->second.attr;
+}
+
+std::optional<PendingConstant>
+PlanProgramBuilder::viewOf(const PendingValue &pending, int slot) {
+  std::optional<WeightBytes> bytes = weightBytesOf(pending.attr);
+  if (!bytes)
+    return std::nullopt;
+  uint64_t count = 1;
+  for (int64_t d : pending.shape)
+    count *= static_cast<uint64_t>(d);
+  PendingConstant constant;
+  constant.slot = slot;
+  constant.source = bytes->data.data();
+  if (bytes->splat) {
+    // One element, repeated.
+    constant.rows = count;
+    constant.rowBytes = bytes->elementBytes;
+    constant.rowStride = 0;
+    return constant;
+  }
+  if (!pending.window) {
+    constant.rows = count ? 1 : 0;
+    constant.rowBytes = count * bytes->elementBytes;
+    constant.rowStride = constant.rowBytes;
+    return constant;
+  }
+  uint64_t width = static_cast<uint64_t>(
+      cast<ShapedType>(pending.attr.getType()).getDimSize(1));
+  constant.source += (static_cast<uint64_t>(pending.row0) * width +
+                      static_cast<uint64_t>(pending.col0)) *
+                     bytes->elementBytes;
+  constant.rows = static_cast<uint64_t>(pending.shape[0]);
+  constant.rowBytes =
+      static_cast<uint64_t>(pending.shape[1]) * bytes->elementBytes;
+  constant.rowStride = width * bytes->elementBytes;
+  return constant;
 }
 
 int PlanProgramBuilder::lookupOrMaterialize(Value value,
@@ -113,17 +188,28 @@ int PlanProgramBuilder::lookupOrMaterialize(Value value,
   int slot = lookupSlot(value);
   if (slot >= 0)
     return slot;
-  auto it = pendingAttrs_.find(value);
-  if (it == pendingAttrs_.end())
+  auto it = pending_.find(value);
+  if (it == pending_.end())
     return -1;
-  auto dense = cast<DenseElementsAttr>(it->second);
-  slot = materializeConstant(dense, name);
-  if (slot < 0)
+  const PendingValue &pending = it->second;
+  std::optional<pb::DataType> dtype = toPlanDType(pending.elementType);
+  if (!dtype || pending.elementType.isInteger(1) ||
+      llvm::any_of(pending.shape, ShapedType::isDynamic))
     return -1;
+  slot = program_->slots_size();
+  std::optional<PendingConstant> constant = viewOf(pending, slot);
+  if (!constant)
+    return -1;
+  pb::Slot *s = program_->add_slots();
+  s->set_name(name);
+  s->set_dtype(*dtype);
+  for (int64_t d : pending.shape)
+    s->add_shape()->set_size(d);
+  constants_.push_back(*constant);
   slotOf_[value] = slot;
   dimsOf_[value] = DimList();
   // The constant's own shape (the value may be a table, whose rows it is).
-  for (int64_t d : cast<RankedTensorType>(dense.getType()).getShape())
+  for (int64_t d : pending.shape)
     dimsOf_[value].push_back(DimInfo{d, {}});
   return slot;
 }
@@ -136,28 +222,20 @@ int PlanProgramBuilder::materializeConstant(DenseElementsAttr dense,
   std::optional<pb::DataType> dtype = toPlanDType(type.getElementType());
   if (!dtype)
     return -1;
+  PendingValue pending;
+  pending.attr = dense;
+  pending.elementType = type.getElementType();
+  pending.shape.assign(type.getShape().begin(), type.getShape().end());
   int slot = program_->slots_size();
+  std::optional<PendingConstant> constant = viewOf(pending, slot);
+  if (!constant)
+    return -1;
   pb::Slot *s = program_->add_slots();
   s->set_name(name);
   s->set_dtype(*dtype);
   for (int64_t d : type.getShape())
     s->add_shape()->set_size(d);
-  size_t elementBytes = type.getElementTypeBitWidth() / 8;
-  size_t numElements = static_cast<size_t>(type.getNumElements());
-  PendingConstant constant;
-  constant.slot = slot;
-  constant.bytes.resize(elementBytes * numElements);
-  ArrayRef<char> raw = dense.getRawData();
-  if (dense.isSplat()) {
-    for (size_t i = 0; i < numElements; ++i)
-      std::memcpy(constant.bytes.data() + i * elementBytes, raw.data(),
-                  elementBytes);
-  } else {
-    if (raw.size() != constant.bytes.size())
-      return -1;
-    std::memcpy(constant.bytes.data(), raw.data(), raw.size());
-  }
-  constants_.push_back(std::move(constant));
+  constants_.push_back(*constant);
   return slot;
 }
 

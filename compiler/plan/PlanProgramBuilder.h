@@ -34,10 +34,19 @@ struct DimInfo {
 };
 using DimList = std::vector<DimInfo>;
 
-/// Constant bytes to be appended to the weights file.
+/// A constant waiting for the weights file. Its bytes are not copied: they
+/// are `rows` pieces of `rowBytes` bytes, piece r at `source + r * rowStride`
+/// (a whole constant is one piece, a column window of a table one piece per
+/// row, a splat its one element repeated with stride 0). `source` points into
+/// an attribute of the module (its bytes, or a file mapping it owns), which
+/// outlives the writing (PlanWeightsWriter.h streams them).
 struct PendingConstant {
   int slot = -1;
-  std::vector<char> bytes;
+  const char *source = nullptr;
+  uint64_t rows = 0;
+  uint64_t rowBytes = 0;
+  uint64_t rowStride = 0;
+  uint64_t size() const { return rows * rowBytes; }
 };
 
 class PlanProgramBuilder {
@@ -78,12 +87,23 @@ public:
 
   /// Records `value` as a constant with the bytes of `attr` (materialized as
   /// a slot on first use by lookupOrMaterialize). Returns false when the
-  /// attribute's data cannot be written (bool or non-dense data).
+  /// attribute's data cannot be written (bool or non-numeric data; dense or
+  /// over a mapped file, passes/WeightData.h).
   bool addPendingConstant(Value value, ElementsAttr attr);
+  /// Records `value` as rows [row0, row0 + rows) x columns [col0, col0 +
+  /// cols) of the 2-D recorded constant `source` (its bytes are written from
+  /// the source's, row by row). False when `source` is not a 2-D recorded
+  /// constant or the window lies outside it.
+  bool addPendingWindow(Value value, Value source, int64_t row0, int64_t rows,
+                        int64_t col0, int64_t cols);
+  /// Gives the recorded constant `value` another element type of the same
+  /// width (a table's bytes as uint8); false when it is not one.
+  bool retypePendingConstant(Value value, Type elementType);
   bool isPendingConstant(Value value) const {
-    return pendingAttrs_.count(value) != 0;
+    return pending_.count(value) != 0;
   }
-  /// The constant attribute of `value`, if it is a recorded constant.
+  /// The constant attribute of `value`, if it is a recorded constant that is
+  /// the whole attribute (not a window, not retyped).
   ElementsAttr constantAttr(Value value) const;
   /// The slot of `value`, creating constant slots on first use; -1 when the
   /// value is neither.
@@ -102,7 +122,19 @@ private:
   pb::RankProgram *program_;
   llvm::DenseMap<Value, int> slotOf_;
   llvm::DenseMap<Value, DimList> dimsOf_;
-  llvm::DenseMap<Value, ElementsAttr> pendingAttrs_;
+  /// A recorded constant: `attr`'s bytes (or a 2-D window of them) as a
+  /// slot of `elementType` and `shape`.
+  struct PendingValue {
+    ElementsAttr attr;
+    Type elementType;
+    llvm::SmallVector<int64_t, 2> shape;
+    bool window = false;
+    int64_t row0 = 0, col0 = 0;
+  };
+  /// The bytes of `pending` as a PendingConstant of `slot`.
+  static std::optional<PendingConstant> viewOf(const PendingValue &pending,
+                                               int slot);
+  llvm::DenseMap<Value, PendingValue> pending_;
   std::vector<PendingConstant> constants_;
   llvm::StringSet<> usedSymbols_;
   int nextSymbol_ = 0;

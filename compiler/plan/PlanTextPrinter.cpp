@@ -155,7 +155,7 @@ void printProgram(llvm::raw_ostream &os, const pb::Plan &plan,
       os << program.slots(c.slot).name();
     os << "\": ";
     printSlotType(os, program, c.slot);
-    os << " (" << c.bytes.size() << " bytes)\n";
+    os << " (" << c.size() << " bytes)\n";
   }
   for (const pb::Instruction &instr : program.instructions()) {
     os << "  ";

@@ -15,6 +15,7 @@
 #include "frontends/onnx/OpConverterRegistry.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "passes/WeightData.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -151,14 +152,20 @@ FailureOr<Value> importTable(ImportContext &ctx, int t, Value weight,
                            << weight.getType();
   if (rows <= 0)
     return ctx.emitError() << "table " << t << " has no rows";
-  DenseElementsAttr bytes = ctx.getConstant(weight);
-  if (!bytes)
+  // The table's storage type is i8 (signless): the same bytes (of a mapped
+  // initializer: the same mapping).
+  Type i8 = IntegerType::get(context, 8);
+  TypedAttr storageBytes;
+  if (DenseElementsAttr bytes = ctx.getConstant(weight))
+    storageBytes = bytes.bitcast(i8);
+  else if (auto constant = weight.getDefiningOp<arith::ConstantOp>())
+    if (auto mapped = dyn_cast<DenseResourceElementsAttr>(constant.getValue()))
+      storageBytes = viewOfMappedWeights(mapped, weightType.clone(i8));
+  if (!storageBytes)
     return ctx.emitError() << "table " << t << " is " << formatName
                            << ": its weight must be an initializer";
-  // The table's storage type is i8 (signless): the same bytes.
   auto tableType = TableType::get(context, rows, dim, format);
-  Value storage = arith::ConstantOp::create(
-      b, loc, bytes.bitcast(IntegerType::get(context, 8)));
+  Value storage = arith::ConstantOp::create(b, loc, storageBytes);
   return Value(TableFromTensorOp::create(b, loc, tableType, storage));
 }
 

@@ -100,7 +100,8 @@ LogicalResult importNodes(const ::onnx::GraphProto &graph, ImportContext &ctx) {
 
 FailureOr<func::FuncOp> importMainGraph(::onnx::GraphProto &graph,
                                         ModuleOp module, ImportContext &ctx,
-                                        llvm::StringRef name) {
+                                        llvm::StringRef name,
+                                        const MappedTensors &mapped) {
   MLIRContext *context = ctx.getContext();
   OpBuilder &b = ctx.builder;
 
@@ -144,6 +145,22 @@ FailureOr<func::FuncOp> importMainGraph(::onnx::GraphProto &graph,
 
   for (auto &tensor : *graph.mutable_initializer()) {
     Location loc = ctx.nodeLocation(tensor.name());
+    if (auto it = mapped.find(tensor.name()); it != mapped.end()) {
+      // Its external data, mapped: a constant over the file's bytes (the
+      // loader checked type, size and alignment). Not an import-time
+      // constant: no converter folds a table.
+      Type elementType = convertElementType(context, tensor.data_type());
+      llvm::SmallVector<int64_t> shape(tensor.dims().begin(),
+                                       tensor.dims().end());
+      auto type = RankedTensorType::get(shape, elementType);
+      Value value = arith::ConstantOp::create(b, loc,
+                                              mappedWeights(type, tensor.name(),
+                                                            it->second.file,
+                                                            it->second.offset))
+                        .getResult();
+      ctx.define(tensor.name(), value);
+      continue;
+    }
     FailureOr<DenseElementsAttr> attr =
         convertTensorProto(tensor, context, loc);
     if (failed(attr))

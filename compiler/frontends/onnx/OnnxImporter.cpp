@@ -56,7 +56,8 @@ OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *context,
 
   Location fileLoc = FileLineColLoc::get(context, path, 0, 0);
   ::onnx::ModelProto model;
-  if (failed(readOnnxModel(path, model, fileLoc)))
+  MappedTensors mapped;
+  if (failed(readOnnxModel(path, model, fileLoc, mapped)))
     return nullptr;
   if (options.runChecker && failed(checkOnnxModel(model, fileLoc)))
     return nullptr;
@@ -78,7 +79,7 @@ OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *context,
   OpBuilder builder(context);
   ImportContext ctx(builder, fileLoc, opset);
   if (failed(importMainGraph(*model.mutable_graph(), *module, ctx,
-                             options.functionName)))
+                             options.functionName, mapped)))
     return nullptr;
   removeDeadOps(*module);
   // Merge the repeated constants the converters create (zero shifts, zero

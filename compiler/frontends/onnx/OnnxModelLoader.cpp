@@ -7,6 +7,8 @@
 
 #include "frontends/onnx/OnnxModelLoader.h"
 
+#include "frontends/onnx/TypeConversion.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -45,9 +47,37 @@ std::string oneLine(llvm::StringRef message) {
   return result;
 }
 
-/// Loads the external data of one tensor into its raw_data.
+/// Bytes of one element of an ONNX data type whose raw_data Ember reads
+/// (0 for others).
+uint64_t elementBytesOf(int32_t dataType) {
+  switch (dataType) {
+  case ::onnx::TensorProto::DOUBLE:
+  case ::onnx::TensorProto::INT64:
+    return 8;
+  case ::onnx::TensorProto::FLOAT:
+  case ::onnx::TensorProto::INT32:
+    return 4;
+  case ::onnx::TensorProto::FLOAT16:
+  case ::onnx::TensorProto::BFLOAT16:
+  case ::onnx::TensorProto::INT16:
+    return 2;
+  case ::onnx::TensorProto::INT8:
+  case ::onnx::TensorProto::UINT8:
+  case ::onnx::TensorProto::BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/// The data files of one model, each mapped once.
+using MappedFiles = llvm::StringMap<std::shared_ptr<MappedWeightFile>>;
+
+/// Checks the external data of one tensor and either maps it (into
+/// `mapped`) or reads it into the tensor's raw_data.
 LogicalResult loadExternalData(::onnx::TensorProto &tensor,
-                               llvm::StringRef modelDir, Location loc) {
+                               llvm::StringRef modelDir, MappedFiles &files,
+                               MappedTensors &mapped, Location loc) {
   std::string location;
   int64_t offset = 0;
   int64_t length = -1;
@@ -76,13 +106,16 @@ LogicalResult loadExternalData(::onnx::TensorProto &tensor,
                              "directory";
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return emitError(loc) << "initializer '" << tensor.name()
-                          << "': cannot read external data file '" << path
-                          << "': " << buffer.getError().message();
-  int64_t size = (*buffer)->getBufferSize();
+  std::shared_ptr<MappedWeightFile> &file = files[path];
+  if (!file) {
+    std::string error;
+    file = MappedWeightFile::open(path, &error);
+    if (!file)
+      return emitError(loc)
+             << "initializer '" << tensor.name()
+             << "': cannot read external data file '" << path << "': " << error;
+  }
+  int64_t size = static_cast<int64_t>(file->size());
   if (length < 0)
     length = size - offset;
   if (offset > size || length > size - offset)
@@ -90,7 +123,34 @@ LogicalResult loadExternalData(::onnx::TensorProto &tensor,
                           << "': external data [" << offset << ", "
                           << offset + length << ") lies outside '" << path
                           << "' (" << size << " bytes)";
-  tensor.set_raw_data((*buffer)->getBufferStart() + offset, length);
+  // The type's size, when the importer reads this type's raw data (others
+  // are refused by convertTensorProto, naming the type).
+  uint64_t elementBytes = elementBytesOf(tensor.data_type());
+  llvm::SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  bool countable = elementBytes > 0 && staticElementsWithinLimit(dims) &&
+                   llvm::all_of(dims, [](int64_t d) { return d >= 0; });
+  if (countable) {
+    uint64_t count = 1;
+    for (int64_t d : dims)
+      count *= static_cast<uint64_t>(d);
+    if (count * elementBytes != static_cast<uint64_t>(length))
+      return emitError(loc)
+             << "initializer '" << tensor.name() << "': external data of "
+             << length << " bytes in '" << path << "', but its type holds "
+             << count << " elements of " << elementBytes << " bytes";
+  }
+  bool aligned =
+      elementBytes > 0 &&
+      reinterpret_cast<uintptr_t>(file->data() + offset) % elementBytes == 0;
+  if (countable && aligned && tensor.data_type() != ::onnx::TensorProto::BOOL &&
+      static_cast<uint64_t>(length) >= kMapExternalDataBytes) {
+    // Mapped: the proto keeps its external data entries (the checker and
+    // shape inference read no weights); the importer builds the constant
+    // over the mapping.
+    mapped[tensor.name()] = MappedTensor{file, static_cast<uint64_t>(offset)};
+    return success();
+  }
+  tensor.set_raw_data(file->data() + offset, length);
   tensor.clear_external_data();
   tensor.set_data_location(::onnx::TensorProto::DEFAULT);
   return success();
@@ -99,7 +159,7 @@ LogicalResult loadExternalData(::onnx::TensorProto &tensor,
 } // namespace
 
 LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
-                            Location loc) {
+                            Location loc, MappedTensors &mapped) {
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(
       path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buffer)
@@ -123,9 +183,10 @@ LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
 
   llvm::SmallString<256> modelDir(path);
   llvm::sys::path::remove_filename(modelDir);
+  MappedFiles files;
   for (auto &tensor : *model.mutable_graph()->mutable_initializer())
     if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL)
-      if (failed(loadExternalData(tensor, modelDir, loc)))
+      if (failed(loadExternalData(tensor, modelDir, files, mapped, loc)))
         return failure();
   return success();
 }

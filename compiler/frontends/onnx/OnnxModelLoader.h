@@ -12,7 +12,11 @@
 
 #include "mlir/IR/Location.h"
 #include "mlir/Support/LogicalResult.h"
+#include "passes/WeightData.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <memory>
 
 namespace onnx {
 class ModelProto;
@@ -22,10 +26,27 @@ namespace mlir {
 namespace ember {
 namespace onnx_importer {
 
-/// Reads `path` into `model` and loads every external tensor it references
-/// (paths relative to the model's directory). Errors are emitted at `loc`.
+/// An initializer whose external data stay in their file: the importer makes
+/// it a constant over a read-only mapping (mappedWeights), never a copy.
+struct MappedTensor {
+  std::shared_ptr<MappedWeightFile> file;
+  uint64_t offset = 0;
+};
+/// Mapped initializers by name.
+using MappedTensors = llvm::StringMap<MappedTensor>;
+
+/// External data of at least this many bytes are mapped; smaller tensors
+/// (dense layers, shape values the importer folds) are read into the model.
+constexpr uint64_t kMapExternalDataBytes = uint64_t(16) << 20;
+
+/// Reads `path` into `model`. Every external tensor it references (paths
+/// relative to the model's directory) is checked (location, offset and length
+/// against the file and against the tensor's type); those of at least
+/// kMapExternalDataBytes that are numeric and aligned to their element size
+/// are mapped and listed in `mapped` (their TensorProto keeps no data), the
+/// others are read into their raw_data. Errors are emitted at `loc`.
 LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
-                            Location loc);
+                            Location loc, MappedTensors &mapped);
 
 /// Runs the ONNX checker on `model`.
 LogicalResult checkOnnxModel(const ::onnx::ModelProto &model, Location loc);

@@ -356,6 +356,18 @@ void AtomicFile::write(const void *data, size_t nbytes) {
   }
 }
 
+void AtomicFile::writeHole(uint64_t nbytes) {
+  if (fd_ < 0 || errno_ != 0 || nbytes == 0)
+    return;
+  // The file grows by nbytes of zeros (a hole), and the next write follows.
+  off_t end = static_cast<off_t>(size_ + nbytes);
+  if (::ftruncate(fd_, end) != 0 || ::lseek(fd_, end, SEEK_SET) != end) {
+    errno_ = errno ? errno : EIO;
+    return;
+  }
+  size_ += nbytes;
+}
+
 bool AtomicFile::finish(std::string *error) {
   if (!isOpen()) {
     *error = "cannot write '" + path_ + "': the file was not opened";

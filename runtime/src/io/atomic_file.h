@@ -57,6 +57,9 @@ public:
   bool open(const std::string &path, std::string *error);
   /// Appends bytes; a failure is reported by finish() or commit().
   void write(const void *data, size_t nbytes);
+  /// Appends nbytes of zeros without writing them: a hole where the file
+  /// system has them (no disk space, read back as zeros).
+  void writeHole(uint64_t nbytes);
   /// Flushes the data to disk: complete, but not visible yet.
   bool finish(std::string *error);
   /// finish(), then replaces `path` by the new file and syncs the directory.

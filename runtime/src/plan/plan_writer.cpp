@@ -4,7 +4,9 @@
 
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace ember {
 
@@ -32,14 +34,33 @@ void WeightsFileWriter::writeBytes(const void *data, uint64_t nbytes) {
   size_ += nbytes;
 }
 
-uint64_t WeightsFileWriter::append(const void *data, uint64_t nbytes) {
+uint64_t WeightsFileWriter::beginTensor() {
   static const char zeros[kWeightAlignment] = {};
   uint64_t pad =
       (kWeightAlignment - size_ % kWeightAlignment) % kWeightAlignment;
   writeBytes(zeros, pad);
-  uint64_t offset = size_;
+  return size_;
+}
+
+uint64_t WeightsFileWriter::append(const void *data, uint64_t nbytes) {
+  uint64_t offset = beginTensor();
   writeBytes(data, nbytes);
   return offset;
+}
+
+void WeightsFileWriter::appendBytes(const void *data, uint64_t nbytes) {
+  writeBytes(data, nbytes);
+}
+
+void WeightsFileWriter::appendZeros(uint64_t nbytes) {
+  static const std::vector<char> zeros(size_t(1) << 20);
+  file_.writeHole(nbytes);
+  for (uint64_t done = 0; done < nbytes;) {
+    uint64_t n = std::min<uint64_t>(zeros.size(), nbytes - done);
+    hash_.update(zeros.data(), n);
+    done += n;
+  }
+  size_ += nbytes;
 }
 
 bool WeightsFileWriter::finish(plan::WeightFile *out,

@@ -47,6 +47,13 @@ public:
   /// Appends nbytes at the next aligned offset and returns that offset.
   /// Write errors are reported by finish().
   uint64_t append(const void *data, uint64_t nbytes);
+  /// Streaming: beginTensor() pads to the next aligned offset and returns
+  /// it; appendBytes() and appendZeros() then add the tensor's bytes in
+  /// pieces (zeros as a hole of the file: no disk space). The checksum covers
+  /// every byte, holes included.
+  uint64_t beginTensor();
+  void appendBytes(const void *data, uint64_t nbytes);
+  void appendZeros(uint64_t nbytes);
   /// Flushes, publishes (or adds to the transaction) and fills `out` (path =
   /// relativePath, size, xxhash64).
   bool finish(plan::WeightFile *out, const std::string &relativePath,
