@@ -168,7 +168,7 @@ public:
   PySession(const std::string &plan, int threads, const std::string &device,
             const std::string &boundsCheck, bool verifyChecksums,
             bool launchEnvironment, double timeoutSeconds,
-            int64_t maxTensorBytes) {
+            int64_t maxTensorBytes, const std::string &rendezvous) {
     ember::SessionOptions options;
     options.threads = threads;
     options.device = device;
@@ -189,6 +189,8 @@ public:
       if (!s.isOk())
         raise(s);
     }
+    if (!rendezvous.empty())
+      options.rendezvous = rendezvous;
     py::gil_scoped_release release;
     auto loaded = ember::Session::load(plan, options);
     if (!loaded.isOk()) {
@@ -311,12 +313,14 @@ PYBIND11_MODULE(_ember_runtime, m) {
       });
   py::class_<PySession>(m, "Session")
       .def(py::init<const std::string &, int, const std::string &,
-                    const std::string &, bool, bool, double, int64_t>(),
+                    const std::string &, bool, bool, double, int64_t,
+                    const std::string &>(),
            py::arg("plan"), py::arg("threads") = 1, py::arg("device") = "cpu",
            py::arg("bounds_check") = "fatal",
            py::arg("verify_checksums") = true,
            py::arg("launch_environment") = true,
-           py::arg("timeout") = 60.0, py::arg("max_tensor_bytes") = 0)
+           py::arg("timeout") = 60.0, py::arg("max_tensor_bytes") = 0,
+           py::arg("rendezvous") = "")
       .def("run", &PySession::run, py::arg("inputs"), py::arg("gather") = false)
       .def("barrier", &PySession::barrier)
       .def_property_readonly("signature", &PySession::signature)

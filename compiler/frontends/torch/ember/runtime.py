@@ -18,7 +18,10 @@ message (``.code`` is its status code).
 Multi-rank: under ``torchrun`` (or any launcher that sets RANK, WORLD_SIZE,
 MASTER_ADDR and MASTER_PORT) each process opens the same plan and gets its
 rank's program; ``run(..., gather=True)`` returns the outputs of every rank
-concatenated along the batch.
+concatenated along the batch. torchrun's agent already serves its own store
+on MASTER_PORT: there rank 0 picks a free port for Ember's store and passes
+it to the other ranks through torchrun's store (``rendezvous=`` or
+EMBER_RENDEZVOUS choose one yourself).
 
 The runtime module (_ember_runtime) is inside the package when installed
 from the wheel; from a build tree (<build>/python) this module finds it on
@@ -70,17 +73,55 @@ def _as_input(value):
     return _as_array(value)
 
 
+_sessions_opened = 0  # per process: sessions are opened in the same order on every rank
+
+
+def _torchrun_rendezvous(timeout):
+    """Under torchrun (TorchElastic), MASTER_PORT is the agent's own store: Ember's
+    rank 0 cannot listen there. Rank 0 listens on a free port instead and publishes
+    ``tcp:MASTER_ADDR:PORT`` in the agent's store, where the other ranks read it.
+    None when not under torchrun, on one rank, or when EMBER_RENDEZVOUS is set."""
+    env = os.environ
+    if ("TORCHELASTIC_RUN_ID" not in env or "EMBER_RENDEZVOUS" in env
+            or int(env.get("WORLD_SIZE", "1")) <= 1
+            or not env.get("MASTER_ADDR") or not env.get("MASTER_PORT")):
+        return None
+    import datetime
+    import socket
+
+    from torch.distributed import TCPStore
+
+    global _sessions_opened
+    _sessions_opened += 1
+    addr, rank = env["MASTER_ADDR"], int(env.get("RANK", "0"))
+    store = TCPStore(addr, int(env["MASTER_PORT"]), int(env["WORLD_SIZE"]), False,
+                     timeout=datetime.timedelta(seconds=timeout))
+    key = "ember/rendezvous/%s/%d" % (env.get("TORCHELASTIC_RESTART_COUNT", "0"),
+                                      _sessions_opened)
+    if rank == 0:
+        with socket.socket() as probe:  # a port free now; Ember's store binds it next
+            probe.bind((addr, 0))
+            port = probe.getsockname()[1]
+        value = "tcp:%s:%d" % (addr, port)
+        store.set(key, value)
+        return value
+    return store.get(key).decode()
+
+
 class Session:
     """A loaded plan. See the module's documentation."""
 
     def __init__(self, plan, threads=1, device="cpu", bounds_check="fatal",
                  verify_checksums=True, launch_environment=True, timeout=60.0,
-                 max_tensor_bytes=0):
+                 max_tensor_bytes=0, rendezvous=None):
+        if rendezvous is None and launch_environment:
+            rendezvous = _torchrun_rendezvous(timeout)
         self._session = _rt.Session(os.fspath(plan), threads=threads, device=device,
                                     bounds_check=bounds_check,
                                     verify_checksums=verify_checksums,
                                     launch_environment=launch_environment,
-                                    timeout=timeout, max_tensor_bytes=max_tensor_bytes)
+                                    timeout=timeout, max_tensor_bytes=max_tensor_bytes,
+                                    rendezvous=rendezvous or "")
 
     def run(self, inputs, gather=False, as_torch=False):
         """Runs the plan on ``inputs`` (name -> array, tensor or KJT)."""
