@@ -7,6 +7,7 @@
 # Then the reliability stages (scripts/test-reliability.sh, docs/reliability.md):
 # the runtime-side fuzz targets (corpus replay + a few seconds of fuzzing each)
 # and the ThreadSanitizer concurrency test; EMBER_RELIABILITY=0 leaves them out.
+# Before them the wheel stage (scripts/test-wheel.sh; EMBER_WHEEL=0 leaves it out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,11 @@ fi
 cmake --preset release
 cmake --build --preset release
 ctest --preset release --output-on-failure -j2
+# The wheel: built from the release tree, installed into a fresh venv, the DLRM
+# example run from it (docs/python.md); EMBER_WHEEL=0 leaves it out.
+if [ "${EMBER_WHEEL:-1}" != 0 ]; then
+  bash scripts/test-wheel.sh
+fi
 if [ "${EMBER_RELIABILITY:-1}" != 0 ]; then
   bash scripts/test-reliability.sh
 fi
