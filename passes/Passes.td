@@ -407,7 +407,9 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     ParameterSharding (tables it names keep their sharding, the rest is
     planned). `export-file` writes the chosen plan in the same shape and
     `report-file` a readable report of every rank's cost and memory (`-`:
-    standard output); both are written only when planning succeeds.
+    standard output), as text or, with `report-format=html` or a file name
+    ending in `.html`, as one self-contained HTML page; both are written
+    only when planning succeeds.
 
     It runs before `ember-group-tables` (which groups tables by their
     sharding); an `ember.grouped_lookup` in the input is an error.
@@ -445,7 +447,10 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     Option<"exportFile", "export-file", "std::string", "\"\"",
            "Where to write the chosen plan as JSON ('-': stdout)">,
     Option<"reportFile", "report-file", "std::string", "\"\"",
-           "Where to write the plan report ('-': stdout)">
+           "Where to write the plan report ('-': stdout)">,
+    Option<"reportFormat", "report-format", "std::string", "\"\"",
+           "text or html (default: html for a report file ending in .html "
+           "or .htm, else text)">
   ];
   let dependentDialects = ["::mlir::ember::EmberDialect"];
 }

@@ -353,6 +353,20 @@ struct PlanShardingPass
     if (failed(collector.collect()))
       return signalPassFailure();
 
+    // The report's form (text or HTML), checked before planning.
+    if (reportFile.empty() && !reportFormat.empty()) {
+      module.emitError("ember-plan-sharding: report-format needs a "
+                       "report-file");
+      return signalPassFailure();
+    }
+    llvm::Expected<planner::ReportFormat> format =
+        planner::chooseReportFormat(reportFile, reportFormat);
+    if (!format) {
+      module.emitError("ember-plan-sharding: ")
+          << llvm::toString(format.takeError());
+      return signalPassFailure();
+    }
+
     planner::ShardingRequest request;
     request.worldSize = worldSize;
     request.ranksPerNode = ranksPerNode;
@@ -398,7 +412,7 @@ struct PlanShardingPass
       }
     if (!reportFile.empty())
       if (llvm::Error error = planner::writeTextFile(
-              reportFile, planner::formatPlanReport(*plan, specs))) {
+              reportFile, planner::renderPlanReport(*plan, specs, *format))) {
         module.emitError("ember-plan-sharding: cannot write the report to '")
             << reportFile << "': " << llvm::toString(std::move(error));
         // No half of the outputs: drop the plan written just before.

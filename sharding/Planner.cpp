@@ -228,6 +228,10 @@ ShardingPlan Planner::toPlan(const State &state) const {
   ShardingPlan plan;
   plan.topology = options.topology;
   plan.batchSizePerRank = options.batchSizePerRank;
+  plan.optimizer = options.optimizer;
+  plan.pipelineDepth = options.pipelineDepth;
+  plan.includeBackward = options.includeBackward;
+  plan.search = options.search;
   plan.notes = notes;
   for (size_t t = 0; t < specs.size(); ++t) {
     const Option &option = state.optionOf(t);

@@ -221,6 +221,12 @@ struct ShardingPlan {
   int64_t batchSizePerRank = 0;
   std::vector<TableSharding> tables;
   std::vector<RankLoad> ranks;
+  /// What the costs and memory figures assumed (the planner's options), for
+  /// the report.
+  Optimizer optimizer = Optimizer::None;
+  int64_t pipelineDepth = 0;
+  bool includeBackward = false;
+  SearchMode search = SearchMode::Local;
   /// Notes for the user (for example a forced kind a table did not allow).
   std::vector<std::string> notes;
   /// The plan's score: the largest per-rank cost (seconds per batch).

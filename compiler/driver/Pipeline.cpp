@@ -99,6 +99,7 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   planning.planFile = options.importPlanFile;
   planning.exportFile = options.exportPlanFile;
   planning.reportFile = options.reportFile;
+  planning.reportFormat = options.reportFormat;
   pm.addPass(createEmberPlanSharding(planning));
   if (options.planShardingOnly)
     return;

@@ -23,6 +23,7 @@
 #include "frontends/onnx/OnnxImporter.h"
 #include "io/atomic_file.h"
 #include "plan/PlanEmitter.h"
+#include "sharding/PlanReport.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -132,6 +133,11 @@ static cl::opt<std::string> importPlan(
     cl::desc("Use this sharding (TorchRec ParameterSharding JSON) instead of "
              "planning"),
     cl::value_desc("FILE"), cl::cat(shardingCategory));
+static cl::opt<std::string> reportFormat(
+    "report-format",
+    cl::desc("--emit sharding-report as text or html (default: html when "
+             "the output file ends in .html or .htm, else text)"),
+    cl::value_desc("text|html"), cl::cat(shardingCategory));
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
@@ -244,6 +250,21 @@ int main(int argc, char **argv) {
                  << commDType << "'\n";
     return 1;
   }
+  // The report's form (text or HTML, docs/sharding.md), before the import.
+  if (reportFormat.getNumOccurrences() &&
+      emitKind != EmitKind::ShardingReport) {
+    llvm::errs() << "ember-compile: --report-format applies to --emit "
+                    "sharding-report only\n";
+    return 1;
+  }
+  if (emitKind == EmitKind::ShardingReport)
+    if (llvm::Error error =
+            ember::sharding::chooseReportFormat(outputFilename, reportFormat)
+                .takeError()) {
+      llvm::errs() << "ember-compile: " << llvm::toString(std::move(error))
+                   << "\n";
+      return 1;
+    }
   // --mlir-timing reports import, each pass and plan emission.
   mlir::DefaultTimingManager timing;
   mlir::applyDefaultTimingManagerCLOptions(timing);
@@ -274,6 +295,7 @@ int main(int argc, char **argv) {
   options.topologyFile = topologyFile;
   options.statsFile = statsFile;
   options.importPlanFile = importPlan;
+  options.reportFormat = reportFormat;
   if (emitKind == EmitKind::ShardingReport ||
       emitKind == EmitKind::ShardingPlan) {
     // The planner writes the file itself, only when planning succeeds.
