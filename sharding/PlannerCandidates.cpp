@@ -373,6 +373,20 @@ llvm::Error Planner::buildOptions() {
       errors.push_back("table '" + table.name +
                        "' has no sharding that the constraints allow");
   }
+  // Replicas the user fixed (imported, pinned or forced data_parallel) use
+  // the replica budget first: auto replicas only get what they leave.
+  fixedReplicaBytes = 0;
+  for (const TableOptions &table : tableOptions) {
+    if (table.options.empty() ||
+        !llvm::all_of(table.options, [](const Option &option) {
+          return option.kind == ShardingKind::DataParallel && !option.budgeted;
+        }))
+      continue;
+    int64_t smallest = table.options.front().replicaBytes;
+    for (const Option &option : table.options)
+      smallest = std::min(smallest, option.replicaBytes);
+    fixedReplicaBytes += static_cast<double>(smallest);
+  }
   if (errors.empty())
     return llvm::Error::success();
   return makeError(llvm::join(errors, "\n"));

@@ -266,6 +266,10 @@ private:
   std::vector<TableOptions> tableOptions;
   std::vector<std::string> notes;
   ShardLoad baseline;
+  /// Replica bytes per rank of the tables that are data_parallel whatever
+  /// the search does (imported, pinned or forced): they count against the
+  /// replica budget before the auto planner adds any.
+  double fixedReplicaBytes = 0;
 };
 
 } // namespace ember::sharding::detail

@@ -119,8 +119,10 @@ bool State::place(int table, int index, bool byMemory) {
 std::unique_ptr<State> Planner::newState() const {
   double budget = kReplicaBudgetFraction *
                   static_cast<double>(options.topology.usableDeviceMemory());
-  return std::make_unique<State>(options.topology, tableOptions, baseline,
-                                 budget);
+  auto state = std::make_unique<State>(options.topology, tableOptions,
+                                       baseline, budget);
+  state->replicaUsed = fixedReplicaBytes;
+  return state;
 }
 
 std::vector<int> Planner::seed(State &state, Policy policy) const {

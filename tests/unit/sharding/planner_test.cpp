@@ -506,6 +506,62 @@ TEST(ShardingPlanner, ImportedPlanRoundTrips) {
   EXPECT_EQ(mixed.tables[3].ranks(), std::vector<int64_t>({2, 5}));
 }
 
+TEST(ShardingPlanner, ImportedReplicasCountAgainstTheReplicaBudget) {
+  // 24 imported data_parallel tables take 10.75 GB of every rank; the auto
+  // planner would replicate the 60 others (cheap to look up locally) up to
+  // the budget, 25% of the usable 72 GB = 18 GB: it may add only 7.25 GB.
+  std::vector<TableSpec> tables;
+  PlannerOptions options = makeOptions(16);
+  for (int i = 0; i < 24; ++i) {
+    tables.push_back(makeTable("imported" + std::to_string(i), 1'750'000, 64,
+                               40));
+    TableSharding replicated;
+    replicated.table = tables.back().name;
+    replicated.kind = ShardingKind::DataParallel;
+    replicated.kernel = ComputeKernel::Dense;
+    options.imported[replicated.table] = replicated;
+  }
+  for (int i = 0; i < 60; ++i)
+    tables.push_back(makeTable("auto" + std::to_string(i), 2'500'000, 64, 40));
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  std::vector<int64_t> replicaBytes(16, 0);
+  int autoReplicas = 0;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    if (plan.tables[t].kind != ShardingKind::DataParallel)
+      continue;
+    autoReplicas += t >= 24;
+    for (int64_t rank : plan.tables[t].ranks())
+      replicaBytes[rank] += tables[t].rows * tables[t].dim * 4;
+  }
+  double budget = 0.25 * static_cast<double>(
+                             options.topology.usableDeviceMemory());
+  int64_t imported = 24 * int64_t(1'750'000) * 64 * 4;
+  for (int64_t bytes : replicaBytes) {
+    EXPECT_LE(static_cast<double>(bytes), budget);
+    EXPECT_GE(bytes, imported);
+  }
+  // The budget left over is used, not more.
+  EXPECT_GT(autoReplicas, 0);
+  EXPECT_LT(autoReplicas, 12);
+
+  // Imported replicas beyond the budget are kept; the planner adds none.
+  for (int i = 0; i < 60; ++i) {
+    std::string name = "big" + std::to_string(i);
+    tables.push_back(makeTable(name, 1'000'000, 64, 1));
+    TableSharding replicated;
+    replicated.table = name;
+    replicated.kind = ShardingKind::DataParallel;
+    replicated.kernel = ComputeKernel::Dense;
+    options.imported[name] = replicated;
+  }
+  ShardingPlan full = planOrFail(tables, options);
+  expectValidPlan(full, tables, options);
+  for (size_t t = 24; t < 84; ++t)
+    EXPECT_NE(full.tables[t].kind, ShardingKind::DataParallel)
+        << tables[t].name;
+}
+
 TEST(ShardingPlanner, ImportedPlanErrors) {
   std::vector<TableSpec> tables = {
       makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Max)};
