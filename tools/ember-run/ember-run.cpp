@@ -26,6 +26,7 @@
 #include "latency.h"
 #include "launcher.h"
 #include "options.h"
+#include "progress/progress.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -221,6 +222,7 @@ std::string reportJson(const RunOptions &o, const LatencyStats &s,
 std::string gRankPrefix; // "rank 2: " in a multi-rank run
 
 int fail(const Status &s) {
+  progress::clearBar();
   std::fprintf(stderr, "ember-run: %serror: %s\n", gRankPrefix.c_str(),
                s.toString().c_str());
   return kExitRuntime;
@@ -273,12 +275,23 @@ int run(const RunOptions &o) {
   if (multi) {
     gRankPrefix = "rank " + std::to_string(rank) + ": ";
     setTerminationPrefix("ember-run: rank " + std::to_string(rank));
+    progress::setProgramName("ember-run: rank " + std::to_string(rank));
+    // The ranks share the launcher's terminal: rank 0 alone draws bars
+    // (lines, when not a terminal, come from every rank).
+    if (rank != 0 && ::isatty(2))
+      progress::setQuiet(true);
   }
   sessionOptions.device = o.device;
   sessionOptions.cudaGraphs = o.cudaGraphs;
   if (o.device == "cuda" && multi)
     sessionOptions.device = "cuda:" + std::to_string(sessionOptions.localRank);
-  auto session = Session::load(o.planPath, sessionOptions);
+  Result<std::unique_ptr<Session>> session = [&] {
+    progress::Phase loading("loading " + o.planPath, 1, progress::Unit::Items);
+    auto loaded = Session::load(o.planPath, sessionOptions);
+    if (loaded)
+      loading.advance(1);
+    return loaded;
+  }();
   if (!session)
     return fail(session.status());
   if (o.verbose) {
@@ -384,6 +397,7 @@ int report(const RunOptions &o, const Session &session, const RunOutputs &out,
 int main(int argc, char **argv) {
   // SIGINT/SIGTERM/SIGHUP: no temporary left, a message, exit 128 + signal.
   installTerminationHandler("ember-run");
+  progress::setProgramName("ember-run");
   try {
     auto options = parseRunOptions(argc, argv);
     if (!options) {
@@ -391,6 +405,8 @@ int main(int argc, char **argv) {
                    options.status().message().c_str(), usageText());
       return kExitUsage;
     }
+    if (options->quiet)
+      progress::setQuiet(true);
     if (options->help) {
       std::printf("%s", usageText());
       return 0;

@@ -32,6 +32,8 @@ read from NumPy files and writes its outputs as NAME.npy files.
                            instructions have no kernel on that device (they
                            run on the CPU with copies)
   --report-json FILE       write the latency report as JSON
+  --quiet                  no progress on stderr (loading and verifying the
+                           weights of a large plan; also EMBER_QUIET=1)
   --nproc N                start N local ranks (a plan for N ranks): the
                            inputs are one global batch, split over the
                            ranks; outputs are gathered in rank order
@@ -90,6 +92,10 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.listKernels = true;
     } else if (arg == "--verbose" || arg == "-v") {
       o.verbose = true;
+    } else if (arg == "--quiet" || arg == "-q") {
+      if (hasInlineValue)
+        return invalidArgument("--quiet takes no value");
+      o.quiet = true;
     } else if (arg == "--cuda-graphs") {
       o.cudaGraphs = true;
     } else if (arg == "--device") {

@@ -24,6 +24,7 @@ struct RunOptions {
   bool listKernels = false;
   std::string device = "cpu"; // --device cpu | cuda | cuda:N
   bool verbose = false;       // --verbose: device and host-run instructions
+  bool quiet = false;         // --quiet: no progress on stderr (EMBER_QUIET=1)
   bool cudaGraphs = false;    // --cuda-graphs
   bool help = false;
   // Multi-rank (docs/runtime.md, "Multi-rank runs").

@@ -7,6 +7,7 @@
 #include "plan/memory_plan.h"
 #include "plan/plan_format.h"
 #include "plan/xxhash64.h"
+#include "progress/progress.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -531,6 +532,37 @@ Status ProgramBuilder::buildSignature(const plan::RankProgram &rp) {
   return Status::ok();
 }
 
+/// The XXH64 of every weights file against the plan's, streamed in chunks
+/// (progress on stderr: "verifying weights"); the pages of each chunk are
+/// dropped from this process once hashed, so verifying a file larger than
+/// memory does not hold it (later reads map them again from the page cache).
+static Status verifyWeightChecksums(
+    const plan::RankProgram &rp,
+    const std::vector<std::shared_ptr<MappedFile>> &files) {
+  constexpr size_t kChunk = size_t{64} << 20;
+  uint64_t total = 0;
+  for (const auto &file : files)
+    total += file->size();
+  progress::Phase phase("verifying weights", total, progress::Unit::Bytes);
+  for (size_t f = 0; f < files.size(); ++f) {
+    const MappedFile &file = *files[f];
+    XxHash64 hasher;
+    for (size_t at = 0; at < file.size(); at += kChunk) {
+      size_t n = std::min(kChunk, file.size() - at);
+      hasher.update(file.data() + at, n);
+      file.dropPages(at, n);
+      phase.advance(n);
+    }
+    uint64_t h = hasher.digest();
+    const plan::WeightFile &wf = rp.weight_files(static_cast<int>(f));
+    if (h != wf.xxhash64())
+      return dataLoss("weights file " + std::to_string(f) + " '" + wf.path() +
+                      "' has checksum " + hex64(h) + " but the plan expects " +
+                      hex64(wf.xxhash64()) + " (corrupt, or from another plan?)");
+  }
+  return Status::ok();
+}
+
 Status ProgramBuilder::buildConstants(const plan::RankProgram &rp) {
   // Weights files: relative paths, declared size and checksum.
   std::vector<std::shared_ptr<MappedFile>> files;
@@ -552,15 +584,10 @@ Status ProgramBuilder::buildConstants(const plan::RankProgram &rp) {
                       " bytes but the plan expects " +
                       std::to_string(wf.size()) +
                       " (truncated, or from another plan?)");
-    if (options_.verifyChecksums) {
-      uint64_t h = XxHash64::hash(file->data(), file->size());
-      if (h != wf.xxhash64())
-        return dataLoss(what + " has checksum " + hex64(h) +
-                        " but the plan expects " + hex64(wf.xxhash64()) +
-                        " (corrupt, or from another plan?)");
-    }
     files.push_back(file);
   }
+  if (options_.verifyChecksums)
+    EMBER_RETURN_IF_ERROR(verifyWeightChecksums(rp, files));
   for (int c = 0; c < rp.constants_size(); ++c) {
     const plan::Constant &k = rp.constants(c);
     std::string what = "constant " + std::to_string(c);

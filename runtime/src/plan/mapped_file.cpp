@@ -1,6 +1,7 @@
 //===- mapped_file.cpp - Read-only memory-mapped files --------------------===//
 #include "plan/mapped_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -52,6 +53,17 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string &path) {
                              " bytes): " + std::strerror(errno));
   file->data_ = static_cast<unsigned char *>(p);
   return file;
+}
+
+void MappedFile::dropPages(size_t offset, size_t length) const {
+  if (!data_ || offset >= size_)
+    return;
+  length = std::min(length, size_ - offset);
+  const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t begin = (offset + page - 1) / page * page;
+  size_t end = offset + length == size_ ? size_ : (offset + length) / page * page;
+  if (end > begin)
+    ::madvise(data_ + begin, end - begin, MADV_DONTNEED); // advice only
 }
 
 MappedFile::~MappedFile() {

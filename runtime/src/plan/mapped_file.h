@@ -21,6 +21,10 @@ public:
   const unsigned char *data() const { return data_; }
   size_t size() const { return size_; }
   const std::string &path() const { return path_; }
+  /// Drops bytes [offset, offset + length) from this process's memory
+  /// (madvise MADV_DONTNEED on the whole pages inside): the mapping stays
+  /// valid and later reads fault them in again (from the page cache).
+  void dropPages(size_t offset, size_t length) const;
 
 private:
   MappedFile() = default;

@@ -77,7 +77,27 @@ std::string formatDuration(double seconds) {
   return buf;
 }
 
+namespace {
+/// Cuts `line` to `width` - 1 columns.
+std::string fitWidth(std::string line, int width) {
+  if (width > 1 && line.size() > static_cast<size_t>(width - 1))
+    line.resize(static_cast<size_t>(width - 1));
+  return line;
+}
+
+/// One indivisible step (a single item): no amounts, rate or ETA.
+bool singleStep(const Snapshot &s) {
+  return s.unit == Unit::Items && s.total == 1;
+}
+} // namespace
+
 std::string formatBar(const Snapshot &s, int width) {
+  if (singleStep(s)) {
+    std::string line;
+    line.append(s.program).append(": ").append(s.name).append(" ... ");
+    line.append(formatDuration(s.elapsedSeconds));
+    return fitWidth(std::move(line), width);
+  }
   double rate = s.elapsedSeconds > 0
                     ? static_cast<double>(s.done) / s.elapsedSeconds
                     : -1;
@@ -107,15 +127,18 @@ std::string formatBar(const Snapshot &s, int width) {
       .append("/")
       .append(formatQuantity(s.total, s.unit));
   line.append(" ").append(formatRate(rate, s.unit));
+  line.append(" elapsed ").append(formatDuration(s.elapsedSeconds));
   line.append(" ETA ").append(eta);
-  if (width > 1 && line.size() > static_cast<size_t>(width - 1))
-    line.resize(static_cast<size_t>(width - 1));
-  return line;
+  return fitWidth(std::move(line), width);
 }
 
 std::string formatSummary(const Snapshot &s) {
   std::string line;
   line.append(s.program).append(": ").append(s.name).append(": ");
+  if (singleStep(s))
+    return line
+        .append(s.done >= 1 ? "done in " : "stopped after ")
+        .append(formatDuration(s.elapsedSeconds));
   line.append(formatQuantity(s.done, s.unit));
   if (s.unit == Unit::Items)
     line.append(s.done == 1 ? " item" : " items");

@@ -37,11 +37,14 @@ struct Snapshot {
 
 /// The terminal bar, at most `width` - 1 columns (ASCII only):
 /// "ember-compile: writing weights [#####.....]  45% 3.87 GB/8.60 GB
-///  1.09 GB/s ETA 4.3 s".
+///  1.09 GB/s elapsed 3.5 s ETA 4.3 s". A phase of one item (a step that
+/// cannot say how far it is) shows its time only: "ember-run: loading
+/// model.plan ... 3.5 s".
 std::string formatBar(const Snapshot &s, int width);
 /// The summary line without a newline: "ember-compile: writing weights:
 /// 8.60 GB in 7.9 s (1.09 GB/s)"; a phase that ended before its total
-/// adds "of <total>, incomplete".
+/// adds "of <total>, incomplete". One item: "...: done in 3.5 s" (or
+/// "stopped after 3.5 s").
 std::string formatSummary(const Snapshot &s);
 
 } // namespace ember::progress

@@ -43,7 +43,10 @@ TEST(EmberRunOptions, ParsesEveryFlag) {
   EXPECT_EQ(o->threads, 3);
   EXPECT_EQ(o->boundsCheck, BoundsCheckMode::kWarning);
   EXPECT_EQ(o->reportJson, "r.json");
+  EXPECT_FALSE(o->quiet);
   EXPECT_TRUE(parse({"--list-kernels"}).isOk());
+  EXPECT_TRUE(parse({"m.plan", "--quiet"})->quiet);
+  EXPECT_TRUE(parse({"-q", "m.plan"})->quiet);
 }
 
 TEST(EmberRunOptions, UsageErrors) {
@@ -66,6 +69,8 @@ TEST(EmberRunOptions, UsageErrors) {
                StatusCode::kInvalidArgument, "fatal, warning or ignore");
   EXPECT_ERROR(parse({"a.plan", "--fast"}).status(),
                StatusCode::kInvalidArgument, "unknown option '--fast'");
+  EXPECT_ERROR(parse({"a.plan", "--quiet=yes"}).status(),
+               StatusCode::kInvalidArgument, "--quiet takes no value");
 }
 
 TEST(LatencyStats, NearestRankPercentiles) {

@@ -60,6 +60,20 @@ TEST(ProgressFormat, SummaryLine) {
             "ember-compile: running passes: 14 items in 3.5 s (4.00/s)");
 }
 
+TEST(ProgressFormat, SingleStep) {
+  Snapshot s;
+  s.program = "ember-run";
+  s.name = "loading model.plan";
+  s.unit = Unit::Items;
+  s.total = 1;
+  s.elapsedSeconds = 3.5;
+  EXPECT_EQ(formatBar(s, 200), "ember-run: loading model.plan ... 3.5 s");
+  EXPECT_EQ(formatSummary(s),
+            "ember-run: loading model.plan: stopped after 3.5 s");
+  s.done = 1;
+  EXPECT_EQ(formatSummary(s), "ember-run: loading model.plan: done in 3.5 s");
+}
+
 TEST(ProgressFormat, Bar) {
   Snapshot s;
   s.program = "ember-run";
@@ -69,13 +83,13 @@ TEST(ProgressFormat, Bar) {
   s.elapsedSeconds = 2;
   EXPECT_EQ(formatBar(s, 200),
             "ember-run: verifying weights [#####...............]   25% "
-            "2.00 GB/8.00 GB 1.00 GB/s ETA 6.0 s");
+            "2.00 GB/8.00 GB 1.00 GB/s elapsed 2.0 s ETA 6.0 s");
   // Cut to the terminal's width (one column left for the cursor).
   EXPECT_EQ(formatBar(s, 40).size(), 39u);
   // Nothing done yet: no rate, no ETA; a zero total: no percentage.
   s.done = 0;
   s.elapsedSeconds = 0;
-  EXPECT_NE(formatBar(s, 200).find("0 B/8.00 GB -- ETA --"), std::string::npos)
+  EXPECT_NE(formatBar(s, 200).find("0 B/8.00 GB -- elapsed 0.0 s ETA --"), std::string::npos)
       << formatBar(s, 200);
   s.total = 0;
   EXPECT_NE(formatBar(s, 200).find("  --% 0 B/0 B"), std::string::npos)
@@ -204,7 +218,7 @@ TEST_F(ProgressOutput, TerminalBarThenSummary) {
   // A bar with percentage, amounts, rate and ETA, redrawn in place...
   EXPECT_TRUE(std::regex_search(
       out, std::regex("\rtest: writing weights \\[#+\\.*\\] +[0-9]+% "
-                      "[0-9.]+ [kM]?B/4.00 MB [0-9.]+ [kMG]?B/s ETA "
+                      "[0-9.]+ [kM]?B/4.00 MB [0-9.]+ [kMG]?B/s elapsed [0-9.]+ s ETA "
                       "[0-9.]+ s\x1b\\[K")))
       << out;
   // ...then replaced by the summary line.
@@ -260,13 +274,13 @@ TEST_F(ProgressOutput, NestedPhasesEndInnerFirst) {
   {
     Phase outer("compiling", 2, Unit::Items);
     {
-      Phase inner("planning", 1, Unit::Items);
-      inner.advance(1);
+      Phase inner("planning", 3, Unit::Items);
+      inner.advance(3);
     }
     outer.advance(2);
   }
   std::string out = written();
-  size_t inner = out.find("test: planning: 1 item in ");
+  size_t inner = out.find("test: planning: 3 items in ");
   size_t outer = out.find("test: compiling: 2 items in ");
   ASSERT_NE(inner, std::string::npos) << out;
   ASSERT_NE(outer, std::string::npos) << out;
