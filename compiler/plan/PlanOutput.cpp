@@ -156,6 +156,12 @@ LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
                            ::ember::FileTransaction &files) {
   llvm::SmallString<256> dir(planPath);
   llvm::sys::path::remove_filename(dir);
+  uint64_t total = 0;
+  for (const auto &rankConstants : constants)
+    for (const PendingConstant &c : rankConstants)
+      total += c.size();
+  ::ember::progress::Phase phase("writing weights", total,
+                                 ::ember::progress::Unit::Bytes);
   for (int r = 0; r < plan.programs_size(); ++r) {
     if (constants[r].empty())
       continue;
@@ -169,7 +175,7 @@ LogicalResult writeWeights(ModuleOp module, pb::Plan &plan,
       return module.emitError()
              << "cannot write '" << weightsPath << "': " << error;
     // Streamed from the constants' own bytes (attributes, file mappings).
-    ConstantStreamer streamer(weights);
+    ConstantStreamer streamer(weights, &phase);
     for (const PendingConstant &c : constants[r]) {
       pb::Constant *pc = program->add_constants();
       pc->set_slot(c.slot);

@@ -48,6 +48,7 @@ void ConstantStreamer::appendRange(const char *data, uint64_t size) {
     WeightExtent extent = weightExtentAt(data + done, size - done);
     if (extent.hole) {
       file_.appendZeros(extent.bytes);
+      advance(extent.bytes);
       done += extent.bytes;
       continue;
     }
@@ -55,6 +56,7 @@ void ConstantStreamer::appendRange(const char *data, uint64_t size) {
     appendChunk(data + done, n);
     // The pages of a mapped source are back in the file: drop them.
     releaseMappedPages(data + done, n);
+    advance(n);
     done += n;
   }
 }
@@ -63,6 +65,7 @@ void ConstantStreamer::appendSplat(const PendingConstant &constant) {
   const uint64_t element = constant.rowBytes;
   if (allZero(constant.source, element)) {
     file_.appendZeros(constant.size());
+    advance(constant.size());
     return;
   }
   uint64_t perChunk = std::max<uint64_t>(1, kWeightsChunkBytes / element);
@@ -73,6 +76,7 @@ void ConstantStreamer::appendSplat(const PendingConstant &constant) {
   for (uint64_t done = 0; done < constant.rows;) {
     uint64_t n = std::min(perChunk, constant.rows - done);
     file_.appendBytes(buffer_.data(), n * element);
+    advance(n * element);
     done += n;
   }
 }
@@ -89,6 +93,7 @@ void ConstantStreamer::appendWindow(const PendingConstant &constant) {
     WeightExtent extent = weightExtentAt(first, span);
     if (extent.hole && extent.bytes == span) {
       file_.appendZeros(n * constant.rowBytes);
+      advance(n * constant.rowBytes);
       row += n;
       continue;
     }
@@ -98,6 +103,7 @@ void ConstantStreamer::appendWindow(const PendingConstant &constant) {
                   first + r * constant.rowStride, constant.rowBytes);
     appendChunk(buffer_.data(), buffer_.size());
     releaseMappedPages(first, span);
+    advance(n * constant.rowBytes);
     row += n;
   }
 }

@@ -15,6 +15,7 @@
 
 #include "plan/PlanProgramBuilder.h"
 #include "plan/plan_writer.h"
+#include "progress/progress.h"
 
 #include <cstdint>
 #include <vector>
@@ -27,7 +28,10 @@ constexpr uint64_t kWeightsChunkBytes = uint64_t(16) << 20;
 /// Streams constants into one weights file with one bounded buffer.
 class ConstantStreamer {
 public:
-  explicit ConstantStreamer(::ember::WeightsFileWriter &file) : file_(file) {}
+  /// `phase` (may be null) advances by every byte appended.
+  ConstantStreamer(::ember::WeightsFileWriter &file,
+                   ::ember::progress::Phase *phase)
+      : file_(file), phase_(phase) {}
 
   /// Appends `constant` at the next aligned offset and returns the offset.
   uint64_t append(const PendingConstant &constant);
@@ -41,7 +45,13 @@ private:
   void appendSplat(const PendingConstant &constant);
   void appendWindow(const PendingConstant &constant);
 
+  void advance(uint64_t n) {
+    if (phase_)
+      phase_->advance(n);
+  }
+
   ::ember::WeightsFileWriter &file_;
+  ::ember::progress::Phase *phase_;
   std::vector<char> buffer_;
 };
 

@@ -59,7 +59,8 @@ OwningOpRef<ModuleOp> importOnnxFile(llvm::StringRef path, MLIRContext *context,
   MappedTensors mapped;
   if (failed(readOnnxModel(path, model, fileLoc, mapped)))
     return nullptr;
-  if (options.runChecker && failed(checkOnnxModel(model, fileLoc)))
+  if (options.runChecker &&
+      failed(checkOnnxModel(model, path, !mapped.empty(), fileLoc)))
     return nullptr;
   if (options.runShapeInference && failed(checkOnnxTypes(model, fileLoc)))
     return nullptr;

@@ -8,6 +8,7 @@
 #include "frontends/onnx/OnnxModelLoader.h"
 
 #include "frontends/onnx/TypeConversion.h"
+#include "progress/progress.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallString.h"
@@ -184,16 +185,28 @@ LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
   llvm::SmallString<256> modelDir(path);
   llvm::sys::path::remove_filename(modelDir);
   MappedFiles files;
+  int external = 0;
+  for (const auto &tensor : model.graph().initializer())
+    external += tensor.data_location() == ::onnx::TensorProto::EXTERNAL;
+  ::ember::progress::Phase phase("mapping external data", external,
+                                 ::ember::progress::Unit::Items);
   for (auto &tensor : *model.mutable_graph()->mutable_initializer())
-    if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL)
+    if (tensor.data_location() == ::onnx::TensorProto::EXTERNAL) {
       if (failed(loadExternalData(tensor, modelDir, files, mapped, loc)))
         return failure();
+      phase.advance(1);
+    }
   return success();
 }
 
-LogicalResult checkOnnxModel(const ::onnx::ModelProto &model, Location loc) {
+LogicalResult checkOnnxModel(const ::onnx::ModelProto &model,
+                             llvm::StringRef path, bool hasMappedData,
+                             Location loc) {
   try {
-    ::onnx::checker::check_model(model);
+    if (hasMappedData && path != "-")
+      ::onnx::checker::check_model(path.str());
+    else
+      ::onnx::checker::check_model(model);
   } catch (const std::exception &e) {
     return emitError(loc) << "the ONNX checker rejects the model: "
                           << oneLine(e.what());

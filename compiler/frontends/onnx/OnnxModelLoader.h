@@ -48,8 +48,13 @@ constexpr uint64_t kMapExternalDataBytes = uint64_t(16) << 20;
 LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
                             Location loc, MappedTensors &mapped);
 
-/// Runs the ONNX checker on `model`.
-LogicalResult checkOnnxModel(const ::onnx::ModelProto &model, Location loc);
+/// Runs the ONNX checker on `model`, read from `path`. When the model keeps
+/// mapped external data (`hasMappedData`), the checker reads the model file
+/// again itself (a small file then), so that it resolves the data files
+/// against the model's directory rather than the working directory.
+LogicalResult checkOnnxModel(const ::onnx::ModelProto &model,
+                             llvm::StringRef path, bool hasMappedData,
+                             Location loc);
 
 /// Runs strict ONNX shape inference (type checks between nodes) on a copy of
 /// `model` in which large initializers carry no data (their raw bytes are

@@ -1,5 +1,6 @@
 """Command line:
     python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]... [--static-batch]
+                           [--external-data auto|always|never] [--external-data-threshold BYTES]
     python -m ember compile MODEL.onnx -o MODEL.plan [ember-compile's options]
     python -m ember run MODEL.plan [ember-run's options]
 
@@ -45,12 +46,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     exp.add_argument("--leaf", action="append", default=[], help="module path or class name to keep as a leaf")
     exp.add_argument("--static-batch", action="store_true",
                      help="keep the example's batch (default: the batch is the symbol B)")
+    exp.add_argument("--external-data", choices=["auto", "always", "never"], default="auto",
+                     help="write large initializers to OUTPUT.onnx.data (ONNX external data): "
+                          "always, never, or auto (default: when they hold 1 GiB or more)")
+    exp.add_argument("--external-data-threshold", type=int, default=None, metavar="BYTES",
+                     help="initializers of at least this many bytes go to the data file "
+                          "(default 1 MiB)")
     args = parser.parse_args(argv)
 
     import torch
 
     from .errors import TraceError
-    from .export import export
+    from .export import EXTERNAL_DATA_THRESHOLD, export
 
     try:
         made = _load(args.factory)()
@@ -64,8 +71,13 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise ValueError(f"{args.factory} returned {type(model).__name__}, not an nn.Module")
         if example_inputs is None:
             raise ValueError("no example inputs: return (model, inputs) from the factory or pass --inputs")
+        threshold = args.external_data_threshold
+        if threshold is not None and threshold < 0:
+            raise ValueError(f"--external-data-threshold must be >= 0, got {threshold}")
         export(model, example_inputs, args.output, leaf_modules=args.leaf or None,
-               dynamic_batch=not args.static_batch)
+               dynamic_batch=not args.static_batch,
+               external_data={"auto": None, "always": True, "never": False}[args.external_data],
+               external_data_threshold=EXTERNAL_DATA_THRESHOLD if threshold is None else threshold)
     except (TraceError, ValueError, ImportError, AttributeError) as e:
         print(f"ember export: error: {e}", file=sys.stderr)
         return 1

@@ -115,6 +115,11 @@ class _Converter:
         self.dim_sources: Dict[Tuple[int, int], Tuple[str, int]] = {}
         self.nodes: List[Any] = []
         self.initializers: List[Any] = []
+        # Initializers of at least this many bytes keep their tensor here instead of a copy
+        # of its bytes in the proto (None: every initializer is copied into the proto); the
+        # exporter then writes them as external data or copies them in (_finish_initializers).
+        self.defer_bytes: Optional[int] = None
+        self.deferred: Dict[str, torch.Tensor] = {}
         self.init_names: Dict[int, str] = {}
         self.inputs: List[Any] = []
         self.outputs: List[Any] = []
@@ -154,7 +159,16 @@ class _Converter:
         arr = t.detach().cpu()
         if arr.dtype == torch.bfloat16:
             raise ExportError(f"bfloat16 constant '{name_hint}' is not supported yet")
-        self.initializers.append(self.numpy_helper.from_array(arr.numpy(), name))
+        if self.defer_bytes is not None and arr.numel() * arr.element_size() >= self.defer_bytes:
+            # Large: the proto holds the type only; the tensor itself is kept (no copy).
+            proto = self.TP()
+            proto.name = name
+            proto.dims.extend(arr.shape)
+            proto.data_type = self.elem_type(arr)
+            self.initializers.append(proto)
+            self.deferred[name] = arr
+        else:
+            self.initializers.append(self.numpy_helper.from_array(arr.numpy(), name))
         if key is not None:
             self.init_names[key] = name
         return name
@@ -1472,11 +1486,10 @@ def _refuse_variable_batch_kjts(example_inputs: Any, path: str = "input") -> Non
                 "exporter; pass a KJT with one batch size for every key")
 
 
-def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
-            concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True):
-    """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure).
-    With ``dynamic_batch`` (the default) the batch is the symbol ``B``; otherwise every dim
-    is the example's."""
+def _convert(model: nn.Module, example_inputs: Any, leaf_modules, concrete_args,
+             dynamic_batch: bool, defer_bytes: Optional[int]):
+    """The ONNX ModelProto of ``model`` (not checked yet) and the tensors of the
+    initializers of at least ``defer_bytes`` bytes, whose bytes it does not hold."""
     _refuse_variable_batch_kjts(example_inputs)
     graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
     graphs.raise_if_failed()
@@ -1484,10 +1497,111 @@ def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequen
     _inline_wrapped_functions(gm)
     _normalize_foreign_kjts(gm)
     batch = _batch_info(gm) if dynamic_batch else None
-    onnx_model = _Converter(gm, batch).convert(type(model).__name__)
+    converter = _Converter(gm, batch)
+    converter.defer_bytes = defer_bytes
+    onnx_model = converter.convert(type(model).__name__)
+    kept = {t.name for t in onnx_model.graph.initializer}
+    return onnx_model, {k: v for k, v in converter.deferred.items() if k in kept}
+
+
+def to_onnx(model: nn.Module, example_inputs: Any, leaf_modules: Optional[Sequence[LeafSpec]] = None,
+            concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True):
+    """Trace ``model`` and return the ONNX ModelProto (raises TraceError on any failure).
+    With ``dynamic_batch`` (the default) the batch is the symbol ``B``; otherwise every dim
+    is the example's. Every initializer's bytes are in the proto (see export's
+    ``external_data`` for models near protobuf's 2 GiB limit)."""
+    onnx_model, _ = _convert(model, example_inputs, leaf_modules, concrete_args, dynamic_batch,
+                             None)
     onnx, *_ = _onnx()
     onnx.checker.check_model(onnx_model, full_check=True)
     return onnx_model
+
+
+#: Initializers of at least this many bytes go to the external data file.
+EXTERNAL_DATA_THRESHOLD = 1 << 20
+#: With ``external_data=None``, a model whose initializers hold at least this many bytes
+#: is written with external data (protobuf refuses messages of 2 GiB).
+EXTERNAL_DATA_AUTO_BYTES = 1 << 30
+#: Offsets of external tensors are multiples of this (the importer maps them in place).
+EXTERNAL_DATA_ALIGNMENT = 4096
+#: Bytes written (or checked for zeros) at a time.
+_EXTERNAL_CHUNK = 1 << 20
+
+
+def _write_external_data(f, onnx_model, deferred: Dict[str, torch.Tensor], location: str) -> int:
+    """Writes the deferred tensors into the open binary file ``f`` (zero chunks are left as
+    holes: a sparse source stays sparse) straight from their memory, and points their
+    TensorProtos at ``location``. Returns the file's size."""
+    import numpy as np
+    TP = _onnx()[1]
+    offset = 0
+    for proto in onnx_model.graph.initializer:
+        tensor = deferred.get(proto.name)
+        if tensor is None:
+            continue
+        offset += (-offset) % EXTERNAL_DATA_ALIGNMENT
+        # A contiguous CPU tensor is viewed, never copied (only a non-contiguous one is).
+        flat = tensor.contiguous().reshape(-1)
+        raw = flat.numpy().view(np.uint8) if flat.numel() else np.zeros(0, np.uint8)
+        for start in range(0, raw.size, _EXTERNAL_CHUNK):
+            chunk = raw[start:start + _EXTERNAL_CHUNK]
+            if chunk.any():
+                f.seek(offset + start)
+                f.write(memoryview(chunk))
+        del proto.external_data[:]
+        for key, value in (("location", location), ("offset", str(offset)),
+                           ("length", str(raw.size))):
+            entry = proto.external_data.add()
+            entry.key, entry.value = key, value
+        proto.data_location = TP.EXTERNAL
+        offset += raw.size
+    f.truncate(offset)
+    return offset
+
+
+def _write_model(path: str, onnx_model, deferred: Dict[str, torch.Tensor]) -> None:
+    """Writes ``onnx_model`` to ``path`` and, when ``deferred`` is not empty, its large
+    tensors to ``path + ".data"`` (ONNX external data, location relative to the model):
+    both or neither (temporaries in the same directory, renamed at the end)."""
+    onnx, *_ = _onnx()
+    directory = os.path.dirname(os.path.abspath(path))
+    data_name = os.path.basename(path) + ".data"
+    temporaries = []
+
+    def temporary(suffix: str) -> str:
+        fd, tmp = tempfile.mkstemp(prefix=".ember-export-", suffix=suffix, dir=directory)
+        os.close(fd)
+        temporaries.append(tmp)
+        return tmp
+
+    try:
+        tmp_model = temporary(".onnx")
+        if deferred:
+            tmp_data = temporary(".onnx.data")
+            with open(tmp_data, "r+b") as f:
+                _write_external_data(f, onnx_model, deferred, os.path.basename(tmp_data))
+                f.flush()
+                os.fsync(f.fileno())
+            # Checked as written (the checker resolves the data file beside the model).
+            with open(tmp_model, "wb") as f:
+                f.write(onnx_model.SerializeToString())
+            onnx.checker.check_model(tmp_model, full_check=True)
+            for proto in onnx_model.graph.initializer:
+                for entry in proto.external_data:
+                    if entry.key == "location":
+                        entry.value = data_name
+        with open(tmp_model, "wb") as f:
+            f.write(onnx_model.SerializeToString())
+            f.flush()
+            os.fsync(f.fileno())
+        if deferred:
+            os.replace(tmp_data, os.path.join(directory, data_name))
+        os.replace(tmp_model, path)
+        temporaries.clear()
+    finally:
+        for tmp in temporaries:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def _batch_info(gm: torch.fx.GraphModule) -> Optional[_batch.BatchInfo]:
@@ -1512,19 +1626,37 @@ def _batch_info(gm: torch.fx.GraphModule) -> Optional[_batch.BatchInfo]:
 
 def export(model: nn.Module, example_inputs: Any, path: str,
            leaf_modules: Optional[Sequence[LeafSpec]] = None,
-           concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True) -> None:
+           concrete_args: Optional[Dict[str, Any]] = None, dynamic_batch: bool = True,
+           external_data: Optional[bool] = None,
+           external_data_threshold: int = EXTERNAL_DATA_THRESHOLD) -> None:
     """Write ``model`` traced on ``example_inputs`` as ONNX to ``path``. Inputs are forward's
     arguments in order with lists / tuples / KJTs flattened; outputs likewise. The batch is
     symbolic (``B``) unless ``dynamic_batch=False``. Raises TraceError (naming every failed
-    module) or ExportError and writes nothing on failure."""
-    onnx_model = to_onnx(model, example_inputs, leaf_modules, concrete_args, dynamic_batch)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".ember-export-", suffix=".onnx", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(onnx_model.SerializeToString())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    module) or ExportError and writes nothing on failure.
+
+    ``external_data``: True writes every initializer of at least ``external_data_threshold``
+    bytes to ``path + ".data"`` (ONNX external data, 4096-byte aligned, zero blocks left as
+    holes) straight from the parameter's memory, never copying it; False keeps every
+    initializer inside the .onnx (at most 2 GiB in all); None (the default) does the first
+    when the initializers hold 1 GiB or more, else the second."""
+    if external_data_threshold < 0:
+        raise ExportError(f"external_data_threshold must be >= 0, got {external_data_threshold}")
+    onnx_model, deferred = _convert(model, example_inputs, leaf_modules, concrete_args,
+                                    dynamic_batch, external_data_threshold)
+    if external_data is None:
+        total = sum(t.numel() * t.element_size() for t in deferred.values())
+        external_data = total >= EXTERNAL_DATA_AUTO_BYTES
+    if not external_data:
+        numpy_helper = _onnx()[3]
+        for i, proto in enumerate(onnx_model.graph.initializer):
+            tensor = deferred.get(proto.name)
+            if tensor is not None:
+                onnx_model.graph.initializer[i].CopyFrom(
+                    numpy_helper.from_array(tensor.numpy(), proto.name))
+        deferred = {}
+        if onnx_model.ByteSize() >= (1 << 31) - 1:
+            raise ExportError(f"the model holds {onnx_model.ByteSize()} bytes, more than an ONNX "
+                              "file's 2 GiB: export with external_data=True")
+        onnx, *_ = _onnx()
+        onnx.checker.check_model(onnx_model, full_check=True)
+    _write_model(path, onnx_model, deferred)
