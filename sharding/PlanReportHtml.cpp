@@ -160,12 +160,19 @@ void writeHead(llvm::raw_ostream &os, const PlanReport &report) {
         "</style>\n</head>\n<body>\n";
 }
 
+/// A figure of a <dl>: its term, and its value (marked with `key`, the name
+/// the tests read it by) followed by its unit.
+void writeItem(llvm::raw_ostream &os, llvm::StringRef term, llvm::StringRef key,
+               llvm::StringRef value, llvm::StringRef unit) {
+  os << "<dt>" << term << "</dt><dd><span data-key=\"" << key << "\">" << value
+     << "</span>" << (unit.empty() ? "" : " ") << unit << "</dd>\n";
+}
+
 void writeSummary(llvm::raw_ostream &os, const PlanReport &report) {
   const Topology &topo = report.topology;
-  auto item = [&](llvm::StringRef term, llvm::StringRef key,
-                  llvm::StringRef value, llvm::StringRef unit) {
-    os << "<dt>" << term << "</dt><dd><span data-key=\"" << key << "\">"
-       << value << "</span>" << (unit.empty() ? "" : " ") << unit << "</dd>\n";
+  auto item = [&os](llvm::StringRef term, llvm::StringRef key,
+                    llvm::StringRef value, llvm::StringRef unit) {
+    writeItem(os, term, key, value, unit);
   };
   os << "<h1>Sharding plan</h1>\n<dl id=\"summary\">\n";
   item("Ranks", "world_size", std::to_string(topo.worldSize), "");
@@ -189,7 +196,14 @@ void writeSummary(llvm::raw_ostream &os, const PlanReport &report) {
   item("Host memory", "host_gib", gib(topo.hostMemoryBytes), "GiB per rank");
   item("Objective", "objective", escapeHtml(objective(report)), "");
   os << "</dl>\n";
+}
 
+void writeTopology(llvm::raw_ostream &os, const PlanReport &report) {
+  const Topology &topo = report.topology;
+  auto item = [&os](llvm::StringRef term, llvm::StringRef key,
+                    llvm::StringRef value, llvm::StringRef unit) {
+    writeItem(os, term, key, value, unit);
+  };
   os << "<h2>Topology and options</h2>\n<dl id=\"topology\">\n";
   item("Device memory", "topo_device_gb", gb(topo.deviceMemoryBytes), "GB");
   item("Reserved for the dense model", "topo_reserved_percent",
@@ -302,6 +316,7 @@ void writeMemoryCharts(llvm::raw_ostream &os, const PlanReport &report) {
   os << "<p class=\"note\">Host memory (UVM kernels) against a rank's host "
         "memory ("
      << mib(hostCap) << " MiB).</p>\n";
+  writeLegend(os, {{"host", "host memory", kHostColour, 0}});
   openChart(os, "host-chart", rows, "host memory per rank");
   for (const ReportRank &rank : report.ranks) {
     int64_t host = rank.load.host.total();
@@ -362,8 +377,9 @@ void writePlacement(llvm::raw_ostream &os, const PlanReport &report) {
        << shardingKindName(sharding.kind) << "</td><td>"
        << computeKernelName(sharding.kernel) << "</td><td>";
     if (sharding.kind == ShardingKind::DataParallel) {
-      os << "a replica of all " << table.rows << "x" << table.dim
-         << " on ranks " << rankList(sharding.replicaRanks);
+      os << "a whole replica (" << table.rows << "x" << table.dim << ") on "
+         << (sharding.replicaRanks.size() > 8 ? "" : "ranks ")
+         << rankList(sharding.replicaRanks);
       if (sharding.replicaRanks.size() > 8) {
         os << ": ";
         for (size_t i = 0; i < sharding.replicaRanks.size(); ++i)
@@ -452,12 +468,13 @@ std::string ember::sharding::formatPlanReportHtml(const PlanReport &report) {
   llvm::raw_string_ostream os(html);
   writeHead(os, report);
   writeSummary(os, report);
+  writeNotes(os, report);
+  writeTopology(os, report);
   writeCostChart(os, report);
   writeMemoryCharts(os, report);
   writeRankTable(os, report);
   writeTables(os, report);
   writePlacement(os, report);
-  writeNotes(os, report);
   os << "</body>\n</html>\n";
   return html;
 }
