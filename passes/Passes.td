@@ -436,6 +436,15 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
            "rowwise_adagrad, adagrad or adam">,
     Option<"includeBackward", "include-backward", "bool", "false",
            "Count the backward estimate in the cost (training plans)">,
+    Option<"objective", "objective", "std::string", "\"\"",
+           "inference or training (the backward pass and the gradient "
+           "all-reduce of replicas count; same as include-backward); "
+           "default: inference unless include-backward">,
+    Option<"memoryReservation", "memory-reservation", "std::string",
+           "\"ember\"",
+           "Device memory kept from the embeddings: ember (the topology's "
+           "reserved_device_fraction, 10%) or torchrec (15% plus 20 copies "
+           "of the input ids, as TorchRec's planner)">,
     Option<"pipelineDepth", "pipeline-depth", "int64_t", "0",
            "Batches in flight whose buffers memory holds (0: 2)">,
     Option<"topologyFile", "topology-file", "std::string", "\"\"",

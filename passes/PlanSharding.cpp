@@ -375,6 +375,8 @@ struct PlanShardingPass
     request.tableOverrides.assign(tableSharding.begin(), tableSharding.end());
     request.optimizer = optimizer;
     request.includeBackward = includeBackward;
+    request.objective = objective;
+    request.memoryReservation = memoryReservation;
     request.pipelineDepth = pipelineDepth;
     request.topologyFile = topologyFile;
     request.statsFile = statsFile;

@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 
 using namespace ember::sharding;
 
@@ -55,7 +56,25 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
                                    "and pipeline depth must be positive");
   if (request.pipelineDepth > 0)
     options.pipelineDepth = request.pipelineDepth;
-  options.includeBackward = request.includeBackward;
+  if (request.objective == "training")
+    options.includeBackward = true;
+  else if (request.objective == "inference" && request.includeBackward)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "objective 'inference' contradicts include-backward (the training "
+        "objective)");
+  else if (request.objective.empty() || request.objective == "inference")
+    options.includeBackward = request.includeBackward;
+  else
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "unknown objective '" + request.objective +
+                                       "' (expected inference or training)");
+  if (request.memoryReservation != "ember" &&
+      request.memoryReservation != "torchrec")
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "unknown memory reservation '" + request.memoryReservation +
+            "' (expected ember or torchrec)");
   if (request.worldSize > 0)
     options.topology.worldSize = request.worldSize;
   if (request.ranksPerNode > 0)
@@ -105,7 +124,34 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
       return inFile(request.planFile, plan.takeError());
     options.imported = std::move(*plan);
   }
+  if (request.memoryReservation == "torchrec") {
+    // After the statistics: the reservation grows with the pooling factors.
+    double fraction = torchrecReservedFraction(
+        tables, options.batchSizePerRank, options.topology.deviceMemoryBytes);
+    if (!(fraction < 1))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "TorchRec's memory reservation (15% of device memory and 20 copies "
+          "of the input ids) takes all of the " +
+              std::to_string(options.topology.deviceMemoryBytes) +
+              " bytes of device memory");
+    options.topology.reservedDeviceFraction = fraction;
+  }
   return options;
+}
+
+double ember::sharding::torchrecReservedFraction(
+    const std::vector<TableSpec> &tables, int64_t batchSizePerRank,
+    int64_t deviceMemoryBytes) {
+  double ids = 0;
+  for (const TableSpec &table : tables)
+    for (const FeatureSpec &feature : table.features)
+      ids += feature.poolingFactor;
+  double inputBytes = kTorchRecInputCopies * 8.0 *
+                      static_cast<double>(batchSizePerRank) * ids;
+  return kTorchRecReservedFraction +
+         inputBytes / static_cast<double>(std::max<int64_t>(
+                          deviceMemoryBytes, 1));
 }
 
 llvm::Error ember::sharding::writeTextFile(llvm::StringRef path,

@@ -31,6 +31,17 @@ struct ShardingRequest {
   std::string optimizer = "none";
   /// Count the backward estimate in the cost (training plans).
   bool includeBackward = false;
+  /// inference | training ("": training when includeBackward, else
+  /// inference). Training counts the backward pass and the gradient
+  /// all-reduce of replicas (includeBackward).
+  std::string objective;
+  /// How much device memory is kept from the embeddings:
+  ///   ember     the topology's reserved_device_fraction (default 10%);
+  ///   torchrec  TorchRec's HeuristicalStorageReservation: 15% of device
+  ///             memory plus 20 copies (2 pipelined batches x 10 internal
+  ///             copies) of the input ids of a rank's batch, 8 bytes each
+  ///             (torchrecReservedBytes).
+  std::string memoryReservation = "ember";
   /// Batches in flight (0: 2).
   int64_t pipelineDepth = 0;
   /// Files (empty: none): topology JSON, statistics JSON, a plan to import.
@@ -38,6 +49,15 @@ struct ShardingRequest {
   std::string statsFile;
   std::string planFile;
 };
+
+/// TorchRec's reservation as a fraction of device memory
+/// (memoryReservation=torchrec): 15%, plus 20 x 8 bytes per input id of a
+/// rank's batch, B * sum of every feature's pooling factor.
+constexpr double kTorchRecReservedFraction = 0.15;
+constexpr double kTorchRecInputCopies = 20;
+double torchrecReservedFraction(const std::vector<TableSpec> &tables,
+                                int64_t batchSizePerRank,
+                                int64_t deviceMemoryBytes);
 
 /// Reads the request's files and options into PlannerOptions, and applies
 /// the statistics file to `tables`. Errors name the file or option.

@@ -99,6 +99,8 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   planning.planFile = options.importPlanFile;
   planning.exportFile = options.exportPlanFile;
   planning.reportFile = options.reportFile;
+  planning.objective = options.objective;
+  planning.memoryReservation = options.memoryReservation;
   planning.reportFormat = options.reportFormat;
   pm.addPass(createEmberPlanSharding(planning));
   if (options.planShardingOnly)

@@ -53,6 +53,8 @@ struct CompileOptions {
   std::string importPlanFile;   // a ParameterSharding JSON plan to use
   std::string exportPlanFile;   // where to write the chosen plan ('-': stdout)
   std::string reportFile;       // where to write the sharding report
+  std::string objective;        // inference | training ("": inference)
+  std::string memoryReservation = "ember"; // ember | torchrec
   std::string reportFormat;     // text | html ("": by the file name)
   /// Stop after planning (the report and exported plan are the output).
   bool planShardingOnly = false;

@@ -133,6 +133,20 @@ static cl::opt<std::string> importPlan(
     cl::desc("Use this sharding (TorchRec ParameterSharding JSON) instead of "
              "planning"),
     cl::value_desc("FILE"), cl::cat(shardingCategory));
+static cl::opt<std::string> objective(
+    "objective",
+    cl::desc("What the sharding planner minimises: inference (the forward "
+             "step, default) or training (also the backward pass and the "
+             "gradient all-reduce of replicated tables)"),
+    cl::value_desc("inference|training"), cl::init("inference"),
+    cl::cat(shardingCategory));
+static cl::opt<std::string> memoryReservation(
+    "memory-reservation",
+    cl::desc("Device memory kept from the embeddings: ember (the topology's "
+             "reserved_device_fraction, default 10%) or torchrec (15% plus "
+             "20 copies of the input ids, as TorchRec's planner)"),
+    cl::value_desc("ember|torchrec"), cl::init("ember"),
+    cl::cat(shardingCategory));
 static cl::opt<std::string> reportFormat(
     "report-format",
     cl::desc("--emit sharding-report as text or html (default: html when "
@@ -250,6 +264,18 @@ int main(int argc, char **argv) {
                  << commDType << "'\n";
     return 1;
   }
+  if (objective != "inference" && objective != "training") {
+    llvm::errs() << "ember-compile: --objective must be inference or "
+                    "training, not '"
+                 << objective << "'\n";
+    return 1;
+  }
+  if (memoryReservation != "ember" && memoryReservation != "torchrec") {
+    llvm::errs() << "ember-compile: --memory-reservation must be ember or "
+                    "torchrec, not '"
+                 << memoryReservation << "'\n";
+    return 1;
+  }
   // The report's form (text or HTML, docs/sharding.md), before the import.
   if (reportFormat.getNumOccurrences() &&
       emitKind != EmitKind::ShardingReport) {
@@ -295,6 +321,8 @@ int main(int argc, char **argv) {
   options.topologyFile = topologyFile;
   options.statsFile = statsFile;
   options.importPlanFile = importPlan;
+  options.objective = objective;
+  options.memoryReservation = memoryReservation;
   options.reportFormat = reportFormat;
   if (emitKind == EmitKind::ShardingReport ||
       emitKind == EmitKind::ShardingPlan) {
