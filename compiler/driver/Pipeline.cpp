@@ -2,15 +2,19 @@
 #include "driver/Pipeline.h"
 
 #include "passes/Passes.h"
+#include "progress/progress.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 namespace mlir::ember::driver {
 
@@ -61,6 +65,47 @@ private:
   std::string dir_;
   int next_ = 0;
   bool failed_ = false;
+};
+
+/// Progress of the pipeline (progress/progress.h): "running passes" counts
+/// the passes run on the module; the sharding planner, which may search for
+/// long, is a phase of its own ("planning sharding").
+class PassProgress : public PassInstrumentation {
+public:
+  PassProgress(Operation *module, size_t passes)
+      : module_(module), passes_("running passes", passes,
+                                 ::ember::progress::Unit::Items) {}
+
+  void runBeforePass(Pass *pass, Operation *op) override {
+    if (op == module_ && isPlanning(pass))
+      planning_.emplace("planning sharding", 1, ::ember::progress::Unit::Items);
+  }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    finish(pass, op, /*succeeded=*/true);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    finish(pass, op, /*succeeded=*/false);
+  }
+
+private:
+  static bool isPlanning(Pass *pass) {
+    return pass->getArgument() == "ember-plan-sharding";
+  }
+  void finish(Pass *pass, Operation *op, bool succeeded) {
+    if (op != module_)
+      return;
+    if (isPlanning(pass) && planning_) {
+      if (succeeded)
+        planning_->advance(1);
+      planning_.reset();
+    }
+    if (succeeded)
+      passes_.advance(1);
+  }
+
+  Operation *module_;
+  ::ember::progress::Phase passes_;
+  std::optional<::ember::progress::Phase> planning_;
 };
 
 } // namespace
@@ -145,6 +190,7 @@ LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
   }
   if (timing)
     pm.enableTiming(*timing);
+  pm.addInstrumentation(std::make_unique<PassProgress>(module, pm.size()));
   if (failed(pm.run(module)))
     return failure();
   if (dumper && dumper->failed())

@@ -70,7 +70,8 @@ struct CompileOptions {
 void buildCompilePipeline(PassManager &pm, const CompileOptions &options);
 
 /// Runs that pipeline on `module` (writing the dumps when asked; timing each
-/// pass under `timing` when given). Errors are diagnostics.
+/// pass under `timing` when given; progress on stderr: "running passes" and
+/// "planning sharding", progress/progress.h). Errors are diagnostics.
 LogicalResult runCompilePipeline(ModuleOp module, const CompileOptions &options,
                                  TimingScope *timing = nullptr);
 

@@ -23,6 +23,7 @@
 #include "frontends/onnx/OnnxImporter.h"
 #include "io/atomic_file.h"
 #include "plan/PlanEmitter.h"
+#include "progress/progress.h"
 #include "sharding/PlanReport.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -152,6 +153,8 @@ static cl::opt<std::string> reportFormat(
     cl::desc("--emit sharding-report as text or html (default: html when "
              "the output file ends in .html or .htm, else text)"),
     cl::value_desc("text|html"), cl::cat(shardingCategory));
+static cl::opt<bool>
+    quiet("quiet", cl::desc("No progress on stderr (also EMBER_QUIET=1)"));
 static cl::opt<bool> skipChecker(
     "skip-onnx-checker",
     cl::desc("Do not run the ONNX checker and shape inference first"));
@@ -182,6 +185,7 @@ static std::string describeLocation(mlir::Location loc) {
 static void installDiagnosticPrinter(mlir::MLIRContext &context) {
   context.printOpOnDiagnostic(false);
   context.getDiagEngine().registerHandler([](mlir::Diagnostic &diag) {
+    ember::progress::clearBar(); // a message starts on a clean line
     auto print = [](const mlir::Diagnostic &d) {
       const char *severity = "error";
       switch (d.getSeverity()) {
@@ -236,6 +240,10 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing
   cl::ParseCommandLineOptions(argc, argv, "Ember compiler: model -> plan\n");
+  // Progress of the long steps on stderr (docs/architecture.md, "Progress").
+  ember::progress::setProgramName("ember-compile");
+  if (quiet)
+    ember::progress::setQuiet(true);
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::ember::EmberDialect, mlir::func::FuncDialect,
@@ -296,7 +304,13 @@ int main(int argc, char **argv) {
   mlir::applyDefaultTimingManagerCLOptions(timing);
   mlir::TimingScope rootTiming = timing.getRootScope();
   mlir::TimingScope importTiming = rootTiming.nest("import");
-  mlir::OwningOpRef<mlir::ModuleOp> module = loadInput(context);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    ember::progress::Phase importing("importing " + inputFilename.getValue(),
+                                     1, ember::progress::Unit::Items);
+    if ((module = loadInput(context)))
+      importing.advance(1);
+  }
   importTiming.stop();
   if (!module)
     return 1;
@@ -371,9 +385,14 @@ int main(int argc, char **argv) {
   mlir::ember::plan_emitter::PlanEmitterOptions emitterOptions =
       mlir::ember::driver::planEmitterOptions(options);
   emitterOptions.memoryStats = &stats;
-  if (mlir::failed(mlir::ember::plan_emitter::writePlan(*module, outputFilename,
-                                                        emitterOptions)))
-    return 1;
+  {
+    ember::progress::Phase emitting("emitting " + outputFilename.getValue(), 1,
+                                    ember::progress::Unit::Items);
+    if (mlir::failed(mlir::ember::plan_emitter::writePlan(
+            *module, outputFilename, emitterOptions)))
+      return 1;
+    emitting.advance(1);
+  }
   if (printStats)
     llvm::errs() << "memory plan: " << stats.plannedSlots
                  << " slots in a static arena of " << stats.arenaBytes
