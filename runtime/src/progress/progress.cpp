@@ -104,12 +104,8 @@ public:
     active_.push_back(&phase);
     if (!phase.drawing_)
       return;
-    if (phase.options_.minSeconds <= 0) {
-      int64_t now = nowNs();
-      phase.nextDrawNs_.store(now + phase.options_.redrawIntervalNs,
-                              std::memory_order_relaxed);
-      drawLocked(phase, now);
-    }
+    // The first bar comes from the first advance() or tick once the phase
+    // is due, so that it shows a rate.
     if (!ticker_.joinable()) {
       uint64_t generation = ++generation_;
       ticker_ = std::thread([this, generation] { tick(generation); });
