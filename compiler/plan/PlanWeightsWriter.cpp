@@ -37,10 +37,22 @@ uint64_t ConstantStreamer::append(const PendingConstant &constant) {
 }
 
 void ConstantStreamer::appendChunk(const char *data, uint64_t size) {
-  if (allZero(data, size))
-    file_.appendZeros(size);
-  else
-    file_.appendBytes(data, size);
+  // Zero blocks of 1 MiB become holes (consecutive data blocks are written
+  // with one call).
+  constexpr uint64_t kBlock = uint64_t(1) << 20;
+  uint64_t pending = 0; // data bytes not written yet, ending at `done`
+  for (uint64_t done = 0; done < size;) {
+    uint64_t n = std::min(kBlock, size - done);
+    if (allZero(data + done, n)) {
+      file_.appendBytes(data + done - pending, pending);
+      pending = 0;
+      file_.appendZeros(n);
+    } else {
+      pending += n;
+    }
+    done += n;
+  }
+  file_.appendBytes(data + size - pending, pending);
 }
 
 void ConstantStreamer::appendRange(const char *data, uint64_t size) {
