@@ -16,7 +16,8 @@ venv=build/torchrec-venv
 # pip freeze of a working venv (2026-11-26). torchrec's metadata requires the CUDA
 # fbgemm-gpu: torchrec's other needs are installed, then torchrec and fbgemm-gpu-cpu with
 # --no-deps. torch >= 2.9's default torch.onnx.export needs onnxscript; ember.export
-# writes ONNX itself and does not.
+# writes ONNX itself and does not. tqdm (also a need of torchrec's) draws ember.export's
+# progress bars.
 pins="$(cat <<'EOF'
 torch==2.14.1
 torchrec==1.9.2
@@ -73,7 +74,7 @@ EOF
 )"
 
 stamp="$venv/.ember-pins"
-check='import torch, torchrec, fbgemm_gpu, onnx, onnxruntime, numpy, pytest'
+check='import torch, torchrec, fbgemm_gpu, onnx, onnxruntime, numpy, pytest, tqdm'
 if [ "${1:-}" != --force ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$pins" ] \
     && "$venv/bin/python" -c "$check" 2>/dev/null; then
   echo "setup-torchrec-venv: $venv is up to date ($(grep -E '^(torch|torchrec)==' "$stamp" | tr '\n' ' '))"

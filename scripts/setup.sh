@@ -19,6 +19,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev iproute2
   # Python side: tests of the tracer, PyTorch references and peer benchmarks
   python3-torch python3-onnx python3-numpy python3-pytest
+  # progress bars of ember.export on a terminal (without it: lines per step)
+  python3-tqdm
   # the runtime's Python module (ember.Session): headers and pybind11
   python3-dev pybind11-dev
   # renders the HTML sharding report in its test (e2e.sharding_report.html_render;

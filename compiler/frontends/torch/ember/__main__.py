@@ -1,6 +1,7 @@
 """Command line:
     python -m ember export MODULE:FACTORY OUTPUT.onnx [--inputs MODULE:FN] [--leaf NAME]... [--static-batch]
                            [--external-data auto|always|never] [--external-data-threshold BYTES]
+                           [--quiet]
     python -m ember compile MODEL.onnx -o MODEL.plan [ember-compile's options]
     python -m ember run MODEL.plan [ember-run's options]
 
@@ -52,12 +53,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     exp.add_argument("--external-data-threshold", type=int, default=None, metavar="BYTES",
                      help="initializers of at least this many bytes go to the data file "
                           "(default 1 MiB)")
+    exp.add_argument("--quiet", action="store_true",
+                     help="no progress on stderr (tracing, converting, writing; also EMBER_QUIET=1)")
     args = parser.parse_args(argv)
 
     import torch
 
+    from . import _progress
     from .errors import TraceError
     from .export import EXTERNAL_DATA_THRESHOLD, export
+
+    if args.quiet:
+        _progress.set_quiet(True)
 
     try:
         made = _load(args.factory)()

@@ -19,7 +19,7 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 
-from . import _batch, _quant_ebc, _sequence
+from . import _batch, _progress, _quant_ebc, _sequence
 from .errors import TraceError
 from ._kjt_idiom import match_per_key_bag, split_by_per_key_sizes
 from .kjt import make_kjt
@@ -107,6 +107,8 @@ class _Bounds:
 
 
 class _Converter:
+    progress: Optional["_progress.Phase"] = None  # advanced once per graph node
+
     def __init__(self, gm: torch.fx.GraphModule, batch: Optional[_batch.BatchInfo] = None):
         self.onnx, self.TP, self.helper, self.numpy_helper = _onnx()
         self.gm = gm
@@ -404,6 +406,8 @@ class _Converter:
                 self.convert_op(node, value)
             if self.batch is not None and node.op != "output":
                 self.attach_alt(self.env.get(node), self.batch.alt.get(node.name))
+            if self.progress is not None:
+                self.progress.advance(1)
         self.remove_dead_nodes()
         self.name_kjt_inputs()
         graph = self.helper.make_graph(self.nodes, graph_name, self.inputs, self.outputs,
@@ -1491,15 +1495,20 @@ def _convert(model: nn.Module, example_inputs: Any, leaf_modules, concrete_args,
     """The ONNX ModelProto of ``model`` (not checked yet) and the tensors of the
     initializers of at least ``defer_bytes`` bytes, whose bytes it does not hold."""
     _refuse_variable_batch_kjts(example_inputs)
-    graphs = trace(model, example_inputs, leaf_modules=leaf_modules, concrete_args=concrete_args)
-    graphs.raise_if_failed()
-    gm = graphs[""]
-    _inline_wrapped_functions(gm)
-    _normalize_foreign_kjts(gm)
-    batch = _batch_info(gm) if dynamic_batch else None
+    with _progress.Phase(f"tracing {type(model).__name__}", 1, "items") as tracing:
+        graphs = trace(model, example_inputs, leaf_modules=leaf_modules,
+                       concrete_args=concrete_args)
+        graphs.raise_if_failed()
+        gm = graphs[""]
+        _inline_wrapped_functions(gm)
+        _normalize_foreign_kjts(gm)
+        batch = _batch_info(gm) if dynamic_batch else None
+        tracing.advance(1)
     converter = _Converter(gm, batch)
     converter.defer_bytes = defer_bytes
-    onnx_model = converter.convert(type(model).__name__)
+    with _progress.Phase("converting", len(gm.graph.nodes), "items") as converting:
+        converter.progress = converting
+        onnx_model = converter.convert(type(model).__name__)
     kept = {t.name for t in onnx_model.graph.initializer}
     return onnx_model, {k: v for k, v in converter.deferred.items() if k in kept}
 
@@ -1528,7 +1537,8 @@ EXTERNAL_DATA_ALIGNMENT = 4096
 _EXTERNAL_CHUNK = 1 << 20
 
 
-def _write_external_data(f, onnx_model, deferred: Dict[str, torch.Tensor], location: str) -> int:
+def _write_external_data(f, onnx_model, deferred: Dict[str, torch.Tensor], location: str,
+                         progress: Optional["_progress.Phase"] = None) -> int:
     """Writes the deferred tensors into the open binary file ``f`` (zero chunks are left as
     holes: a sparse source stays sparse) straight from their memory, and points their
     TensorProtos at ``location``. Returns the file's size."""
@@ -1548,6 +1558,8 @@ def _write_external_data(f, onnx_model, deferred: Dict[str, torch.Tensor], locat
             if chunk.any():
                 f.seek(offset + start)
                 f.write(memoryview(chunk))
+            if progress is not None:
+                progress.advance(chunk.size)
         del proto.external_data[:]
         for key, value in (("location", location), ("offset", str(offset)),
                            ("length", str(raw.size))):
@@ -1559,7 +1571,8 @@ def _write_external_data(f, onnx_model, deferred: Dict[str, torch.Tensor], locat
     return offset
 
 
-def _write_model(path: str, onnx_model, deferred: Dict[str, torch.Tensor]) -> None:
+def _write_model(path: str, onnx_model, deferred: Dict[str, torch.Tensor],
+                 progress: Optional["_progress.Phase"] = None) -> None:
     """Writes ``onnx_model`` to ``path`` and, when ``deferred`` is not empty, its large
     tensors to ``path + ".data"`` (ONNX external data, location relative to the model):
     both or neither (temporaries in the same directory, renamed at the end)."""
@@ -1579,7 +1592,8 @@ def _write_model(path: str, onnx_model, deferred: Dict[str, torch.Tensor]) -> No
         if deferred:
             tmp_data = temporary(".onnx.data")
             with open(tmp_data, "r+b") as f:
-                _write_external_data(f, onnx_model, deferred, os.path.basename(tmp_data))
+                _write_external_data(f, onnx_model, deferred, os.path.basename(tmp_data),
+                                     progress)
                 f.flush()
                 os.fsync(f.fileno())
             # Checked as written (the checker resolves the data file beside the model).
@@ -1594,6 +1608,8 @@ def _write_model(path: str, onnx_model, deferred: Dict[str, torch.Tensor]) -> No
             f.write(onnx_model.SerializeToString())
             f.flush()
             os.fsync(f.fileno())
+        if progress is not None:  # the .onnx file completes it
+            progress.advance(max(0, progress.total - progress.done))
         if deferred:
             os.replace(tmp_data, os.path.join(directory, data_name))
         os.replace(tmp_model, path)
@@ -1659,4 +1675,7 @@ def export(model: nn.Module, example_inputs: Any, path: str,
                               "file's 2 GiB: export with external_data=True")
         onnx, *_ = _onnx()
         onnx.checker.check_model(onnx_model, full_check=True)
-    _write_model(path, onnx_model, deferred)
+    # Progress (ember/_progress.py): the external data's bytes, then the .onnx file.
+    nbytes = onnx_model.ByteSize() + sum(t.numel() * t.element_size() for t in deferred.values())
+    with _progress.Phase(f"writing {os.path.basename(path)}", nbytes) as writing:
+        _write_model(path, onnx_model, deferred, writing)
