@@ -240,7 +240,7 @@ int main(int argc, char **argv) {
   mlir::registerMLIRContextCLOptions();
   mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing
   cl::ParseCommandLineOptions(argc, argv, "Ember compiler: model -> plan\n");
-  // Progress of the long steps on stderr (docs/architecture.md, "Progress").
+  // Progress of the long steps on stderr (docs/runtime.md, "Progress").
   ember::progress::setProgramName("ember-compile");
   if (quiet)
     ember::progress::setQuiet(true);
