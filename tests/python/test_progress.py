@@ -52,7 +52,7 @@ def clean_environment(monkeypatch):
 
 
 def environment(tmp_path, **extra):
-    (tmp_path / "factory_mod.py").write_text(FACTORY)
+    (tmp_path / "progress_factory.py").write_text(FACTORY)
     env = {k: v for k, v in os.environ.items()
            if k not in ("EMBER_QUIET", "EMBER_PROGRESS_MIN_SECONDS")}
     env["PYTHONPATH"] = os.pathsep.join([PKG, str(tmp_path), env.get("PYTHONPATH", "")])
@@ -61,7 +61,7 @@ def environment(tmp_path, **extra):
 
 
 def export_command(*flags):
-    return [sys.executable, "-m", "ember", "export", "factory_mod:make", "small.onnx", *flags]
+    return [sys.executable, "-m", "ember", "export", "progress_factory:make", "small.onnx", *flags]
 
 
 def on_terminal(cmd, env, cwd):
@@ -154,41 +154,55 @@ def test_quiet_and_bad_input(monkeypatch):
         assert _progress.min_seconds() == 1.0, bad
 
 
-def test_export_prints_one_line_per_step(tmp_path):
+def export_in_process(tmp_path, monkeypatch, capsys, *flags):
+    """python -m ember export in this process (a subprocess would import torch again);
+    stderr is pytest's capture, not a terminal. (exit status, stdout, stderr)."""
+    from ember.__main__ import main
+    (tmp_path / "progress_factory.py").write_text(FACTORY)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    capsys.readouterr()
+    try:
+        status = main(["export", "progress_factory:make", "small.onnx", *flags])
+    except SystemExit as e:  # argparse's usage errors
+        status = e.code
+    finally:
+        _progress.set_quiet(False)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_export_prints_one_line_per_step(tmp_path, monkeypatch, capsys):
     # External data: the data file's bytes count in the writing step too.
-    env = environment(tmp_path, EMBER_PROGRESS_MIN_SECONDS="0")
-    proc = subprocess.run(export_command("--external-data", "always",
-                                         "--external-data-threshold", "100"),
-                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == len(LINES), proc.stderr
+    monkeypatch.setenv("EMBER_PROGRESS_MIN_SECONDS", "0")
+    status, out, err = export_in_process(tmp_path, monkeypatch, capsys, "--external-data",
+                                         "always", "--external-data-threshold", "100")
+    assert status == 0, err
+    lines = err.splitlines()
+    assert len(lines) == len(LINES), err
     for pattern, line in zip(LINES, lines):
         assert re.fullmatch(pattern, line), (pattern, line)
-    written = re.search(r"writing small\.onnx: ([0-9.]+) kB", proc.stderr)
-    assert written and float(written.group(1)) >= 12, proc.stderr  # the 12 kB table
+    written = re.search(r"writing small\.onnx: ([0-9.]+) kB", err)
+    assert written and float(written.group(1)) >= 12, err  # the 12 kB table
     assert (tmp_path / "small.onnx.data").exists()
 
 
-def test_export_quick_steps_and_quiet_are_silent(tmp_path):
+def test_export_quick_steps_and_quiet_are_silent(tmp_path, monkeypatch, capsys):
     # The default threshold (1 s): only a step that took that long has a line (tracing
     # can, on a cold torch 2.x; converting and writing this model never do).
-    proc = subprocess.run(export_command(), env=environment(tmp_path), cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    for line in proc.stderr.splitlines():
+    status, out, err = export_in_process(tmp_path, monkeypatch, capsys)
+    assert status == 0, err
+    for line in err.splitlines():
         took = re.fullmatch(r"ember export: tracing Small: done in ([0-9.]+) s", line)
-        assert took and float(took.group(1)) >= 0.95, proc.stderr
+        assert took and float(took.group(1)) >= 0.95, err
     # --quiet (EMBER_QUIET=1 is the same switch: test_quiet_and_bad_input).
-    proc = subprocess.run(export_command("--quiet"),
-                          env=environment(tmp_path, EMBER_PROGRESS_MIN_SECONDS="0"),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == "", proc.stderr
-    assert proc.stdout == "wrote small.onnx\n"
-    proc = subprocess.run(export_command("--quiet=yes"), env=environment(tmp_path),
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2 and "--quiet: ignored explicit argument 'yes'" in proc.stderr
+    monkeypatch.setenv("EMBER_PROGRESS_MIN_SECONDS", "0")
+    status, out, err = export_in_process(tmp_path, monkeypatch, capsys, "--quiet")
+    assert status == 0, err
+    assert err == "", err
+    assert out == "wrote small.onnx\n"
+    status, out, err = export_in_process(tmp_path, monkeypatch, capsys, "--quiet=yes")
+    assert status == 2 and "--quiet: ignored explicit argument 'yes'" in err, err
 
 
 def test_export_on_a_terminal(tmp_path):
