@@ -174,18 +174,29 @@ ShardLoad CostModel::replicaLoad(const TableSpec &table,
   // The rank looks up its own batch: no input or output distribution.
   load.cost.lookup =
       lookupSeconds(table, ComputeKernel::Dense, ids, table.dim, outputBytes);
-  if (options.includeBackward && numReplicas > 1) {
-    // Ring all-reduce of the whole table's gradient.
-    double r = static_cast<double>(numReplicas);
-    double gradientBytes = static_cast<double>(table.rows) *
-                           static_cast<double>(table.dim) * kOutputBytes;
-    double bandwidth =
-        topo.numNodes() > 1 ? topo.interNodeBandwidth : topo.intraNodeBandwidth;
+  if (options.includeBackward && numReplicas > 1)
     load.cost.backward = kBackwardLookupRatio * load.cost.lookup +
-                         2 * (r - 1) / r * gradientBytes / bandwidth;
-  }
+                         replicaAllReduceSeconds(table, numReplicas);
   load.device += weightStorage(table, table.rows, table.dim);
   return load;
+}
+
+double CostModel::replicaAllReduceSeconds(const TableSpec &table,
+                                          int64_t numReplicas) const {
+  // Hierarchical all-reduce of the table's gradient (NCCL's rings over every
+  // GPU's NIC): a reduce-scatter and all-gather inside the node, p replicas
+  // each, and an all-reduce of each rank's 1/p across the n nodes.
+  const Topology &topo = options.topology;
+  double gradientBytes = static_cast<double>(table.rows) *
+                         static_cast<double>(table.dim) * kOutputBytes;
+  int64_t perNode = std::max<int64_t>(
+      1, std::min<int64_t>(topo.ranksPerNode, numReplicas));
+  int64_t nodes = (numReplicas + perNode - 1) / perNode;
+  double p = static_cast<double>(perNode), n = static_cast<double>(nodes);
+  double seconds = 2 * (p - 1) / p * gradientBytes / topo.intraNodeBandwidth;
+  if (nodes > 1)
+    seconds += 2 * (n - 1) / n * gradientBytes / p / topo.interNodeBandwidth;
+  return seconds;
 }
 
 ShardLoad CostModel::baseline(llvm::ArrayRef<TableSpec> tables) const {

@@ -51,6 +51,10 @@ public:
   /// Seconds to receive `bytes` gathered evenly from every rank of the world
   /// (own share free, node peers over NVLink, the rest over the network).
   double allToAllSeconds(double bytes) const;
+  /// Seconds of the gradient all-reduce over `numReplicas` replicas of
+  /// `table` (training): inside each node, then across the nodes.
+  double replicaAllReduceSeconds(const TableSpec &table,
+                                 int64_t numReplicas) const;
 
 private:
   double lookupSeconds(const TableSpec &table, ComputeKernel kernel,

@@ -279,9 +279,27 @@ llvm::Expected<ShardingPlan> Planner::run() {
     }
     if (options.search == SearchMode::Local)
       improve(*state);
-    if (!best || better(state->maxCost(), state->totalCost(), best->maxCost(),
-                        best->totalCost()))
+    // Host memory is the last resort: a plan that serves less from it wins
+    // whatever the cost, then the lower cost.
+    if (!best || state->hostBytes() < best->hostBytes() ||
+        (state->hostBytes() == best->hostBytes() &&
+         better(state->maxCost(), state->totalCost(), best->maxCost(),
+                best->totalCost())))
       best = std::move(state);
+  }
+  // Device memory too small for every table on it: spill the tables that
+  // lose least per byte to host memory first, then place by memory.
+  if (!best && chooseSpills()) {
+    std::unique_ptr<State> state = newState();
+    std::vector<int> failed = seed(*state, Policy::Spill);
+    if (failed.empty()) {
+      if (options.search == SearchMode::Local)
+        improve(*state);
+      best = std::move(state);
+    } else if (failed.size() < fewestFailed.size()) {
+      fewestFailed = failed;
+      failedState = std::move(state);
+    }
   }
   if (best && options.search == SearchMode::Local && isTiny())
     exactSearch(best);
@@ -301,7 +319,45 @@ llvm::Expected<ShardingPlan> Planner::run() {
                                    lines.size(), llvm::join(lines, "\n"))
                          .str());
   }
+  noteSpills(*best);
   return toPlan(*best);
+}
+
+void Planner::noteSpills(const State &state) {
+  for (size_t t = 0; t < specs.size(); ++t) {
+    const Option &chosen = state.optionOf(t);
+    if (chosen.kernel != ComputeKernel::FusedUvmCaching &&
+        chosen.kernel != ComputeKernel::FusedUvm)
+      continue;
+    if (options.tables.count(specs[t].name) &&
+        options.tables.at(specs[t].name).kernel)
+      continue; // the user asked for it
+    const Option *device = nullptr, *smallest = nullptr;
+    for (const Option &option : tableOptions[t].options) {
+      if (option.kernel != ComputeKernel::Fused)
+        continue;
+      if (!device || option.totalCost < device->totalCost)
+        device = &option;
+      if (!smallest ||
+          option.maxShardDeviceBytes < smallest->maxShardDeviceBytes)
+        smallest = &option;
+    }
+    std::string note =
+        llvm::formatv("table '{0}' is served from host memory ({1}): no "
+                      "device-resident sharding of it fits beside the other "
+                      "tables",
+                      specs[t].name, computeKernelName(chosen.kernel))
+            .str();
+    if (device)
+      note += llvm::formatv(" (its smallest needs {0} per shard); it costs "
+                            "{1:F2} us per batch more (summed over ranks) "
+                            "than its cheapest device-resident sharding",
+                            formatBytes(static_cast<double>(
+                                smallest->maxShardDeviceBytes)),
+                            (chosen.totalCost - device->totalCost) * 1e6)
+                  .str();
+    notes.push_back(note);
+  }
 }
 
 llvm::Expected<ShardingPlan>

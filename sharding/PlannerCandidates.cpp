@@ -387,8 +387,10 @@ llvm::Error Planner::buildOptions() {
       smallest = std::min(smallest, option.replicaBytes);
     fixedReplicaBytes += static_cast<double>(smallest);
   }
-  if (errors.empty())
+  if (errors.empty()) {
+    selectReplicas();
     return llvm::Error::success();
+  }
   return makeError(llvm::join(errors, "\n"));
 }
 
@@ -502,4 +504,66 @@ llvm::Error ember::sharding::verifySharding(const TableSpec &table,
     break;
   }
   return llvm::Error::success();
+}
+
+void Planner::selectReplicas() {
+  // Benefit of a replica: what it saves in total cost (summed over ranks)
+  // against the table's cheapest sharded option on device memory (else any
+  // sharded option), per replica byte.
+  struct Candidate {
+    size_t table;
+    double perByte;
+    int64_t bytes;
+  };
+  std::vector<Candidate> candidates;
+  for (size_t t = 0; t < tableOptions.size(); ++t) {
+    const std::vector<Option> &opts = tableOptions[t].options;
+    const Option *replica = nullptr;
+    double sharded = -1, shardedUvm = -1;
+    for (const Option &option : opts) {
+      if (option.budgeted) {
+        replica = &option;
+        continue;
+      }
+      if (option.kind == ShardingKind::DataParallel)
+        continue;
+      double &best =
+          option.kernel == ComputeKernel::Fused ? sharded : shardedUvm;
+      if (best < 0 || option.totalCost < best)
+        best = option.totalCost;
+    }
+    if (!replica)
+      continue;
+    if (sharded < 0)
+      sharded = shardedUvm;
+    double benefit =
+        sharded < 0 ? replica->totalCost : sharded - replica->totalCost;
+    candidates.push_back(
+        {t, benefit / static_cast<double>(std::max<int64_t>(
+                          replica->replicaBytes, 1)),
+         replica->replicaBytes});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.perByte > b.perByte;
+                   });
+  double left = kReplicaBudgetFraction *
+                    static_cast<double>(options.topology.usableDeviceMemory()) -
+                fixedReplicaBytes;
+  for (const Candidate &candidate : candidates) {
+    bool keep = candidate.perByte > 0 &&
+                static_cast<double>(candidate.bytes) <= left;
+    if (keep) {
+      left -= static_cast<double>(candidate.bytes);
+      continue;
+    }
+    std::vector<Option> &opts = tableOptions[candidate.table].options;
+    // A table whose only choice is the replica keeps it (the seeds then
+    // report it when the budget is gone).
+    if (llvm::all_of(opts, [](const Option &o) { return o.budgeted; }))
+      continue;
+    opts.erase(std::remove_if(opts.begin(), opts.end(),
+                              [](const Option &o) { return o.budgeted; }),
+               opts.end());
+  }
 }

@@ -33,6 +33,11 @@ namespace ember::sharding::detail {
 
 using llvm::ArrayRef;
 
+/// Auto plans replicate (data_parallel) tables while all replicas together
+/// take at most this fraction of a rank's usable device memory (one replica
+/// at most kReplicaMaxFraction, PlannerCandidates.cpp).
+constexpr double kReplicaBudgetFraction = 0.25;
+
 inline llvm::Error makeError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -149,6 +154,10 @@ public:
   double totalCost() const {
     return std::accumulate(cost.begin(), cost.end(), 0.0);
   }
+  /// Host memory used by every rank together (UVM kernels).
+  int64_t hostBytes() const {
+    return std::accumulate(host.begin(), host.end(), int64_t(0));
+  }
   int64_t maxRank() const {
     return std::max_element(cost.begin(), cost.end()) - cost.begin();
   }
@@ -233,6 +242,9 @@ private:
   /// Why `table` fits nowhere in `state`: the option that comes closest.
   std::string shortfall(const State &state, int table) const;
   ShardingPlan toPlan(const State &state) const;
+  /// Notes why each table the plan serves from host memory is there and
+  /// what it costs.
+  void noteSpills(const State &state);
 
   // PlannerCandidates.cpp
   llvm::Error buildOptions();
@@ -241,10 +253,23 @@ private:
                         ArrayRef<ComputeKernel> kernels,
                         ArrayRef<int64_t> pinned, bool autoChoice,
                         std::vector<Option> &out);
+  /// Spends the replica budget by benefit per byte: the tables whose
+  /// replica saves the most cost per replica byte (against their cheapest
+  /// sharded option) keep their auto data_parallel option while the budget
+  /// lasts; the others lose it.
+  void selectReplicas();
 
   // PlannerSeed.cpp
   std::unique_ptr<State> newState() const;
-  enum class Policy { Balanced, Cheapest, Memory };
+  /// Spill: the memory policy with the tables chooseSpills() picked served
+  /// from host memory first (the seed of last resort when device memory
+  /// cannot hold every table).
+  enum class Policy { Balanced, Cheapest, Memory, Spill };
+  /// Picks the tables to serve from host memory (fused_uvm_caching) when
+  /// their device-resident options together need more than the ranks'
+  /// device memory: those that lose the least cost per device byte saved,
+  /// until the rest fit with a margin. Returns false when none would help.
+  bool chooseSpills();
   /// Runs one greedy seed; returns the tables that could not be placed.
   std::vector<int> seed(State &state, Policy policy) const;
 
@@ -270,6 +295,8 @@ private:
   /// the search does (imported, pinned or forced): they count against the
   /// replica budget before the auto planner adds any.
   double fixedReplicaBytes = 0;
+  /// Tables the spill seed serves from host memory first (chooseSpills).
+  std::vector<char> spilled;
 };
 
 } // namespace ember::sharding::detail

@@ -24,6 +24,11 @@ constexpr size_t kExactMaxTables = 8;
 constexpr int64_t kExactMaxRanks = 4;
 constexpr int64_t kExactMaxNodes = 2'000'000;
 
+bool isHostServed(ComputeKernel kernel) {
+  return kernel == ComputeKernel::FusedUvmCaching ||
+         kernel == ComputeKernel::FusedUvm;
+}
+
 } // namespace
 
 bool Planner::tryMove(State &state, int64_t maxRank) const {
@@ -151,7 +156,12 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
     double bestValue = current, bestTotal = 0;
     std::vector<int64_t> bestRanks;
     const auto &opts = tableOptions[table].options;
+    // Memory before UVM: a table on device memory stays there (its seed
+    // served it from host memory only when nothing else fitted).
+    bool onDevice = !isHostServed(opts[oldChoice].kernel);
     for (int i = 0, e = opts.size(); i < e; ++i) {
+      if (onDevice && isHostServed(opts[i].kernel))
+        continue;
       if (!state.place(table, i, false))
         continue;
       double value = 0;
@@ -205,6 +215,7 @@ void Planner::exactSearch(std::unique_ptr<State> &best) const {
                    [&](int a, int b) { return weight[a] > weight[b]; });
 
   double bestMax = best->maxCost(), bestTotal = best->totalCost();
+  bool deviceOnly = best->hostBytes() == 0;
   std::vector<int> bestChoice;
   std::vector<std::vector<int64_t>> bestRanks;
   std::unique_ptr<State> state = newState();
@@ -230,6 +241,10 @@ void Planner::exactSearch(std::unique_ptr<State> &best) const {
     const auto &opts = tableOptions[t].options;
     for (int i = 0, e = opts.size(); i < e; ++i) {
       const Option &option = opts[i];
+      // Memory before UVM: when the plan found fits device memory, so must
+      // the exact one.
+      if (deviceOnly && isHostServed(option.kernel))
+        continue;
       if (option.placement == Placement::Free && option.shards.size() == 1) {
         for (int64_t rank = 0; rank < options.topology.worldSize; ++rank) {
           if (option.budgeted &&

@@ -19,10 +19,13 @@ using namespace ember::sharding::detail;
 
 namespace {
 
-/// Auto plans replicate (data_parallel) tables while all replicas together
-/// take at most this fraction of a rank's usable device memory (one replica
-/// at most kReplicaMaxFraction, PlannerCandidates.cpp).
-constexpr double kReplicaBudgetFraction = 0.25;
+/// Device bytes of every shard of `option` together.
+int64_t deviceBytes(const Option &option) {
+  int64_t bytes = 0;
+  for (int64_t unit : option.unitDevice)
+    bytes += unit;
+  return bytes;
+}
 
 } // namespace
 
@@ -133,7 +136,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
     const auto &opts = tableOptions[t].options;
     double w = std::numeric_limits<double>::max();
     for (const Option &option : opts)
-      w = std::min(w, policy == Policy::Memory
+      w = std::min(w, policy == Policy::Memory || policy == Policy::Spill
                           ? static_cast<double>(option.maxShardDeviceBytes) *
                                 static_cast<double>(option.shards.size())
                           : option.totalCost);
@@ -180,18 +183,23 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
     } else {
       std::vector<int> byPreference(opts.size());
       std::iota(byPreference.begin(), byPreference.end(), 0);
+      bool uvmFirst = policy == Policy::Spill && spilled[t];
       std::stable_sort(
           byPreference.begin(), byPreference.end(), [&](int a, int b) {
             bool uvmA = opts[a].kernel == ComputeKernel::FusedUvmCaching;
             bool uvmB = opts[b].kernel == ComputeKernel::FusedUvmCaching;
             if (uvmA != uvmB)
-              return uvmB;
+              return uvmFirst ? uvmA : uvmB;
             if (policy == Policy::Memory)
               return opts[a].maxShardDeviceBytes < opts[b].maxShardDeviceBytes;
+            // Spill: the least device memory in all (split tables carry
+            // buffers on every shard's rank).
+            if (policy == Policy::Spill)
+              return deviceBytes(opts[a]) < deviceBytes(opts[b]);
             return opts[a].totalCost < opts[b].totalCost;
           });
       for (int i : byPreference)
-        if (state.place(t, i, policy == Policy::Memory)) {
+        if (state.place(t, i, policy != Policy::Cheapest)) {
           chosen = i;
           break;
         }
@@ -204,4 +212,61 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
       runningMax = std::max(runningMax, state.cost[rank]);
   }
   return failed;
+}
+
+bool Planner::chooseSpills() {
+  // Device bytes every table needs at least, on device memory and when
+  // served from host memory, and the cost of each.
+  struct Candidate {
+    int table;
+    double costPerByte;
+    double saved;
+  };
+  const Topology &topo = options.topology;
+  double capacity = static_cast<double>(topo.worldSize) *
+                    static_cast<double>(topo.usableDeviceMemory() -
+                                        baseline.device.total());
+  double demand = 0;
+  std::vector<Candidate> candidates;
+  spilled.assign(specs.size(), 0);
+  for (size_t t = 0; t < tableOptions.size(); ++t) {
+    double fusedBytes = -1, fusedCost = 0, uvmBytes = -1, uvmCost = 0;
+    for (const Option &option : tableOptions[t].options) {
+      double bytes = 0;
+      for (int64_t unit : option.unitDevice)
+        bytes += static_cast<double>(unit);
+      bool uvm = option.kernel == ComputeKernel::FusedUvmCaching ||
+                 option.kernel == ComputeKernel::FusedUvm;
+      double &best = uvm ? uvmBytes : fusedBytes;
+      if (best < 0 || bytes < best) {
+        best = bytes;
+        (uvm ? uvmCost : fusedCost) = option.totalCost;
+      }
+    }
+    if (fusedBytes < 0) {
+      demand += std::max(uvmBytes, 0.0);
+      continue;
+    }
+    demand += fusedBytes;
+    if (uvmBytes >= 0 && uvmBytes < fusedBytes && !tableOptions[t].userFixed)
+      candidates.push_back({static_cast<int>(t),
+                            (uvmCost - fusedCost) / (fusedBytes - uvmBytes),
+                            fusedBytes - uvmBytes});
+  }
+  // Leave a margin for shards that do not pack exactly.
+  constexpr double kPackingMargin = 0.92;
+  double target = kPackingMargin * capacity;
+  if (demand <= target || candidates.empty())
+    return false;
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate &a, const Candidate &b) {
+                     return a.costPerByte < b.costPerByte;
+                   });
+  for (const Candidate &candidate : candidates) {
+    if (demand <= target)
+      break;
+    spilled[candidate.table] = 1;
+    demand -= candidate.saved;
+  }
+  return true;
 }

@@ -6,6 +6,7 @@
 #include "sharding/Planner.h"
 #include "gtest/gtest.h"
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <set>
 
@@ -560,6 +561,97 @@ TEST(ShardingPlanner, ImportedReplicasCountAgainstTheReplicaBudget) {
   for (size_t t = 24; t < 84; ++t)
     EXPECT_NE(full.tables[t].kind, ShardingKind::DataParallel)
         << tables[t].name;
+}
+
+TEST(ShardingPlanner, ReplicaBudgetGoesToTheMostBenefitPerByte) {
+  // A replica saves the input and output distribution of its table, which
+  // does not grow with the rows: 120 small tables (128 MB) save as much each
+  // as 40 large ones (640 MB), five times as much per byte. The 18 GB budget
+  // goes to the small ones first, though the large come first and cost as
+  // much.
+  std::vector<TableSpec> tables;
+  for (int i = 0; i < 40; ++i)
+    tables.push_back(makeTable("large" + std::to_string(i), 2'500'000, 64, 40));
+  for (int i = 0; i < 120; ++i)
+    tables.push_back(makeTable("small" + std::to_string(i), 500'000, 64, 40));
+  PlannerOptions options = makeOptions(16);
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  int small = 0, large = 0;
+  int64_t replicaBytes = 0;
+  for (size_t t = 0; t < tables.size(); ++t)
+    if (plan.tables[t].kind == ShardingKind::DataParallel) {
+      (t < 40 ? large : small) += 1;
+      replicaBytes += tables[t].rows * tables[t].dim * 4;
+    }
+  EXPECT_EQ(small, 120);
+  EXPECT_LE(large, 4);
+  EXPECT_LE(static_cast<double>(replicaBytes),
+            0.25 * static_cast<double>(options.topology.usableDeviceMemory()));
+}
+
+TEST(ShardingPlanner, TrainingReplicaAllReduceIsHierarchical) {
+  // The gradient all-reduce of a 256 MB replica on 2 nodes of 8: inside the
+  // node 2 x 7/8 x S over NVLink, across the nodes 2 x 1/2 x S/8 over the
+  // network.
+  TableSpec table = makeTable("t", 1'000'000, 64, 1);
+  PlannerOptions options = makeOptions(16);
+  options.includeBackward = true;
+  CostModel model(options);
+  double bytes = 1'000'000.0 * 64 * 4;
+  double expected = 2 * 7.0 / 8 * bytes / options.topology.intraNodeBandwidth +
+                    2 * 0.5 * bytes / 8 / options.topology.interNodeBandwidth;
+  EXPECT_NEAR(model.replicaAllReduceSeconds(table, 16), expected,
+              expected * 1e-12);
+  // One node: NVLink only.
+  EXPECT_NEAR(model.replicaAllReduceSeconds(table, 8),
+              2 * 7.0 / 8 * bytes / options.topology.intraNodeBandwidth,
+              expected * 1e-12);
+  ShardLoad replica = model.replicaLoad(table, 16);
+  EXPECT_NEAR(replica.cost.backward,
+              kBackwardLookupRatio * replica.cost.lookup + expected,
+              expected * 1e-9);
+}
+
+TEST(ShardingPlanner, TightMemorySpillsLeastCostlyTablesAndSaysWhy) {
+  // 100 tables whose weights take 97% of the ranks' usable device memory
+  // (with their buffers, more than all of it): every greedy seed fails; the
+  // spill seed serves the tables with the fewest lookups per byte from host
+  // memory, and the plan says which and what it costs.
+  std::vector<TableSpec> tables;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> factor(1, 100);
+  int64_t weights = 0;
+  for (int i = 0; i < 100; ++i) {
+    int64_t rows = std::max<int64_t>(1000, 1e8 / std::pow(i + 1, 1.1));
+    tables.push_back(makeTable("t" + std::to_string(i), rows, 64, factor(rng)));
+    weights += rows * 64 * 4;
+  }
+  PlannerOptions options = makeOptions(32);
+  options.topology.reservedDeviceFraction = 0;
+  options.topology.deviceMemoryBytes =
+      static_cast<int64_t>(static_cast<double>(weights) / 32 / 0.97);
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  int spilled = 0;
+  for (const TableSharding &sharding : plan.tables)
+    spilled += sharding.kernel == ComputeKernel::FusedUvmCaching;
+  EXPECT_GT(spilled, 0);
+  EXPECT_LT(spilled, 20);
+  int notes = 0;
+  for (const std::string &note : plan.notes)
+    notes += note.find("is served from host memory") != std::string::npos &&
+             note.find("us per batch more") != std::string::npos;
+  EXPECT_EQ(notes, spilled);
+
+  // With room (weights at 80%), nothing goes to host memory.
+  options.topology.deviceMemoryBytes =
+      static_cast<int64_t>(static_cast<double>(weights) / 32 / 0.80);
+  ShardingPlan roomy = planOrFail(tables, options);
+  for (const TableSharding &sharding : roomy.tables)
+    EXPECT_EQ(sharding.kernel == ComputeKernel::FusedUvmCaching, false)
+        << sharding.table;
+  EXPECT_TRUE(roomy.notes.empty());
 }
 
 TEST(ShardingPlanner, ImportedPlanErrors) {
