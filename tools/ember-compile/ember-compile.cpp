@@ -230,12 +230,19 @@ static mlir::OwningOpRef<mlir::ModuleOp> loadInput(mlir::MLIRContext &context) {
   return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &context);
 }
 
+/// The termination handler's hook: erase a progress bar (the message then
+/// starts on a clean line), then LLVM's interrupt handlers.
+static void onTermination() {
+  ember::progress::clearBarForSignal();
+  llvm::sys::RunInterruptHandlers();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   // SIGINT/SIGTERM/SIGHUP: remove temporaries (ours and LLVM's), say so,
   // exit 128 + signal.
   ember::installTerminationHandler("ember-compile");
-  ember::setTerminationHook(llvm::sys::RunInterruptHandlers);
+  ember::setTerminationHook(onTermination);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   mlir::registerDefaultTimingManagerCLOptions(); // --mlir-timing

@@ -397,6 +397,7 @@ int report(const RunOptions &o, const Session &session, const RunOutputs &out,
 int main(int argc, char **argv) {
   // SIGINT/SIGTERM/SIGHUP: no temporary left, a message, exit 128 + signal.
   installTerminationHandler("ember-run");
+  setTerminationHook(progress::clearBarForSignal); // the message on a clean line
   progress::setProgramName("ember-run");
   try {
     auto options = parseRunOptions(argc, argv);

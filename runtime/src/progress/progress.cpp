@@ -50,6 +50,9 @@ void writeAll(int fd, const std::string &text) {
 }
 
 std::atomic<bool> quietFlag{false};
+/// The fd a bar is on, -1 when none: what clearBarForSignal() erases.
+std::atomic<int> barOnFd{-1};
+static_assert(std::atomic<int>::is_always_lock_free);
 
 /// EMBER_PROGRESS_MIN_SECONDS when it is a number >= 0, else 1.
 double minSecondsFromEnvironment() {
@@ -136,6 +139,7 @@ public:
           line = "\r" + line + "\x1b[K";
         writeAll(o.fd, line + "\n");
         barShown_ = false;
+        barOnFd.store(-1);
       }
       if (active_.empty() && ticker_.joinable()) {
         ++generation_;
@@ -154,6 +158,7 @@ public:
       return;
     writeAll(barFd_, "\r\x1b[K");
     barShown_ = false;
+    barOnFd.store(-1);
   }
 
   static bool quietFromEnvironment() {
@@ -194,6 +199,7 @@ private:
     writeAll(phase.options_.fd, "\r" + line + "\x1b[K");
     barShown_ = true;
     barFd_ = phase.options_.fd;
+    barOnFd.store(barFd_);
   }
 
   void tick(uint64_t generation) {
@@ -271,6 +277,14 @@ void setProgramName(std::string_view name) {
 }
 
 void clearBar() { Display::get().clearBar(); }
+
+void clearBarForSignal() {
+  int fd = barOnFd.exchange(-1);
+  if (fd >= 0) {
+    ssize_t ignored = ::write(fd, "\r\x1b[K", 4);
+    (void)ignored;
+  }
+}
 
 void setOutputForTesting(const OutputOptions &options) {
   Display::get().setTesting(options);

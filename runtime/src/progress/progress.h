@@ -104,6 +104,10 @@ void setProgramName(std::string_view name);
 /// on a clean line (the bar comes back at its next redraw). Tools call it
 /// before printing errors.
 void clearBar();
+/// The same from a signal handler (async-signal-safe: an atomic load and a
+/// write): the tools' termination hook, so that "interrupted by SIGINT"
+/// starts on a clean line.
+void clearBarForSignal();
 
 /// For tests: write to `options.fd` instead of stderr, with these settings
 /// (the environment is not read while they are set).

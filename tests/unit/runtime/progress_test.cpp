@@ -297,8 +297,25 @@ TEST_F(ProgressOutput, ClearBarErasesTheLine) {
     clearBar();
     std::string after = written();
     EXPECT_EQ(after.substr(before.size(), 4), "\r\x1b[K");
+    // Nothing on the line any more: nothing to erase.
+    clearBar();
+    clearBarForSignal();
+    EXPECT_EQ(written(), after);
     phase.advance(9);
   }
+}
+
+TEST_F(ProgressOutput, ClearBarForSignalErasesTheLine) {
+  use(/*terminal=*/true, /*minSeconds=*/0);
+  Phase phase("writing", 10, Unit::Items);
+  phase.advance(1);
+  std::string before = written();
+  ASSERT_NE(before.find("\rtest: writing ["), std::string::npos) << before;
+  clearBarForSignal(); // what the tools' termination hook calls
+  EXPECT_EQ(written(), before + "\r\x1b[K");
+  clearBarForSignal();
+  EXPECT_EQ(written(), before + "\r\x1b[K");
+  phase.advance(9);
 }
 
 TEST_F(ProgressOutput, QuietSilencesEverything) {
