@@ -1,0 +1,505 @@
+#!/usr/bin/python3
+"""Ember's CPU embedding lookups against PyTorch 2.x and FBGEMM, same inputs.
+
+Peers (all from PyPI, in the venv of scripts/setup-torchrec-venv.sh):
+  torch      torch.nn.functional.embedding_bag (FBGEMM's JIT EmbeddingSpMDM)
+  tbe        fbgemm_gpu SplitTableBatchedEmbeddingBagsCodegen on the host
+  torch_q8   torch.ops.quantized.embedding_bag_byte_rowwise_offsets (int8)
+
+    python3 bench/embedding_vs_peers.py [--quick] [--build build/release]
+        [--venv build/torchrec-venv] [--make-venv] [--rounds 7] [--iters 3]
+        [--only fp32,int8,grouped] [--threads 1,2] [--hugepages]
+
+Run with any python3: unless the running interpreter has torch 2.x and
+fbgemm_gpu, the script re-runs itself with --venv's python (default
+build/torchrec-venv, which `--make-venv` creates or refreshes with
+scripts/setup-torchrec-venv.sh; about 3 GB from PyPI).
+
+For every configuration it writes the table(s), ids and offsets (fixed seed)
+to a temporary directory, starts bench/embedding_driver.cpp's
+ember_embedding_driver in --serve mode on those files (loaded once) and
+then runs interleaved rounds: in each round every side (Ember and each peer,
+in an order that rotates from round to round) runs --iters lookups, each
+after reading a 64 MiB buffer so that no rows come from the previous run's
+caches, and the round keeps each side's median. Per round the script forms
+the ratio peer time / Ember time (> 1: Ember faster); the table shows the
+median over rounds and the interquartile range (IQR) of these ratios, which
+is what to trust on a shared, noisy machine. It checks that every side
+produced the same pooled output (fp32 within 1e-4; int8 against torch's
+quantized op within 1e-5), measures the streaming-read bandwidth with
+bench_stream_read in the same run (after each configuration's rounds) and
+prints the 1-minute load average before and after each configuration.
+
+Configurations (the full set, issue 18):
+  fp32 sum   tables of 1M and 10M rows, D 64 and 128, batch 2,048 and
+             16,384, pooling factor 20 and 80, with 1 and 2 threads
+  int8       row-wise int8 (FBGEMM layout: D codes, float32 scale, bias),
+             1M rows, D 64 and 128, batch 2,048, L 20 and 80
+  grouped    26 tables of the Criteo Kaggle sizes capped at 1M rows, D 64,
+             batch 4,096, 4 features with L 20 and 22 with L 1, one
+             grouped_embedding_bag against FBGEMM's fused TBE
+--quick runs one small configuration of each kind (1 thread, 3 rounds) in a
+few seconds: the ctest test bench.embedding_vs_peers.quick.
+
+Exit status: 0 on success; 1 when a tool fails or outputs differ; 2 on bad
+arguments; 77 when the peers' venv is missing (and --make-venv not given).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+FLUSH_MIB = 64  # read before every timed run: more than the L3 of this machine
+
+# Criteo Kaggle (DLRM) table sizes; the benchmark caps them at 1M rows.
+CRITEO_ROWS = [1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683,
+               8351593, 3194, 27, 14992, 5461306, 10, 5652, 2173, 4, 7046547, 18, 15,
+               286181, 105, 142572]
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--build", default=os.path.join(REPO, "build", "release"),
+                   help="Ember build directory (needs ember_embedding_driver, bench_stream_read)")
+    p.add_argument("--venv", default=os.path.join(REPO, "build", "torchrec-venv"),
+                   help="venv with torch 2.x and fbgemm-gpu-cpu")
+    p.add_argument("--make-venv", action="store_true",
+                   help="create/refresh --venv with scripts/setup-torchrec-venv.sh first")
+    p.add_argument("--quick", action="store_true", help="small smoke subset")
+    p.add_argument("--only", default="fp32,int8,grouped",
+                   help="comma-separated kinds among fp32, int8, grouped")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--rows", default="1000000,10000000", help="fp32 table rows")
+    p.add_argument("--dims", default="64,128")
+    p.add_argument("--batches", default="2048,16384", help="fp32 batch sizes")
+    p.add_argument("--poolings", default="20,80", help="fp32 pooling factors")
+    p.add_argument("--rounds", type=int, default=7)
+    p.add_argument("--iters", type=int, default=3, help="lookups per side per round")
+    p.add_argument("--seed", type=int, default=2026)
+    p.add_argument("--hugepages", action="store_true",
+                   help="every side's tables in transparent huge pages (madvise)")
+    p.add_argument("--json", help="also write the results to this file")
+    args = p.parse_args(argv)
+    try:
+        args.thread_list = [int(t) for t in args.threads.split(",")]
+        args.row_list = [int(r) for r in args.rows.split(",")]
+        args.dim_list = [int(d) for d in args.dims.split(",")]
+        args.batch_list = [int(b) for b in args.batches.split(",")]
+        args.pooling_list = [int(v) for v in args.poolings.split(",")]
+    except ValueError as e:
+        p.error(f"expected comma-separated integers: {e}")
+    for name in ("thread_list", "row_list", "dim_list", "batch_list", "pooling_list"):
+        if not getattr(args, name) or min(getattr(args, name)) <= 0:
+            p.error(f"--{name.split('_')[0]}s values must be positive")
+    args.kinds = args.only.split(",")
+    bad = [k for k in args.kinds if k not in ("fp32", "int8", "grouped")]
+    if bad:
+        p.error(f"--only: unknown kind(s) {bad} (expected fp32, int8, grouped)")
+    if args.rounds < 1 or args.iters < 1:
+        p.error("--rounds and --iters must be positive")
+    if args.quick:
+        args.thread_list = [1]
+        args.rounds = 3
+        args.iters = 2
+    return args
+
+
+def peers_available():
+    try:
+        import torch  # noqa: F401
+        import fbgemm_gpu  # noqa: F401
+    except ImportError:
+        return False
+    return int(torch.__version__.split(".")[0]) >= 2
+
+
+def ensure_peer_python(args, argv):
+    """Re-runs this script with the venv's python unless this one has the peers."""
+    if args.make_venv:
+        r = subprocess.run(["bash", os.path.join(REPO, "scripts", "setup-torchrec-venv.sh")])
+        if r.returncode != 0:
+            sys.exit(f"embedding_vs_peers: scripts/setup-torchrec-venv.sh failed ({r.returncode})")
+    if os.environ.get("EMBER_PEERS_REEXEC") != "1" and not args.make_venv and peers_available():
+        return
+    venv_python = os.path.join(args.venv, "bin", "python")
+    if os.environ.get("EMBER_PEERS_REEXEC") == "1":
+        if peers_available():
+            return
+        sys.exit(f"embedding_vs_peers: {sys.executable} has no torch 2.x with fbgemm_gpu")
+    if not os.access(venv_python, os.X_OK):
+        print(f"embedding_vs_peers: no peer venv at {args.venv} (torch 2.x + fbgemm-gpu-cpu): "
+              "run with --make-venv or bash scripts/setup-torchrec-venv.sh", file=sys.stderr)
+        sys.exit(77)
+    env = dict(os.environ, EMBER_PEERS_REEXEC="1")
+    os.execve(venv_python, [venv_python, os.path.abspath(__file__)] + argv, env)
+
+
+def tool(build, name):
+    path = os.path.join(build, "bin", name)
+    if not os.access(path, os.X_OK):
+        sys.exit(f"embedding_vs_peers: {path} not found: build the target {name} first")
+    return path
+
+
+def stream_read(build, threads):
+    """Streaming-read bandwidth (GB/s) with exactly `threads` threads."""
+    r = subprocess.run([tool(build, "bench_stream_read"), "--mib", "1024", "--threads",
+                        str(threads), "--passes", "3"], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"embedding_vs_peers: bench_stream_read failed:\n{r.stderr}")
+    found = dict(re.findall(r"threads=(\d+) mib=\d+ best_gbps=([0-9.]+)", r.stdout))
+    if str(threads) not in found:
+        sys.exit(f"embedding_vs_peers: unexpected bench_stream_read output: {r.stdout}")
+    return float(found[str(threads)])
+
+
+def quartiles(values):
+    v = sorted(values)
+    if len(v) < 2:
+        return v[0], v[0], v[0]
+    q = statistics.quantiles(v, n=4, method="inclusive")
+    return q[0], statistics.median(v), q[2]
+
+
+class EmberDriver:
+    """ember_embedding_driver --serve 1: loads once, times on request."""
+
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if line != "ready":
+            self.fail(f"expected 'ready', got '{line}'")
+
+    def fail(self, what):
+        self.proc.kill()
+        err = self.proc.stderr.read()
+        sys.exit(f"embedding_vs_peers: {' '.join(self.cmd)}: {what}\n{err}")
+
+    def ask(self, command, prefix):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith(prefix):
+            self.fail(f"'{command}' answered '{line}'")
+        return line
+
+    def times(self, iters):
+        return [float(t) for t in self.ask(f"run {iters}", "times").split()[1:]]
+
+    def output(self, path):
+        self.ask(f"out {path}", "written")
+
+    def close(self):
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        self.proc.wait(timeout=60)
+
+
+def table_buffer(np, nbytes, hugepages):
+    """A writable uint8 numpy buffer of anonymous memory (madvised when asked)."""
+    import mmap
+    m = mmap.mmap(-1, max(nbytes, 1))
+    if hugepages and hasattr(m, "madvise") and hasattr(mmap, "MADV_HUGEPAGE"):
+        m.madvise(mmap.MADV_HUGEPAGE)
+    return np.frombuffer(m, dtype=np.uint8, count=nbytes)
+
+
+def run_config(args, cfg, np, torch, peers):
+    """Interleaved rounds for one configuration; returns its result row."""
+    tmp = cfg["tmp"]
+    driver = EmberDriver(cfg["driver_cmd"])
+    torch.set_num_threads(cfg["threads"])
+    flush = np.ones(FLUSH_MIB << 17, dtype=np.uint64)
+    load_before = os.getloadavg()[0]
+    sides = ["ember"] + list(peers)
+    outs = {}
+    # One untimed call per peer (warm-up, and the output to compare).
+    for name, fn in peers.items():
+        with torch.no_grad():
+            outs[name] = fn().numpy().copy()
+    per_round = {s: [] for s in sides}
+    for r in range(args.rounds):
+        order = sides[r % len(sides):] + sides[:r % len(sides)]
+        for side in order:
+            if side == "ember":
+                per_round[side].append(statistics.median(driver.times(args.iters)))
+                continue
+            times = []
+            for _ in range(args.iters):
+                flush.sum()
+                with torch.no_grad():
+                    start = time.perf_counter()
+                    peers[side]()
+                    times.append(time.perf_counter() - start)
+            per_round[side].append(statistics.median(times))
+    out_path = os.path.join(tmp, "ember_out.bin")
+    driver.output(out_path)
+    driver.close()
+    ember_out = np.fromfile(out_path, dtype=np.float32).reshape(cfg["out_shape"])
+    mismatches = []
+    for name, ref in outs.items():
+        tol = 1e-5 if cfg["kind"] == "int8" else 1e-4
+        if ref.shape != ember_out.shape or not np.allclose(ember_out, ref, rtol=tol, atol=tol):
+            worst = (np.max(np.abs(ember_out - ref)) if ref.shape == ember_out.shape
+                     else f"shape {ref.shape} vs {ember_out.shape}")
+            mismatches.append(f"{name}: max abs difference {worst}")
+    bw = stream_read(args.build, cfg["threads"])
+    load_after = os.getloadavg()[0]
+    ratios = {}
+    for name in peers:
+        ratios[name] = quartiles([p / e for p, e in zip(per_round[name], per_round["ember"])])
+    best_peer = [min(per_round[n][i] for n in peers) for i in range(args.rounds)]
+    ratios["best"] = quartiles([p / e for p, e in zip(best_peer, per_round["ember"])])
+    ember_s = statistics.median(per_round["ember"])
+    gbps = cfg["useful_bytes"] / ember_s / 1e9
+    return {
+        "name": cfg["name"], "kind": cfg["kind"], "threads": cfg["threads"],
+        "ms": {s: 1e3 * statistics.median(per_round[s]) for s in sides},
+        "ratios": ratios, "ember_gbps": gbps, "stream_gbps": bw,
+        "pct_stream": 100 * gbps / bw, "load": (load_before, load_after),
+        "mismatches": mismatches,
+    }
+
+
+def print_header(kinds):
+    print(f"{'configuration':<34} {'thr':>3} {'ember ms':>9} {'peer ms':>22} "
+          f"{'x vs best peer (IQR)':>22} {'GB/s':>6} {'%strm':>6} {'load':>9}")
+
+
+def print_row(row):
+    peers = [p for p in row["ms"] if p != "ember"]
+    peer_ms = " ".join(f"{p}={row['ms'][p]:.2f}" for p in peers)
+    q1, med, q3 = row["ratios"]["best"]
+    print(f"{row['name']:<34} {row['threads']:>3} {row['ms']['ember']:>9.2f} {peer_ms:>22} "
+          f"{med:>8.2f}x ({q1:.2f}-{q3:.2f}) {row['ember_gbps']:>6.2f} "
+          f"{row['pct_stream']:>5.1f}% {row['load'][0]:>4.1f}/{row['load'][1]:<4.1f}")
+    for name in peers:
+        q1, med, q3 = row["ratios"][name]
+        print(f"{'':<34}     vs {name}: {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
+    for m in row["mismatches"]:
+        print(f"{'':<34}     MISMATCH {m}")
+    sys.stdout.flush()
+
+
+def quantize_rowwise(np, table):
+    """FBGEMM/torch byte row-wise: codes, then float32 scale and bias per row."""
+    lo = table.min(axis=1, keepdims=True)
+    hi = table.max(axis=1, keepdims=True)
+    scale = np.where(hi > lo, (hi - lo) / 255.0, 1.0).astype(np.float32)
+    codes = np.clip(np.rint((table - lo) / scale), 0, 255).astype(np.uint8)
+    rows, dim = table.shape
+    packed = np.empty((rows, dim + 8), dtype=np.uint8)
+    packed[:, :dim] = codes
+    packed[:, dim:dim + 4] = scale.view(np.uint8).reshape(rows, 4)
+    packed[:, dim + 4:] = lo.astype(np.float32).view(np.uint8).reshape(rows, 4)
+    return packed
+
+
+def make_tbe(torch, specs, hugepages, np):
+    """FBGEMM's TBE on the host over tables of (rows, dim), weights in a fresh buffer."""
+    from fbgemm_gpu.split_table_batched_embeddings_ops_training import (
+        ComputeDevice, SplitTableBatchedEmbeddingBagsCodegen)
+    from fbgemm_gpu.split_table_batched_embeddings_ops_common import (
+        EmbeddingLocation, PoolingMode)
+    from fbgemm_gpu.split_embedding_configs import EmbOptimType, SparseType
+    tbe = SplitTableBatchedEmbeddingBagsCodegen(
+        [(r, d, EmbeddingLocation.HOST, ComputeDevice.CPU) for r, d in specs],
+        pooling_mode=PoolingMode.SUM, weights_precision=SparseType.FP32,
+        optimizer=EmbOptimType.EXACT_SGD)
+    numel = sum(r * d for r, d in specs)
+    flat = table_buffer(np, numel * 4, hugepages).view(np.float32)
+    tbe.weights_host.data = torch.from_numpy(flat)
+    return tbe, flat
+
+
+def fp32_configs(args):
+    if args.quick:
+        return [(100_000, 64, 2048, 20)]
+    return [(r, d, b, l) for r in args.row_list for d in args.dim_list
+            for b in args.batch_list for l in args.pooling_list]
+
+
+def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
+    by_table = {}
+    for rows, dim, batch, pooling in fp32_configs(args):
+        by_table.setdefault((rows, dim), []).append((batch, pooling))
+    for (rows, dim), shapes in by_table.items():
+        tbe, flat = make_tbe(torch, [(rows, dim)], args.hugepages, np)
+        weight = flat.reshape(rows, dim)
+        for start in range(0, rows, 1 << 20):  # in chunks: no second full-size copy
+            end = min(rows, start + (1 << 20))
+            weight[start:end] = rng.random((end - start, dim), dtype=np.float32) * 2 - 1
+        table_path = os.path.join(tmp, "table.bin")
+        weight.tofile(table_path)
+        tweight = torch.from_numpy(weight)
+        for batch, pooling in shapes:
+            n = batch * pooling
+            ids = rng.integers(0, rows, size=n, dtype=np.int64)
+            offsets = np.arange(0, n + 1, pooling, dtype=np.int64)
+            ids.tofile(os.path.join(tmp, "ids.bin"))
+            offsets.tofile(os.path.join(tmp, "offsets.bin"))
+            tids, toffs = torch.from_numpy(ids), torch.from_numpy(offsets)
+            peers = {
+                "torch": lambda: F.embedding_bag(tids, tweight, toffs, mode="sum",
+                                                 include_last_offset=True),
+                "tbe": lambda: tbe(tids, toffs),
+            }
+            for threads in args.thread_list:
+                cfg = {
+                    "kind": "fp32", "threads": threads, "tmp": tmp,
+                    "name": f"fp32 R={rows // 1000}k D={dim} B={batch} L={pooling}",
+                    "out_shape": (batch, dim),
+                    "useful_bytes": n * dim * 4 + batch * dim * 4,
+                    "driver_cmd": [driver, "--table", table_path, "--rows", str(rows),
+                                   "--dim", str(dim), "--format", "float32",
+                                   "--indices", os.path.join(tmp, "ids.bin"),
+                                   "--offsets", os.path.join(tmp, "offsets.bin"),
+                                   "--pooling", "sum", "--threads", str(threads),
+                                   "--hugepages", "1" if args.hugepages else "0",
+                                   "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+                }
+                results.append(run_config(args, cfg, np, torch, peers))
+                print_row(results[-1])
+        del tbe, flat, weight, tweight
+        os.remove(table_path)
+
+
+def bench_int8(args, np, torch, driver, rng, tmp, results):
+    shapes = ([(100_000, 64, 2048, 20)] if args.quick else
+              [(1_000_000, d, 2048, l) for d in args.dim_list for l in args.pooling_list])
+    for rows, dim, batch, pooling in shapes:
+        packed_np = quantize_rowwise(np, rng.random((rows, dim), dtype=np.float32) * 2 - 1)
+        packed = table_buffer(np, packed_np.nbytes, args.hugepages).reshape(rows, dim + 8)
+        packed[:] = packed_np
+        del packed_np
+        table_path = os.path.join(tmp, "table_q8.bin")
+        packed.tofile(table_path)
+        n = batch * pooling
+        ids = rng.integers(0, rows, size=n, dtype=np.int64)
+        offsets = np.arange(0, n + 1, pooling, dtype=np.int64)
+        ids.tofile(os.path.join(tmp, "ids.bin"))
+        offsets.tofile(os.path.join(tmp, "offsets.bin"))
+        tq, tids, toffs = (torch.from_numpy(packed), torch.from_numpy(ids),
+                           torch.from_numpy(offsets))
+        op = torch.ops.quantized.embedding_bag_byte_rowwise_offsets
+        peers = {"torch_q8": lambda: op(tq, tids, toffs, False, 0, False, None, None, True)}
+        for threads in args.thread_list:
+            cfg = {
+                "kind": "int8", "threads": threads, "tmp": tmp,
+                "name": f"int8 R={rows // 1000}k D={dim} B={batch} L={pooling}",
+                "out_shape": (batch, dim),
+                "useful_bytes": n * (dim + 8) + batch * dim * 4,
+                "driver_cmd": [driver, "--table", table_path, "--rows", str(rows),
+                               "--dim", str(dim), "--format", "int8_rowwise",
+                               "--indices", os.path.join(tmp, "ids.bin"),
+                               "--offsets", os.path.join(tmp, "offsets.bin"),
+                               "--pooling", "sum", "--threads", str(threads),
+                               "--hugepages", "1" if args.hugepages else "0",
+                               "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+            }
+            results.append(run_config(args, cfg, np, torch, peers))
+            print_row(results[-1])
+        os.remove(table_path)
+
+
+def bench_grouped(args, np, torch, driver, rng, tmp, results):
+    dim, batch = 64, 4096
+    if args.quick:
+        rows = [50_000, 20_000, 1000, 100]
+        lengths_per_feature = [20, 20, 1, 1]
+    else:
+        rows = [min(r, 1_000_000) for r in CRITEO_ROWS]
+        # The 4 largest tables get L 20, the other 22 L 1.
+        largest = sorted(range(len(rows)), key=lambda t: -rows[t])[:4]
+        lengths_per_feature = [20 if t in largest else 1 for t in range(len(rows))]
+    T = len(rows)
+    tbe, flat = make_tbe(torch, [(r, dim) for r in rows], args.hugepages, np)
+    paths, start = [], 0
+    for t, r in enumerate(rows):
+        part = flat[start:start + r * dim].reshape(r, dim)
+        part[:] = rng.random((r, dim), dtype=np.float32) * 2 - 1
+        paths.append(os.path.join(tmp, f"table{t}.bin"))
+        part.tofile(paths[-1])
+        start += r * dim
+    values, lengths = [], []
+    for t in range(T):  # feature-major, as TBE and the KJT both take them
+        L = lengths_per_feature[t]
+        values.append(rng.integers(0, rows[t], size=batch * L, dtype=np.int64))
+        lengths.append(np.full(batch, L, dtype=np.int64))
+    values, lengths = np.concatenate(values), np.concatenate(lengths)
+    values.tofile(os.path.join(tmp, "values.bin"))
+    lengths.tofile(os.path.join(tmp, "lengths.bin"))
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tvals, toffs = torch.from_numpy(values), torch.from_numpy(offsets)
+    peers = {"tbe": lambda: tbe(tvals, toffs)}
+    n = int(values.size)
+    for threads in args.thread_list:
+        cfg = {
+            "kind": "grouped", "threads": threads, "tmp": tmp,
+            "name": f"grouped {T} tables D={dim} B={batch}",
+            "out_shape": (batch, T * dim),
+            "useful_bytes": n * dim * 4 + batch * T * dim * 4,
+            "driver_cmd": [driver, "--kernel", "grouped_embedding_bag",
+                           "--tables", ",".join(paths),
+                           "--table-rows", ",".join(map(str, rows)), "--dim", str(dim),
+                           "--feature-tables", ",".join(map(str, range(T))),
+                           "--values", os.path.join(tmp, "values.bin"),
+                           "--lengths", os.path.join(tmp, "lengths.bin"),
+                           "--threads", str(threads),
+                           "--hugepages", "1" if args.hugepages else "0",
+                           "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+        }
+        results.append(run_config(args, cfg, np, torch, peers))
+        print_row(results[-1])
+
+
+def main(argv):
+    args = parse_args(argv)
+    ensure_peer_python(args, argv)
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    import fbgemm_gpu
+    driver = tool(args.build, "ember_embedding_driver")
+    tool(args.build, "bench_stream_read")
+    rng = np.random.default_rng(args.seed)
+    print(f"embedding_vs_peers: torch {torch.__version__}, fbgemm_gpu "
+          f"{getattr(fbgemm_gpu, '__version__', '?')}, {os.cpu_count()} CPUs, "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
+          f"tables in {'transparent huge pages' if args.hugepages else '4 KiB pages'}; "
+          f"{args.rounds} rounds x {args.iters} lookups per side")
+    print("ratios: peer time / Ember time per round (> 1: Ember faster), median and IQR; "
+          "GB/s: Ember's useful bytes (rows read + output written) per second; "
+          "%strm: of bench_stream_read with as many threads; load: 1-min load before/after")
+    print_header(args.kinds)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="ember_peers_") as tmp:
+        if "fp32" in args.kinds:
+            bench_fp32(args, np, torch, F, driver, rng, tmp, results)
+        if "int8" in args.kinds:
+            bench_int8(args, np, torch, driver, rng, tmp, results)
+        if "grouped" in args.kinds:
+            bench_grouped(args, np, torch, driver, rng, tmp, results)
+    if args.json:
+        with open(args.json + ".partial", "w") as f:
+            json.dump(results, f, indent=1)
+        os.replace(args.json + ".partial", args.json)
+    bad = [r for r in results if r["mismatches"]]
+    if bad:
+        print(f"embedding_vs_peers: outputs differ in {len(bad)} configuration(s)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
