@@ -19,6 +19,7 @@ static int64_t toBytes(double bytes) {
 
 ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
   cost += other.cost;
+  everyRank += other.everyRank;
   device += other.device;
   host += other.host;
   return *this;
@@ -26,6 +27,7 @@ ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
 
 ShardLoad &ShardLoad::operator-=(const ShardLoad &other) {
   cost -= other.cost;
+  everyRank -= other.everyRank;
   device -= other.device;
   host -= other.host;
   return *this;
@@ -128,18 +130,28 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
   load.cost.lookup =
       lookupSeconds(table, kernel, ids, geometry.cols, outputBytes);
   load.cost.inputDist = allToAllSeconds(inputBytes);
+  // The requester's side, on every rank: its 1/W of the ids sent to this
+  // shard and of the rows that come back (a table-row-wise table's rows
+  // come back once, reduced: 1/n of them from each shard).
+  double world = static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
+  load.everyRank.inputDist = allToAllSeconds(inputBytes) / world;
   if (kind == ShardingKind::TableRowWise && numShards > 1 && !table.sequence) {
     // Reduce-scatter inside the node, then the reduced blocks go to their
     // owners.
     double n = static_cast<double>(numShards);
     load.cost.outputDist = outputBytes * (n - 1) / n / topo.intraNodeBandwidth +
                            allToAllSeconds(outputBytes / n);
+    load.everyRank.outputDist = allToAllSeconds(outputBytes / n) / world;
   } else {
     load.cost.outputDist = allToAllSeconds(outputBytes);
+    load.everyRank.outputDist = load.cost.outputDist / world;
   }
-  if (options.includeBackward)
+  if (options.includeBackward) {
     load.cost.backward =
         kBackwardLookupRatio * load.cost.lookup + load.cost.outputDist;
+    // The output's gradients go back the other way.
+    load.everyRank.backward = load.everyRank.outputDist;
+  }
 
   StorageParts weights = weightStorage(table, geometry.rows, geometry.cols);
   switch (kernel) {

@@ -19,6 +19,10 @@ struct ShardLoad {
   CostParts cost;
   StorageParts device;
   StorageParts host;
+  /// What the shard costs every rank of the world: each rank sends its ids
+  /// to the shard and receives its pooled rows from it (the requester's side
+  /// of the input and output all-to-alls; the holder's side is in `cost`).
+  CostParts everyRank;
   ShardLoad &operator+=(const ShardLoad &other);
   ShardLoad &operator-=(const ShardLoad &other);
 };

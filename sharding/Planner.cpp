@@ -213,10 +213,15 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
         loads[rank] += model.replicaLoad(tables[t], ranks.size());
       continue;
     }
-    for (const Shard &shard : sharding.shards)
-      loads[shard.rank] +=
-          model.shardLoad(tables[t], sharding.kind, sharding.kernel, shard,
-                          sharding.shards.size());
+    for (const Shard &shard : sharding.shards) {
+      ShardLoad load = model.shardLoad(tables[t], sharding.kind,
+                                       sharding.kernel, shard,
+                                       sharding.shards.size());
+      loads[shard.rank] += load;
+      // The requester's side of its all-to-alls, on every rank.
+      for (ShardLoad &rank : loads)
+        rank.cost += load.everyRank;
+    }
   }
   std::vector<RankLoad> result;
   for (const ShardLoad &load : loads)

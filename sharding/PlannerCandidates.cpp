@@ -65,6 +65,7 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
   option.unitDevice.clear();
   option.unitHost.clear();
   option.totalCost = 0;
+  option.everyRankCost = 0;
   option.maxShardDeviceBytes = 0;
   int64_t numShards = option.shards.size();
   ShardLoad load;
@@ -78,7 +79,10 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
                  : model.shardLoad(table, option.kind, option.kernel, shard,
                                    numShards);
     previous = &shard;
-    option.totalCost += load.cost.total();
+    option.totalCost += load.cost.total() +
+                        load.everyRank.total() *
+                            static_cast<double>(options.topology.worldSize);
+    option.everyRankCost += load.everyRank.total();
     option.maxShardDeviceBytes =
         std::max(option.maxShardDeviceBytes, load.device.total());
     option.unitCost.push_back(load.cost.total());

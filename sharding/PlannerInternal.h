@@ -66,6 +66,8 @@ struct Option {
   std::vector<double> unitCost;
   std::vector<int64_t> unitDevice, unitHost;
   double totalCost = 0;
+  /// What the option costs every rank (ShardLoad::everyRank of its shards).
+  double everyRankCost = 0;
   int64_t maxShardDeviceBytes = 0;
   int64_t replicaBytes = 0;
   /// Uses the data_parallel replica budget (auto choice).
@@ -150,9 +152,15 @@ public:
     touched.clear();
   }
 
-  double maxCost() const { return *std::max_element(cost.begin(), cost.end()); }
+  /// Cost every rank carries for the placed tables (Option::everyRankCost),
+  /// kept apart from `cost` since placements do not change it.
+  double everyRank = 0;
+  double maxCost() const {
+    return *std::max_element(cost.begin(), cost.end()) + everyRank;
+  }
   double totalCost() const {
-    return std::accumulate(cost.begin(), cost.end(), 0.0);
+    return std::accumulate(cost.begin(), cost.end(), 0.0) +
+           everyRank * static_cast<double>(cost.size());
   }
   /// Host memory used by every rank together (UVM kernels).
   int64_t hostBytes() const {
@@ -193,6 +201,7 @@ public:
       removeUnit(table, shard);
     if (option.budgeted)
       replicaUsed -= static_cast<double>(option.replicaBytes);
+    everyRank -= option.everyRankCost;
     choice[table] = -1;
   }
 
@@ -207,6 +216,7 @@ public:
       addUnit(table, shard, ranks[shard]);
     if (option.budgeted)
       replicaUsed += static_cast<double>(option.replicaBytes);
+    everyRank += option.everyRankCost;
   }
 
   /// Places `table` with option `index` greedily: free shards on the least

@@ -148,6 +148,49 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   if (candidates.size() > kCandidates)
     candidates.resize(kCandidates);
 
+  // A re-shard that raises every rank's requester side raises the ranks it
+  // does not touch too: the highest of those counts. Their costs do not
+  // change while options are tried, so the most loaded ranks are sorted
+  // once.
+  constexpr size_t kTopRanks = 32;
+  int64_t world = state.topology.worldSize;
+  std::vector<int64_t> top(world);
+  std::iota(top.begin(), top.end(), 0);
+  auto byCostDown = [&](int64_t a, int64_t b) {
+    return state.cost[a] > state.cost[b] ||
+           (state.cost[a] == state.cost[b] && a < b);
+  };
+  if (top.size() > kTopRanks) {
+    std::nth_element(top.begin(), top.begin() + kTopRanks, top.end(),
+                     byCostDown);
+    top.resize(kTopRanks);
+  }
+  llvm::sort(top, byCostDown);
+  std::vector<double> before = state.cost;
+  std::vector<char> affected(world, 0);
+  auto untouchedMax = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+    for (int64_t rank : a)
+      affected[rank] = 1;
+    for (int64_t rank : b)
+      affected[rank] = 1;
+    double result = 0;
+    bool found = false;
+    for (int64_t rank : top)
+      if (!affected[rank]) {
+        result = before[rank];
+        found = true;
+        break;
+      }
+    if (!found)
+      for (int64_t rank = 0; rank < world; ++rank)
+        if (!affected[rank])
+          result = std::max(result, before[rank]);
+    for (int64_t rank : a)
+      affected[rank] = 0;
+    for (int64_t rank : b)
+      affected[rank] = 0;
+    return result;
+  };
   for (auto [unused, table] : candidates) {
     int oldChoice = state.choice[table];
     std::vector<int64_t> oldRanks = state.ranksOf[table];
@@ -169,6 +212,12 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
         value = std::max(value, state.cost[rank]);
       for (int64_t rank : state.ranksOf[table])
         value = std::max(value, state.cost[rank]);
+      double growth = opts[i].everyRankCost - opts[oldChoice].everyRankCost;
+      if (growth > 0)
+        value = std::max(value, untouchedMax(oldRanks, state.ranksOf[table])) +
+                growth;
+      else
+        value += growth;
       double total = opts[i].totalCost;
       if (value < current - 1e-12 * current &&
           (bestChoice < 0 || better(value, total, bestValue, bestTotal))) {

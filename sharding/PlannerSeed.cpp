@@ -151,7 +151,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   });
 
   std::vector<int> failed;
-  double runningMax = state.maxCost();
+  double runningMax = *std::max_element(state.cost.begin(), state.cost.end());
   for (int t : order) {
     const auto &opts = tableOptions[t].options;
     int chosen = -1;
@@ -167,6 +167,8 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
           double newMax = runningMax;
           for (int64_t rank : state.ranksOf[t])
             newMax = std::max(newMax, state.cost[rank]);
+          // Every rank also carries the option's requester side.
+          newMax += opts[i].everyRankCost;
           state.removeTable(t);
           if (chosen < 0 ||
               better(newMax, opts[i].totalCost, bestMax, bestTotal)) {

@@ -318,13 +318,16 @@ TEST(ShardingPlanner, SearchBeatsGreedyOnLptTrap) {
   // The brute-force optimum over all 2^5 placements equals the search's.
   CostModel model(options);
   std::vector<double> costs;
-  for (const TableSpec &table : tables)
-    costs.push_back(model
-                        .shardLoad(table, ShardingKind::TableWise,
-                                   ComputeKernel::Fused,
-                                   Shard{0, 0, table.rows, table.dim, 0}, 1)
-                        .cost.total());
+  // Every rank also carries every table's requester side (its ids sent,
+  // its rows received), wherever the table is.
   double base = model.baseline(tables).cost.total();
+  for (const TableSpec &table : tables) {
+    ShardLoad load =
+        model.shardLoad(table, ShardingKind::TableWise, ComputeKernel::Fused,
+                        Shard{0, 0, table.rows, table.dim, 0}, 1);
+    costs.push_back(load.cost.total());
+    base += load.everyRank.total();
+  }
   double best = 1e30;
   for (int mask = 0; mask < 32; ++mask) {
     double a = base, b = base;
@@ -355,13 +358,14 @@ TEST(ShardingPlanner, TinyCasesAreSolvedExactly) {
 
     CostModel model(options);
     std::vector<double> costs;
-    for (const TableSpec &table : tables)
-      costs.push_back(model
-                          .shardLoad(table, ShardingKind::TableWise,
-                                     ComputeKernel::Fused,
-                                     Shard{0, 0, table.rows, table.dim, 0}, 1)
-                          .cost.total());
     double base = model.baseline(tables).cost.total();
+    for (const TableSpec &table : tables) {
+      ShardLoad load =
+          model.shardLoad(table, ShardingKind::TableWise, ComputeKernel::Fused,
+                          Shard{0, 0, table.rows, table.dim, 0}, 1);
+      costs.push_back(load.cost.total());
+      base += load.everyRank.total();
+    }
     double best = 1e30;
     std::vector<int> assignment(numTables, 0);
     while (true) {
@@ -405,12 +409,17 @@ TEST(ShardingPlanner, TableWiseCostMatchesFormulas) {
   // Half of what a rank receives or sends stays on it; the rest is NVLink.
   double input = (ids * 8 + globalBatch * 4) / 2 / topo.intraNodeBandwidth;
   double output = globalBatch * 16 * 4 / 2 / topo.intraNodeBandwidth;
+  // Every rank also sends its 1/W of the ids and receives its 1/W of the
+  // rows (the requester's side): half of each here.
   const RankLoad &rank1 = plan.ranks[1];
   EXPECT_NEAR(rank1.cost.lookup, lookup, lookup * 1e-12);
-  EXPECT_NEAR(rank1.cost.inputDist, input, input * 1e-12);
-  EXPECT_NEAR(rank1.cost.outputDist, output, output * 1e-12);
+  EXPECT_NEAR(rank1.cost.inputDist, input * 1.5, input * 1e-12);
+  EXPECT_NEAR(rank1.cost.outputDist, output * 1.5, output * 1e-12);
   EXPECT_EQ(rank1.cost.backward, 0);
-  EXPECT_EQ(plan.ranks[0].cost.total(), 0);
+  const RankLoad &rank0 = plan.ranks[0];
+  EXPECT_EQ(rank0.cost.lookup, 0);
+  EXPECT_NEAR(rank0.cost.inputDist, input / 2, input * 1e-12);
+  EXPECT_NEAR(rank0.cost.outputDist, output / 2, output * 1e-12);
   EXPECT_EQ(rank1.device.weights, 1000 * 16 * 4);
   EXPECT_EQ(rank1.device.optimizerState, 0);
   // Buffers: depth 2 copies of received ids + lengths and pooled outputs,
@@ -428,8 +437,10 @@ TEST(ShardingPlanner, TableWiseCostMatchesFormulas) {
   options.includeBackward = true;
   plan = planOrFail({table}, options);
   EXPECT_EQ(plan.ranks[1].device.optimizerState, 1000 * 16 * 8);
+  // The gradients of the rows come back the other way, on both sides.
   EXPECT_NEAR(plan.ranks[1].cost.backward,
-              kBackwardLookupRatio * lookup + output, lookup * 1e-9);
+              kBackwardLookupRatio * lookup + output * 1.5, lookup * 1e-9);
+  EXPECT_NEAR(plan.ranks[0].cost.backward, output / 2, lookup * 1e-9);
 }
 
 TEST(ShardingPlanner, CrossNodeTrafficCostsMore) {
