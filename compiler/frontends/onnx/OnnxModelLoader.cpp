@@ -188,6 +188,8 @@ LogicalResult readOnnxModel(llvm::StringRef path, ::onnx::ModelProto &model,
   int external = 0;
   for (const auto &tensor : model.graph().initializer())
     external += tensor.data_location() == ::onnx::TensorProto::EXTERNAL;
+  if (external == 0)
+    return success();
   ::ember::progress::Phase phase("mapping external data", external,
                                  ::ember::progress::Unit::Items);
   for (auto &tensor : *model.mutable_graph()->mutable_initializer())
