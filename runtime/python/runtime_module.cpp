@@ -168,8 +168,10 @@ public:
   PySession(const std::string &plan, int threads, const std::string &device,
             const std::string &boundsCheck, bool verifyChecksums,
             bool launchEnvironment, double timeoutSeconds,
-            int64_t maxTensorBytes, const std::string &rendezvous) {
+            int64_t maxTensorBytes, const std::string &rendezvous,
+            const std::string &weightMemory) {
     ember::SessionOptions options;
+    options.weightMemory = weightMemory;
     options.threads = threads;
     options.device = device;
     options.verifyChecksums = verifyChecksums;
@@ -314,13 +316,13 @@ PYBIND11_MODULE(_ember_runtime, m) {
   py::class_<PySession>(m, "Session")
       .def(py::init<const std::string &, int, const std::string &,
                     const std::string &, bool, bool, double, int64_t,
-                    const std::string &>(),
+                    const std::string &, const std::string &>(),
            py::arg("plan"), py::arg("threads") = 1, py::arg("device") = "cpu",
            py::arg("bounds_check") = "fatal",
            py::arg("verify_checksums") = true,
            py::arg("launch_environment") = true,
            py::arg("timeout") = 60.0, py::arg("max_tensor_bytes") = 0,
-           py::arg("rendezvous") = "")
+           py::arg("rendezvous") = "", py::arg("weight_memory") = "mmap")
       .def("run", &PySession::run, py::arg("inputs"), py::arg("gather") = false)
       .def("barrier", &PySession::barrier)
       .def_property_readonly("signature", &PySession::signature)

@@ -263,6 +263,7 @@ int run(const RunOptions &o) {
   SessionOptions sessionOptions;
   sessionOptions.threads = o.threads;
   sessionOptions.boundsCheck = o.boundsCheck;
+  sessionOptions.weightMemory = o.weightMemory;
   Status s = applyLaunchEnvironment(sessionOptions);
   if (!s.isOk())
     return fail(s);

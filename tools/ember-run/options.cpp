@@ -23,6 +23,10 @@ read from NumPy files and writes its outputs as NAME.npy files.
   --warmup K               untimed runs before those (default 0)
   --threads T              kernel threads (default 1; 0 = one per core)
   --bounds-check MODE      fatal (default), warning or ignore
+  --weight-memory MODE     mmap (default: weights mapped from the file,
+                           zero-copy), huge_pages (tables of 2 MiB and more
+                           copied into transparent huge pages at load) or
+                           auto (huge_pages when the kernel enables them)
   --device DEV             cpu (default), cuda or cuda:N: run on a GPU (a
                            plan compiled with --target cuda); with --nproc
                            or a launcher, cuda means cuda:LOCAL_RANK
@@ -151,6 +155,13 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       EMBER_ASSIGN_OR_RETURN(o.rendezvous, next());
     } else if (arg == "--split-batch") {
       o.splitBatch = true;
+    } else if (arg == "--weight-memory") {
+      EMBER_ASSIGN_OR_RETURN(o.weightMemory, next());
+      if (o.weightMemory != "mmap" && o.weightMemory != "huge_pages" &&
+          o.weightMemory != "auto")
+        return invalidArgument(
+            "--weight-memory must be mmap, huge_pages or auto, not '" +
+            o.weightMemory + "'");
     } else if (arg == "--bounds-check") {
       EMBER_ASSIGN_OR_RETURN(std::string v, next());
       auto mode = parseBoundsCheckMode(v);

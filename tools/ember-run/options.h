@@ -21,6 +21,7 @@ struct RunOptions {
   int threads = 1;
   std::string reportJson;
   BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
+  std::string weightMemory = "mmap"; // --weight-memory mmap|huge_pages|auto
   bool listKernels = false;
   std::string device = "cpu"; // --device cpu | cuda | cuda:N
   bool verbose = false;       // --verbose: device and host-run instructions

@@ -82,6 +82,15 @@ struct SessionOptions {
   /// kDefaultMaxTensorBytes. Constants are not counted: they are views of
   /// the mapped weights files.
   int64_t maxTensorBytes = 0;
+  /// Where the weights live: "mmap" (views of the mapped weights files,
+  /// zero-copy), "huge_pages" (constants of 2 MiB and more copied at load
+  /// into anonymous memory advised for transparent huge pages, so random
+  /// lookups miss the TLB far less; falls back to the mapping, saying so on
+  /// stderr, when transparent huge pages are off) or "auto" (huge_pages when
+  /// the kernel's transparent huge pages are enabled, else mmap). Other
+  /// values are an InvalidArgument. docs/performance.md, "Weights in huge
+  /// pages".
+  std::string weightMemory = "mmap";
 };
 
 /// SessionOptions::maxTensorBytes when neither it nor EMBER_MAX_TENSOR_BYTES

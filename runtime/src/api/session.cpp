@@ -199,6 +199,8 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
   loadOptions.rank = options.rank;
   loadOptions.worldSize = options.worldSize;
   loadOptions.verifyChecksums = options.verifyChecksums;
+  EMBER_ASSIGN_OR_RETURN(loadOptions.weightMemory,
+                         parseWeightMemory(options.weightMemory));
   CommOptions comm;
   comm.rank = options.rank;
   comm.worldSize = options.worldSize;

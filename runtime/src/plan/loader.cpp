@@ -6,8 +6,11 @@
 #include "plan/mapped_file.h"
 #include "plan/memory_plan.h"
 #include "plan/plan_format.h"
+#include "plan/weight_memory.h"
 #include "plan/xxhash64.h"
 #include "progress/progress.h"
+
+#include <cstdio>
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -635,6 +638,12 @@ Status ProgramBuilder::buildConstants(const plan::RankProgram &rp) {
     program_->constants[k.slot()] =
         Tensor::view(owner, data, slot.dtype, shape);
   }
+  // Large constants into huge-page memory when asked (weight_memory.h).
+  EMBER_ASSIGN_OR_RETURN(
+      WeightPlacement placement,
+      placeWeights(options_.weightMemory, program_->constants, files));
+  if (options_.weightMemory != WeightMemory::kMmap && !progress::isQuiet())
+    std::fprintf(stderr, "ember: %s\n", placement.summary().c_str());
   program_->files = std::move(files);
   return Status::ok();
 }

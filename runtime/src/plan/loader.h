@@ -12,6 +12,8 @@
 #include "ember/status.h"
 #include "plan/program.h"
 
+#include "plan/weight_memory.h"
+
 #include <memory>
 #include <string>
 
@@ -32,6 +34,9 @@ struct LoadOptions {
   /// refused (SessionOptions::maxTensorBytes); kept in Program for the
   /// run-time allocations.
   int64_t maxTensorBytes = int64_t{1} << 36;
+  /// Where constants live: views of the mapped files, or copies of the
+  /// large ones in huge-page memory (SessionOptions::weightMemory).
+  WeightMemory weightMemory = WeightMemory::kMmap;
 };
 
 Result<std::shared_ptr<const Program>>

@@ -73,6 +73,22 @@ TEST(EmberRunOptions, UsageErrors) {
                StatusCode::kInvalidArgument, "--quiet takes no value");
 }
 
+TEST(EmberRunOptions, WeightMemory) {
+  EXPECT_EQ(parse({"m.plan"})->weightMemory, "mmap");
+  for (const char *mode : {"mmap", "huge_pages", "auto"}) {
+    EXPECT_EQ(parse({"m.plan", "--weight-memory", mode})->weightMemory, mode);
+    EXPECT_EQ(parse({"m.plan", std::string("--weight-memory=") + mode})
+                  ->weightMemory,
+              mode);
+  }
+  EXPECT_ERROR(parse({"m.plan", "--weight-memory", "hugepages"}).status(),
+               StatusCode::kInvalidArgument,
+               "--weight-memory must be mmap, huge_pages or auto, not "
+               "'hugepages'");
+  EXPECT_ERROR(parse({"m.plan", "--weight-memory"}).status(),
+               StatusCode::kInvalidArgument, "--weight-memory needs a value");
+}
+
 TEST(LatencyStats, NearestRankPercentiles) {
   std::vector<double> ms;
   for (int i = 100; i >= 1; --i)
