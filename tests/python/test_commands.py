@@ -12,11 +12,14 @@ from ember import _commands
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PKG = os.path.join(HERE, "..", "..", "compiler", "frontends", "torch")
+NO_TORCH = os.path.join(HERE, "no_torch")  # a torch package whose import fails
 
 
 def run_module(args, env_update, cwd=None):
+    """python -m ember ARGS in a process where torch cannot be imported: the commands
+    need no torch (and importing it would take seconds per call)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([PKG, env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([NO_TORCH, PKG, env.get("PYTHONPATH", "")])
     env.update(env_update)
     for key, value in list(env.items()):
         if value is None:
