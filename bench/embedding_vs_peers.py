@@ -87,6 +87,10 @@ def parse_args(argv):
     p.add_argument("--hugepages", action="store_true",
                    help="every side's tables in transparent huge pages (madvise)")
     p.add_argument("--json", help="also write the results to this file")
+    p.add_argument("--baseline-driver",
+                   help="another ember_embedding_driver (e.g. a copy built before a change): "
+                        "run as one more side, 'ember_base', in the same rounds; its ratio "
+                        "base time / Ember time is the change's speed-up")
     args = p.parse_args(argv)
     try:
         args.thread_list = [int(t) for t in args.threads.split(",")]
@@ -218,10 +222,12 @@ def run_config(args, cfg, np, torch, peers):
     """Interleaved rounds for one configuration; returns its result row."""
     tmp = cfg["tmp"]
     driver = EmberDriver(cfg["driver_cmd"])
+    base = (EmberDriver([args.baseline_driver] + cfg["driver_cmd"][1:])
+            if args.baseline_driver else None)
     torch.set_num_threads(cfg["threads"])
     flush = np.ones(FLUSH_MIB << 17, dtype=np.uint64)
     load_before = os.getloadavg()[0]
-    sides = ["ember"] + list(peers)
+    sides = ["ember"] + list(peers) + (["ember_base"] if base else [])
     outs = {}
     # One untimed call per peer (warm-up, and the output to compare).
     for name, fn in peers.items():
@@ -231,8 +237,9 @@ def run_config(args, cfg, np, torch, peers):
     for r in range(args.rounds):
         order = sides[r % len(sides):] + sides[:r % len(sides)]
         for side in order:
-            if side == "ember":
-                per_round[side].append(statistics.median(driver.times(args.iters)))
+            if side in ("ember", "ember_base"):
+                d = driver if side == "ember" else base
+                per_round[side].append(statistics.median(d.times(args.iters)))
                 continue
             times = []
             for _ in range(args.iters):
@@ -247,6 +254,12 @@ def run_config(args, cfg, np, torch, peers):
     driver.close()
     ember_out = np.fromfile(out_path, dtype=np.float32).reshape(cfg["out_shape"])
     mismatches = []
+    if base:
+        base.output(out_path + ".base")
+        base.close()
+        base_out = np.fromfile(out_path + ".base", dtype=np.float32).reshape(cfg["out_shape"])
+        if not np.array_equal(base_out, ember_out):
+            mismatches.append("ember_base: not bit-identical to ember")
     for name, ref in outs.items():
         tol = 1e-5 if cfg["kind"] == "int8" else 1e-4
         if ref.shape != ember_out.shape or not np.allclose(ember_out, ref, rtol=tol, atol=tol):
@@ -260,6 +273,9 @@ def run_config(args, cfg, np, torch, peers):
         ratios[name] = quartiles([p / e for p, e in zip(per_round[name], per_round["ember"])])
     best_peer = [min(per_round[n][i] for n in peers) for i in range(args.rounds)]
     ratios["best"] = quartiles([p / e for p, e in zip(best_peer, per_round["ember"])])
+    if base:
+        ratios["ember_base"] = quartiles(
+            [b / e for b, e in zip(per_round["ember_base"], per_round["ember"])])
     ember_s = statistics.median(per_round["ember"])
     gbps = cfg["useful_bytes"] / ember_s / 1e9
     return {
@@ -277,7 +293,7 @@ def print_header(kinds):
 
 
 def print_row(row):
-    peers = [p for p in row["ms"] if p != "ember"]
+    peers = [p for p in row["ms"] if p not in ("ember", "ember_base")]
     peer_ms = " ".join(f"{p}={row['ms'][p]:.2f}" for p in peers)
     q1, med, q3 = row["ratios"]["best"]
     print(f"{row['name']:<34} {row['threads']:>3} {row['ms']['ember']:>9.2f} {peer_ms:>22} "
@@ -286,6 +302,10 @@ def print_row(row):
     for name in peers:
         q1, med, q3 = row["ratios"][name]
         print(f"{'':<34}     vs {name}: {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
+    if "ember_base" in row["ratios"]:
+        q1, med, q3 = row["ratios"]["ember_base"]
+        print(f"{'':<34}     vs ember_base (before the change, "
+              f"{row['ms']['ember_base']:.2f} ms): {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
     for m in row["mismatches"]:
         print(f"{'':<34}     MISMATCH {m}")
     sys.stdout.flush()

@@ -61,15 +61,15 @@ Status run(KernelContext &ctx) {
   base.stopAtInvalid = mode == BoundsCheckMode::kFatal;
   float *outData = out->data<float>();
   LookupOutcome outcome;
-  ctx.threadPool().parallelFor(0, numBags,
-                               lookupGrain(numBags, numIds, table.dim),
-                               [&](int64_t begin, int64_t end) {
-                                 PoolJob job = base;
-                                 job.offsets = bagOffsets + begin;
-                                 job.numBags = end - begin;
-                                 job.out = outData + begin * table.dim;
-                                 outcome.merge(poolBags(job), 0);
-                               });
+  // Runs of bags with equal numbers of ids, not of bags.
+  parallelForBagsByIds(ctx.threadPool(), bagOffsets, numBags, table.dim,
+                       [&](int64_t begin, int64_t end) {
+                         PoolJob job = base;
+                         job.offsets = bagOffsets + begin;
+                         job.numBags = end - begin;
+                         job.out = outData + begin * table.dim;
+                         outcome.merge(poolBags(job), 0);
+                       });
   if (outcome.stopped()) {
     int64_t pos = outcome.firstPos();
     // The bag holding position pos: the last b with bagOffsets[b] <= pos.

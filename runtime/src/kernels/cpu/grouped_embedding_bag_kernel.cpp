@@ -95,10 +95,11 @@ Status run(KernelContext &ctx) {
   for (auto &t : tables)
     maxDim = std::max(maxDim, t.dim);
   LookupOutcome outcome;
-  // Bags in key-major order: a chunk is a contiguous run of values, split
-  // into one job per feature it touches.
-  ctx.threadPool().parallelFor(
-      0, numBags, lookupGrain(numBags, values.numel(), maxDim),
+  // Bags in key-major order: a chunk is a contiguous run of values (about
+  // equal numbers of ids per chunk, whatever the bag lengths), split into one
+  // job per feature it touches.
+  parallelForBagsByIds(
+      ctx.threadPool(), offsets, numBags, maxDim,
       [&](int64_t begin, int64_t end) {
         for (int64_t f = begin / B; f * B < end; ++f) {
           int64_t first = std::max(begin, f * B),
