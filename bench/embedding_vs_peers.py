@@ -20,8 +20,8 @@ to a temporary directory, starts bench/embedding_driver.cpp's
 ember_embedding_driver in --serve mode on those files (loaded once) and
 then runs interleaved rounds: in each round every side (Ember and each peer,
 in an order that rotates from round to round) runs --iters lookups, each
-after reading a 64 MiB buffer so that no rows come from the previous run's
-caches, and the round keeps each side's median. Per round the script forms
+after reading a --flush-mib buffer (64 MiB) so that no rows come from the
+previous run's caches, and the round keeps each side's median. Per round the script forms
 the ratio peer time / Ember time (> 1: Ember faster); the table shows the
 median over rounds and the interquartile range (IQR) of these ratios, which
 is what to trust on a shared, noisy machine. It checks that every side
@@ -56,7 +56,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-FLUSH_MIB = 64  # read before every timed run: more than the L3 of this machine
+FLUSH_MIB = 64  # default of --flush-mib
 
 # Criteo Kaggle (DLRM) table sizes; the benchmark caps them at 1M rows.
 CRITEO_ROWS = [1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683,
@@ -86,6 +86,10 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=2026)
     p.add_argument("--hugepages", action="store_true",
                    help="every side's tables in transparent huge pages (madvise)")
+    p.add_argument("--flush-mib", type=int, default=FLUSH_MIB,
+                   help="MiB read before every timed lookup on every side (not timed), so "
+                        "rows of the previous lookup are not in the caches; make it larger "
+                        "than the L3 (default 64)")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--baseline-driver",
                    help="another ember_embedding_driver (e.g. a copy built before a change): "
@@ -107,6 +111,8 @@ def parse_args(argv):
     bad = [k for k in args.kinds if k not in ("fp32", "int8", "grouped")]
     if bad:
         p.error(f"--only: unknown kind(s) {bad} (expected fp32, int8, grouped)")
+    if args.flush_mib < 0:
+        p.error("--flush-mib must be >= 0")
     if args.rounds < 1 or args.iters < 1:
         p.error("--rounds and --iters must be positive")
     if args.quick:
@@ -225,7 +231,7 @@ def run_config(args, cfg, np, torch, peers):
     base = (EmberDriver([args.baseline_driver] + cfg["driver_cmd"][1:])
             if args.baseline_driver else None)
     torch.set_num_threads(cfg["threads"])
-    flush = np.ones(FLUSH_MIB << 17, dtype=np.uint64)
+    flush = np.ones(args.flush_mib << 17, dtype=np.uint64)
     load_before = os.getloadavg()[0]
     sides = ["ember"] + list(peers) + (["ember_base"] if base else [])
     outs = {}
@@ -386,7 +392,7 @@ def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
                                    "--offsets", os.path.join(tmp, "offsets.bin"),
                                    "--pooling", "sum", "--threads", str(threads),
                                    "--hugepages", "1" if args.hugepages else "0",
-                                   "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+                                   "--flush-mib", str(args.flush_mib), "--serve", "1"],
                 }
                 results.append(run_config(args, cfg, np, torch, peers))
                 print_row(results[-1])
@@ -425,7 +431,7 @@ def bench_int8(args, np, torch, driver, rng, tmp, results):
                                "--offsets", os.path.join(tmp, "offsets.bin"),
                                "--pooling", "sum", "--threads", str(threads),
                                "--hugepages", "1" if args.hugepages else "0",
-                               "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+                               "--flush-mib", str(args.flush_mib), "--serve", "1"],
             }
             results.append(run_config(args, cfg, np, torch, peers))
             print_row(results[-1])
@@ -477,7 +483,7 @@ def bench_grouped(args, np, torch, driver, rng, tmp, results):
                            "--lengths", os.path.join(tmp, "lengths.bin"),
                            "--threads", str(threads),
                            "--hugepages", "1" if args.hugepages else "0",
-                           "--flush-mib", str(FLUSH_MIB), "--serve", "1"],
+                           "--flush-mib", str(args.flush_mib), "--serve", "1"],
         }
         results.append(run_config(args, cfg, np, torch, peers))
         print_row(results[-1])
