@@ -151,7 +151,8 @@ std::string rf::gb(int64_t bytes) {
 }
 
 std::string rf::objective(const PlanReport &report) {
-  std::string text = "the largest per-rank cost, then the sum over ranks (";
+  std::string text = report.includeBackward ? "training: " : "inference: ";
+  text += "the largest per-rank cost, then the sum over ranks (";
   text += report.includeBackward ? "forward and backward" : "forward only";
   text += report.search == SearchMode::Greedy ? "; one greedy pass)"
                                               : "; greedy seeds and local "

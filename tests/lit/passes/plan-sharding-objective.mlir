@@ -37,9 +37,9 @@
 // TRAINING: "t_big": {
 // TRAINING-NOT: data_parallel
 // TRAINING: "sharding_type": "{{table_wise|row_wise|column_wise|table_row_wise}}"
-// REPORT: Objective: {{.*}}forward and backward
+// REPORT: Objective: training: {{.*}}forward and backward
 // REPORT: device 80.0 GB (15.0% reserved)
-// REPORT-DEFAULT: Objective: {{.*}}forward only
+// REPORT-DEFAULT: Objective: inference: {{.*}}forward only
 // REPORT-DEFAULT: device 80.0 GB (10.0% reserved)
 // EMBER-MEMORY: "t_big": {
 // EMBER-MEMORY-NEXT: "compute_kernel": "fused",
