@@ -216,9 +216,13 @@ class EmberDriver:
 
 
 def table_buffer(np, nbytes, hugepages):
-    """A writable uint8 numpy buffer of anonymous memory (madvised when asked)."""
+    """A writable uint8 numpy buffer of private anonymous memory (madvised when asked).
+
+    Private: Python's default anonymous mmap is MAP_SHARED (shmem), which
+    transparent huge pages leave alone unless shmem_enabled says otherwise.
+    """
     import mmap
-    m = mmap.mmap(-1, max(nbytes, 1))
+    m = mmap.mmap(-1, max(nbytes, 1), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     if hugepages and hasattr(m, "madvise") and hasattr(mmap, "MADV_HUGEPAGE"):
         m.madvise(mmap.MADV_HUGEPAGE)
     return np.frombuffer(m, dtype=np.uint8, count=nbytes)
