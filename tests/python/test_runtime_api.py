@@ -141,6 +141,18 @@ def test_errors_raise_ember_error(plan, tmp_path):
         ember.Session(str(corrupt))
 
 
+def test_weight_memory_modes_agree(plan):
+    _, path, _ = plan
+    dense, kjt = inputs(8, 9)
+    want = ember.Session(path).run({"dense": dense, "features": kjt})
+    for mode in ("mmap", "huge_pages", "auto"):
+        got = ember.Session(path, weight_memory=mode).run({"dense": dense, "features": kjt})
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k], err_msg=f"{mode} {k}")
+    with pytest.raises(ember.EmberError, match="weight"):
+        ember.Session(path, weight_memory="swap")
+
+
 def test_threads_share_one_session(plan):
     _, path, _ = plan
     session = ember.Session(path, threads=2)
