@@ -3,7 +3,9 @@
 # (pyproject.toml, scikit-build-core) from the release build tree, installs it
 # into a fresh venv and runs the DLRM example from it, outside the source tree:
 # `python -m ember compile`, the `ember-run` entry point, `ember.Session`, and
-# `python -m ember export` of a small model, each checked against torch.
+# `python -m ember export` of a small model, each checked against torch; then
+# the Python runtime tests (tests/python: runtime API and commands) with the
+# installed package (EMBER_TEST_INSTALLED=1).
 #
 #   bash scripts/test-wheel.sh          (after cmake --build --preset release)
 #
@@ -103,4 +105,8 @@ err = float(np.abs(next(iter(out.values())) - model(dense, ids, offsets).detach(
 assert err < 1e-5, f"max abs error {err}"
 print(f"   exported, compiled and run from the wheel (max abs error {err:.2e})")
 PY
+echo "== the Python runtime tests against the installed wheel"
+EMBER_TEST_INSTALLED=1 EMBER_COMPILE="$work/venv/bin/ember-compile" \
+  EMBER_RUN="$work/venv/bin/ember-run" "$py" -m pytest -q -p no:cacheprovider \
+  "$repo/tests/python/test_runtime_api.py" "$repo/tests/python/test_commands.py"
 echo "test-wheel: passed"

@@ -3,8 +3,11 @@ import sys
 
 import pytest
 
+# The source tree's package, unless EMBER_TEST_INSTALLED=1 asks to test the installed
+# one (scripts/test-wheel.sh runs the runtime tests against the wheel so).
 _PACKAGE_ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "compiler", "frontends", "torch")
-if os.path.abspath(_PACKAGE_ROOT) not in [os.path.abspath(p) for p in sys.path]:
+if os.environ.get("EMBER_TEST_INSTALLED") != "1" and \
+        os.path.abspath(_PACKAGE_ROOT) not in [os.path.abspath(p) for p in sys.path]:
     sys.path.insert(0, os.path.abspath(_PACKAGE_ROOT))
 
 import torch  # noqa: E402

@@ -19,7 +19,8 @@ def run_module(args, env_update, cwd=None):
     """python -m ember ARGS in a process where torch cannot be imported: the commands
     need no torch (and importing it would take seconds per call)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([NO_TORCH, PKG, env.get("PYTHONPATH", "")])
+    source = [] if os.environ.get("EMBER_TEST_INSTALLED") == "1" else [PKG]
+    env["PYTHONPATH"] = os.pathsep.join([NO_TORCH, *source, env.get("PYTHONPATH", "")])
     env.update(env_update)
     for key, value in list(env.items()):
         if value is None:
