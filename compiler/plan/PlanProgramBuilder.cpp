@@ -196,16 +196,9 @@ int PlanProgramBuilder::lookupOrMaterialize(Value value,
   if (!dtype || pending.elementType.isInteger(1) ||
       llvm::any_of(pending.shape, ShapedType::isDynamic))
     return -1;
-  slot = program_->slots_size();
-  std::optional<PendingConstant> constant = viewOf(pending, slot);
-  if (!constant)
+  slot = addConstantSlot(pending, *dtype, name);
+  if (slot < 0)
     return -1;
-  pb::Slot *s = program_->add_slots();
-  s->set_name(name);
-  s->set_dtype(*dtype);
-  for (int64_t d : pending.shape)
-    s->add_shape()->set_size(d);
-  constants_.push_back(*constant);
   slotOf_[value] = slot;
   dimsOf_[value] = DimList();
   // The constant's own shape (the value may be a table, whose rows it is).
@@ -226,14 +219,20 @@ int PlanProgramBuilder::materializeConstant(DenseElementsAttr dense,
   pending.attr = dense;
   pending.elementType = type.getElementType();
   pending.shape.assign(type.getShape().begin(), type.getShape().end());
+  return addConstantSlot(pending, *dtype, name);
+}
+
+int PlanProgramBuilder::addConstantSlot(const PendingValue &pending,
+                                        pb::DataType dtype,
+                                        const std::string &name) {
   int slot = program_->slots_size();
   std::optional<PendingConstant> constant = viewOf(pending, slot);
   if (!constant)
     return -1;
   pb::Slot *s = program_->add_slots();
   s->set_name(name);
-  s->set_dtype(*dtype);
-  for (int64_t d : type.getShape())
+  s->set_dtype(dtype);
+  for (int64_t d : pending.shape)
     s->add_shape()->set_size(d);
   constants_.push_back(*constant);
   return slot;

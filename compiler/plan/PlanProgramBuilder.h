@@ -134,6 +134,10 @@ private:
   /// The bytes of `pending` as a PendingConstant of `slot`.
   static std::optional<PendingConstant> viewOf(const PendingValue &pending,
                                                int slot);
+  /// A new slot (`name`, `dtype`, the pending value's static shape) holding
+  /// the bytes of `pending`; -1 when they cannot be viewed.
+  int addConstantSlot(const PendingValue &pending, pb::DataType dtype,
+                      const std::string &name);
   llvm::DenseMap<Value, PendingValue> pending_;
   std::vector<PendingConstant> constants_;
   llvm::StringSet<> usedSymbols_;
