@@ -150,6 +150,12 @@ std::string rf::gb(int64_t bytes) {
   return llvm::formatv("{0:F1}", static_cast<double>(bytes) / 1e9).str();
 }
 
+std::string rf::reservationRuleText(const Topology &topology) {
+  return topology.reservationRule == "torchrec"
+             ? " by TorchRec's rule: 15% and 20 copies of the input ids"
+             : "";
+}
+
 std::string rf::objective(const PlanReport &report) {
   std::string text = report.includeBackward ? "training: " : "inference: ";
   text += "the largest per-rank cost, then the sum over ranks (";
@@ -186,7 +192,7 @@ std::string ember::sharding::formatPlanReport(const PlanReport &report) {
                       gib(topo.deviceMemoryBytes), gib(topo.hostMemoryBytes));
   os << "Objective: " << objective(report) << "\n";
   os << llvm::formatv(
-      "Topology: device {0} GB ({1}% reserved), host {2} GB, device "
+      "Topology: device {0} GB ({1}% reserved{10}), host {2} GB, device "
       "bandwidth {3} GB/s ({4}% for lookups), intra-node {5} GB/s, "
       "inter-node {6} GB/s, host to device {7} GB/s; optimizer {8}, "
       "pipeline depth {9}\n\n",
@@ -195,7 +201,7 @@ std::string ember::sharding::formatPlanReport(const PlanReport &report) {
       percent(topo.lookupEfficiency), gbPerSecond(topo.intraNodeBandwidth),
       gbPerSecond(topo.interNodeBandwidth),
       gbPerSecond(topo.hostToDeviceBandwidth), optimizerName(report.optimizer),
-      report.pipelineDepth);
+      report.pipelineDepth, reservationRuleText(topo));
 
   os << "Tables:\n";
   os << llvm::formatv("  {0,-24} {1,14} {2,-12} {3,-5} {4,-8} {5,-15} {6,-18} "

@@ -121,6 +121,9 @@ std::string gb(int64_t bytes);
 /// What the planner minimised ("the largest per-rank cost, then the sum
 /// over ranks; forward only").
 std::string objective(const PlanReport &report);
+/// How the reserved fraction was chosen, after "N% reserved": nothing for the
+/// topology's own, TorchRec's rule when memory-reservation=torchrec set it.
+std::string reservationRuleText(const Topology &topology);
 } // namespace report_format
 
 } // namespace ember::sharding

@@ -207,7 +207,8 @@ void writeTopology(llvm::raw_ostream &os, const PlanReport &report) {
   os << "<h2>Topology and options</h2>\n<dl id=\"topology\">\n";
   item("Device memory", "topo_device_gb", gb(topo.deviceMemoryBytes), "GB");
   item("Reserved for the dense model", "topo_reserved_percent",
-       percent(topo.reservedDeviceFraction), "%");
+       percent(topo.reservedDeviceFraction),
+       "%" + reservationRuleText(topo));
   item("Host memory", "topo_host_gb", gb(topo.hostMemoryBytes), "GB");
   item("Device bandwidth", "topo_device_bw", gbPerSecond(topo.deviceBandwidth),
        "GB/s");

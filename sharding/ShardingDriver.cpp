@@ -136,6 +136,7 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
               std::to_string(options.topology.deviceMemoryBytes) +
               " bytes of device memory");
     options.topology.reservedDeviceFraction = fraction;
+    options.topology.reservationRule = "torchrec";
   }
   return options;
 }

@@ -90,6 +90,9 @@ struct Topology {
   /// Fraction of device memory kept for the dense model, activations and
   /// workspaces; embeddings get the rest.
   double reservedDeviceFraction = 0.1;
+  /// Who set reservedDeviceFraction: the topology ("ember") or TorchRec's
+  /// reservation rule ("torchrec": ShardingDriver, memory-reservation=).
+  std::string reservationRule = "ember";
   double deviceBandwidth = 3.35e12;
   /// Fraction of deviceBandwidth a pooled lookup reaches (FBGEMM TBE forward:
   /// 64.7% of peak on a production-like catalogue).

@@ -76,7 +76,7 @@ TEXT_HEADER = [
      r"([\d.]+) GiB\), ([\d.]+) GiB of host memory$",
      ["usable_device_gib", "device_gib", "host_gib"]),
     (r"Objective: (.*)$", ["objective"]),
-    (r"Topology: device ([\d.]+) GB \(([\d.]+)% reserved\), host ([\d.]+) GB, "
+    (r"Topology: device ([\d.]+) GB \(([\d.]+)% reserved[^)]*\), host ([\d.]+) GB, "
      r"device bandwidth ([\d.]+) GB/s \(([\d.]+)% for lookups\), intra-node "
      r"([\d.]+) GB/s, inter-node ([\d.]+) GB/s, host to device ([\d.]+) GB/s; "
      r"optimizer (\w+), pipeline depth (\d+)$",
