@@ -6,51 +6,51 @@
 // rank's batch, so both tables are replicated. Training adds the gradient
 // all-reduce of a replica (2 x 15/16 x 256 MB over the 50 GB/s network):
 // t_big is sharded instead.
-// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json export-file=-" -o /dev/null | FileCheck %s --check-prefix=INFERENCE
-// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json objective=inference export-file=-" -o /dev/null | FileCheck %s --check-prefix=INFERENCE
-// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json objective=training export-file=-" -o /dev/null | FileCheck %s --check-prefix=TRAINING
+// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-INFERENCE
+// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json objective=inference export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-INFERENCE
+// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json objective=training export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-TRAINING
 // include-backward is the training objective's older name.
-// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json include-backward=true export-file=-" -o /dev/null | FileCheck %s --check-prefix=TRAINING
-// RUN: ember-compile %s -o - --emit sharding-plan --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training | FileCheck %s --check-prefix=TRAINING
+// RUN: ember-opt %s --ember-plan-sharding="world-size=16 stats-file=%S/Inputs/plan-sharding-objective-stats.json include-backward=true export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-TRAINING
+// RUN: ember-compile %s -o - --emit sharding-plan --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training | FileCheck %s --check-prefix=CHECK-TRAINING
 // The report says which objective and how much memory is reserved.
-// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training --memory-reservation torchrec | FileCheck %s --check-prefix=REPORT
-// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json | FileCheck %s --check-prefix=REPORT-DEFAULT
+// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training --memory-reservation torchrec | FileCheck %s --check-prefix=CHECK-REPORT
+// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json | FileCheck %s --check-prefix=CHECK-REPORT-DEFAULT
 //
 // TorchRec's reservation (15% and 20 copies of the input ids) leaves 250 MB
 // of a 300 MB device: t_big (256 MB) no longer fits it and is cached from
 // host memory; Ember's (10%) leaves 270 MB.
-// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=table_wise topology-file=%S/Inputs/plan-sharding-small-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json export-file=-" -o /dev/null | FileCheck %s --check-prefix=EMBER-MEMORY
-// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=table_wise topology-file=%S/Inputs/plan-sharding-small-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json memory-reservation=torchrec export-file=-" -o /dev/null | FileCheck %s --check-prefix=TORCHREC-MEMORY
+// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=table_wise topology-file=%S/Inputs/plan-sharding-small-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-EMBER-MEMORY
+// RUN: ember-opt %s --ember-plan-sharding="world-size=2 sharding=table_wise topology-file=%S/Inputs/plan-sharding-small-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json memory-reservation=torchrec export-file=-" -o /dev/null | FileCheck %s --check-prefix=CHECK-TORCHREC-MEMORY
 //
 // Errors.
-// RUN: not ember-opt %s --ember-plan-sharding="objective=fastest" 2>&1 | FileCheck %s --check-prefix=BAD-OBJECTIVE
-// RUN: not ember-opt %s --ember-plan-sharding="objective=inference include-backward=true" 2>&1 | FileCheck %s --check-prefix=CONTRADICTION
-// RUN: not ember-opt %s --ember-plan-sharding="memory-reservation=some" 2>&1 | FileCheck %s --check-prefix=BAD-RESERVATION
-// RUN: not ember-opt %s --ember-plan-sharding="world-size=2 topology-file=%S/Inputs/plan-sharding-tiny-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json memory-reservation=torchrec" 2>&1 | FileCheck %s --check-prefix=ALL-RESERVED
+// RUN: not ember-opt %s --ember-plan-sharding="objective=fastest" 2>&1 | FileCheck %s --check-prefix=CHECK-BAD-OBJECTIVE
+// RUN: not ember-opt %s --ember-plan-sharding="objective=inference include-backward=true" 2>&1 | FileCheck %s --check-prefix=CHECK-CONTRADICTION
+// RUN: not ember-opt %s --ember-plan-sharding="memory-reservation=some" 2>&1 | FileCheck %s --check-prefix=CHECK-BAD-RESERVATION
+// RUN: not ember-opt %s --ember-plan-sharding="world-size=2 topology-file=%S/Inputs/plan-sharding-tiny-device.json stats-file=%S/Inputs/plan-sharding-objective-stats.json memory-reservation=torchrec" 2>&1 | FileCheck %s --check-prefix=CHECK-ALL-RESERVED
 // RUN: rm -f %t.plan
-// RUN: not ember-compile %s -o %t.plan --world-size 2 --objective fastest 2>&1 | FileCheck %s --check-prefix=CLI-OBJECTIVE
-// RUN: not ember-compile %s -o %t.plan --world-size 2 --memory-reservation some 2>&1 | FileCheck %s --check-prefix=CLI-RESERVATION
+// RUN: not ember-compile %s -o %t.plan --world-size 2 --objective fastest 2>&1 | FileCheck %s --check-prefix=CHECK-CLI-OBJECTIVE
+// RUN: not ember-compile %s -o %t.plan --world-size 2 --memory-reservation some 2>&1 | FileCheck %s --check-prefix=CHECK-CLI-RESERVATION
 // RUN: not test -e %t.plan
 
-// INFERENCE: "t_big": {
-// INFERENCE: "sharding_type": "data_parallel"
-// TRAINING: "t_big": {
-// TRAINING-NOT: data_parallel
-// TRAINING: "sharding_type": "{{table_wise|row_wise|column_wise|table_row_wise}}"
-// REPORT: Objective: training: {{.*}}forward and backward
-// REPORT: device 80.0 GB (15.0% reserved by TorchRec's rule: 15% and 20 copies of the input ids)
-// REPORT-DEFAULT: Objective: inference: {{.*}}forward only
-// REPORT-DEFAULT: device 80.0 GB (10.0% reserved),
-// EMBER-MEMORY: "t_big": {
-// EMBER-MEMORY-NEXT: "compute_kernel": "fused",
-// TORCHREC-MEMORY: "t_big": {
-// TORCHREC-MEMORY-NEXT: "compute_kernel": "fused_uvm_caching",
-// BAD-OBJECTIVE: error: ember-plan-sharding: unknown objective 'fastest' (expected inference or training)
-// CONTRADICTION: error: ember-plan-sharding: objective 'inference' contradicts include-backward (the training objective)
-// BAD-RESERVATION: error: ember-plan-sharding: unknown memory reservation 'some' (expected ember or torchrec)
-// ALL-RESERVED: error: ember-plan-sharding: TorchRec's memory reservation (15% of device memory and 20 copies of the input ids) takes all of the 1000000 bytes of device memory
-// CLI-OBJECTIVE: ember-compile: --objective must be inference or training, not 'fastest'
-// CLI-RESERVATION: ember-compile: --memory-reservation must be ember or torchrec, not 'some'
+// CHECK-INFERENCE: "t_big": {
+// CHECK-INFERENCE: "sharding_type": "data_parallel"
+// CHECK-TRAINING: "t_big": {
+// CHECK-TRAINING-NOT: data_parallel
+// CHECK-TRAINING: "sharding_type": "{{table_wise|row_wise|column_wise|table_row_wise}}"
+// CHECK-REPORT: Objective: training: {{.*}}forward and backward
+// CHECK-REPORT: device 80.0 GB (15.0% reserved by TorchRec's rule: 15% and 20 copies of the input ids)
+// CHECK-REPORT-DEFAULT: Objective: inference: {{.*}}forward only
+// CHECK-REPORT-DEFAULT: device 80.0 GB (10.0% reserved),
+// CHECK-EMBER-MEMORY: "t_big": {
+// CHECK-EMBER-MEMORY-NEXT: "compute_kernel": "fused",
+// CHECK-TORCHREC-MEMORY: "t_big": {
+// CHECK-TORCHREC-MEMORY-NEXT: "compute_kernel": "fused_uvm_caching",
+// CHECK-BAD-OBJECTIVE: error: ember-plan-sharding: unknown objective 'fastest' (expected inference or training)
+// CHECK-CONTRADICTION: error: ember-plan-sharding: objective 'inference' contradicts include-backward (the training objective)
+// CHECK-BAD-RESERVATION: error: ember-plan-sharding: unknown memory reservation 'some' (expected ember or torchrec)
+// CHECK-ALL-RESERVED: error: ember-plan-sharding: TorchRec's memory reservation (15% of device memory and 20 copies of the input ids) takes all of the 1000000 bytes of device memory
+// CHECK-CLI-OBJECTIVE: ember-compile: --objective must be inference or training, not 'fastest'
+// CHECK-CLI-RESERVATION: ember-compile: --memory-reservation must be ember or torchrec, not 'some'
 
 ember.table @t_big : !ember.table<1000000x64, f32>
 ember.table @t_small : !ember.table<1000x16, f32>
