@@ -359,6 +359,19 @@ def fp32_configs(args):
             for b in args.batch_list for l in args.pooling_list]
 
 
+def table_args(table_path, rows, dim, fmt, tmp):
+    """ember_embedding_driver's arguments for one table and the ids/offsets files in tmp."""
+    return ["--table", table_path, "--rows", str(rows), "--dim", str(dim), "--format", fmt,
+            "--indices", os.path.join(tmp, "ids.bin"),
+            "--offsets", os.path.join(tmp, "offsets.bin"), "--pooling", "sum"]
+
+
+def serve_args(args, threads):
+    """The driver's arguments shared by every configuration."""
+    return ["--threads", str(threads), "--hugepages", "1" if args.hugepages else "0",
+            "--flush-mib", str(args.flush_mib), "--serve", "1"]
+
+
 def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
     by_table = {}
     for rows, dim, batch, pooling in fp32_configs(args):
@@ -390,13 +403,8 @@ def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
                     "name": f"fp32 R={rows // 1000}k D={dim} B={batch} L={pooling}",
                     "out_shape": (batch, dim),
                     "useful_bytes": n * dim * 4 + batch * dim * 4,
-                    "driver_cmd": [driver, "--table", table_path, "--rows", str(rows),
-                                   "--dim", str(dim), "--format", "float32",
-                                   "--indices", os.path.join(tmp, "ids.bin"),
-                                   "--offsets", os.path.join(tmp, "offsets.bin"),
-                                   "--pooling", "sum", "--threads", str(threads),
-                                   "--hugepages", "1" if args.hugepages else "0",
-                                   "--flush-mib", str(args.flush_mib), "--serve", "1"],
+                    "driver_cmd": [driver, *table_args(table_path, rows, dim, "float32", tmp),
+                                   *serve_args(args, threads)],
                 }
                 results.append(run_config(args, cfg, np, torch, peers))
                 print_row(results[-1])
@@ -429,13 +437,8 @@ def bench_int8(args, np, torch, driver, rng, tmp, results):
                 "name": f"int8 R={rows // 1000}k D={dim} B={batch} L={pooling}",
                 "out_shape": (batch, dim),
                 "useful_bytes": n * (dim + 8) + batch * dim * 4,
-                "driver_cmd": [driver, "--table", table_path, "--rows", str(rows),
-                               "--dim", str(dim), "--format", "int8_rowwise",
-                               "--indices", os.path.join(tmp, "ids.bin"),
-                               "--offsets", os.path.join(tmp, "offsets.bin"),
-                               "--pooling", "sum", "--threads", str(threads),
-                               "--hugepages", "1" if args.hugepages else "0",
-                               "--flush-mib", str(args.flush_mib), "--serve", "1"],
+                "driver_cmd": [driver, *table_args(table_path, rows, dim, "int8_rowwise", tmp),
+                               *serve_args(args, threads)],
             }
             results.append(run_config(args, cfg, np, torch, peers))
             print_row(results[-1])
@@ -485,9 +488,7 @@ def bench_grouped(args, np, torch, driver, rng, tmp, results):
                            "--feature-tables", ",".join(map(str, range(T))),
                            "--values", os.path.join(tmp, "values.bin"),
                            "--lengths", os.path.join(tmp, "lengths.bin"),
-                           "--threads", str(threads),
-                           "--hugepages", "1" if args.hugepages else "0",
-                           "--flush-mib", str(args.flush_mib), "--serve", "1"],
+                           *serve_args(args, threads)],
         }
         results.append(run_config(args, cfg, np, torch, peers))
         print_row(results[-1])
