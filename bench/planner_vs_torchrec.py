@@ -3,7 +3,7 @@ tables and topology, both plans judged by one yardstick that belongs to neither 
 
 usage: PYTHONPATH=compiler/frontends/torch build/torchrec-venv/bin/python \\
            bench/planner_vs_torchrec.py BUILD_BIN_DIR [--cases NAME,...] [--work DIR]
-           [--json FILE]
+           [--json FILE] [--fixtures DIR] [--torchrec-plans DIR [--torchrec-only]]
 
 Cases (batch 512 per rank, H100 80 GB, 8 ranks per node, NVLink 450 GB/s and 50 GB/s of
 network per GPU, every table f32 and sum-pooled):
@@ -415,12 +415,35 @@ def write_fixture(path, case, plan):
         f.write("\n")
 
 
-def run_case(name, case, bin_dir, work, fixtures=None):
+def cached_torchrec_plan(name, case, cache):
+    """TorchRec's plan for a case, read from cache/<name>.json when an earlier run wrote it
+    (TorchRec takes hours on the 1,000-table cases here), else planned and written there
+    (plan, planning seconds, error). Without a cache: planned."""
+    if not cache:
+        return torchrec_plan(case)
+    path = os.path.join(cache, f"{name}.json")
+    if os.path.exists(path):
+        with open(path) as f:
+            saved = json.load(f)
+        return saved["plan"], saved["seconds"], saved["error"]
+    plan, seconds, error = torchrec_plan(case)
+    os.makedirs(cache, exist_ok=True)
+    partial = path + ".partial"
+    with open(partial, "w") as f:
+        json.dump({"plan": plan, "seconds": seconds, "error": error}, f)
+    os.replace(partial, path)
+    return plan, seconds, error
+
+
+def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only=False):
     work = os.path.join(work, name)
     paths = write_inputs(case, work)
     rows = []
     like = ["objective=training", "memory-reservation=torchrec"]
-    plan, seconds, error = torchrec_plan(case)
+    plan, seconds, error = cached_torchrec_plan(name, case, cache)
+    if torchrec_only:
+        return [{"case": name, "planner": "torchrec", "plan_seconds": seconds,
+                 "error": error, "planned": plan is not None}]
     torchrec_file = os.path.join(work, "torchrec.json")
     score = None
     if plan is not None:
@@ -490,19 +513,33 @@ def main():
     parser.add_argument("--fixtures", default=None,
                         help="also write each case with TorchRec's plan into this folder "
                              "(tests/unit/sharding/Inputs)")
+    parser.add_argument("--torchrec-plans", default=None,
+                        help="read TorchRec's plan of each case from DIR/<case>.json when "
+                             "there, else plan and write it there")
+    parser.add_argument("--torchrec-only", action="store_true",
+                        help="only plan with TorchRec (with --torchrec-plans: fill the cache)")
     args = parser.parse_args()
     cases = make_cases()
     names = [c for c in args.cases.split(",") if c]
     unknown = [c for c in names if c not in cases]
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)} (known: {', '.join(cases)})")
+    if args.torchrec_only and not args.torchrec_plans:
+        parser.error("--torchrec-only needs --torchrec-plans DIR")
     if not os.access(os.path.join(args.bin_dir, "ember-opt"), os.X_OK):
         parser.error(f"no ember-opt in {args.bin_dir}")
     work = args.work or tempfile.mkdtemp(prefix="planner_vs_torchrec_")
     results = []
     for name in names:
-        results.extend(run_case(name, cases[name], args.bin_dir, work, args.fixtures))
+        case_results = run_case(name, cases[name], args.bin_dir, work, args.fixtures,
+                                args.torchrec_plans, args.torchrec_only)
+        if args.torchrec_only:
+            print(json.dumps(case_results[0]), flush=True)
+            continue
+        results.extend(case_results)
         print_table(results[-3:], sys.stderr)
+    if args.torchrec_only:
+        return
     print_table(results)
     if args.json:
         with open(args.json, "w") as f:
