@@ -57,7 +57,18 @@ the rows (row-wise kinds; 1 otherwise):
 The table printed: planning time, max-rank lookup bytes, max-rank all-to-all bytes (in or
 out, both distributions), max-rank inter-node all-to-all bytes, max HBM use (% of the
 device), host memory used, imbalance (max / mean of per-rank lookup bytes), the two step
-estimates, and Ember's cost model's score.
+estimates, Ember's cost model's score, and TorchRec's own estimators' score of the same plan
+("trec us": EmbeddingPerfEstimator's per-shard forward + backward seconds summed per rank,
+the largest rank, which is how TorchRec's planner ranks its proposals; "trec HBM GB":
+EmbeddingStorageEstimator's largest per-rank HBM). TorchRec's estimators take Ember's plans:
+each table becomes the ShardingOption of TorchRec's enumerator with the same sharding type
+and compute kernel, with the plan's shards (sizes, offsets, ranks). They always estimate
+training (the backward pass and the data-parallel gradient all-reduce), so they score a plan
+made for inference as a training plan.
+
+--torchrec-plans DIR keeps TorchRec's plans (DIR/<case>.json with its planning time) and
+reuses them; with --torchrec-only the script only fills that cache (catalogue-512 takes
+hours on a loaded 2-core machine: run it niced in the background).
 """
 import argparse
 import json
@@ -142,16 +153,14 @@ DEFAULT_CASES = ["criteo-8", "criteo-16", "powerlaw-32", "catalogue-64", "criteo
 
 # --------------------------------------------------------------------------- TorchRec
 
-def torchrec_plan(case):
+def torchrec_setup(case):
+    """TorchRec's view of a case: (module, sharders, topology, constraints)."""
     import logging
 
     import torch
     from torchrec import EmbeddingBagCollection, EmbeddingBagConfig
     from torchrec.distributed.embeddingbag import EmbeddingBagCollectionSharder
-    from torchrec.distributed.planner import (EmbeddingShardingPlanner, ParameterConstraints,
-                                              Topology)
-
-    from ember.torchrec_plan import plan_to_json
+    from torchrec.distributed.planner import ParameterConstraints, Topology
 
     logging.disable(logging.WARNING)
     warnings.filterwarnings("ignore")
@@ -173,16 +182,79 @@ def torchrec_plan(case):
                         local_world_size=PER_NODE, hbm_mem_bw=3.35e12,
                         intra_host_bw=INTRA_BW, inter_host_bw=INTER_BW,
                         hbm_to_ddr_mem_bw=PCIE_BW)
-    model = Sparse(configs)
+    return Sparse(configs), [EmbeddingBagCollectionSharder()], topology, constraints
+
+
+def torchrec_plan(case):
+    from torchrec.distributed.planner import EmbeddingShardingPlanner
+
+    from ember.torchrec_plan import plan_to_json
+
+    model, sharders, topology, constraints = torchrec_setup(case)
     start = time.perf_counter()
     try:
         plan = EmbeddingShardingPlanner(topology=topology, batch_size=BATCH,
-                                        constraints=constraints).plan(
-            model, [EmbeddingBagCollectionSharder()])
+                                        constraints=constraints).plan(model, sharders)
     except Exception as error:  # TorchRec finds no plan: reported, not fatal
         return None, time.perf_counter() - start, f"{type(error).__name__}: " + \
             str(error).strip().splitlines()[0][:200]
     return plan_to_json(plan), time.perf_counter() - start, None
+
+
+class TorchRecEstimator:
+    """TorchRec's own estimators (EmbeddingPerfEstimator, EmbeddingStorageEstimator, the
+    training defaults its planner uses) applied to any plan of a case: each table's
+    ParameterSharding becomes the ShardingOption of TorchRec's enumerator with the same
+    sharding type and compute kernel, its shards replaced by the plan's (sizes, offsets,
+    ranks), and estimated again. The score is what TorchRec's planner ranks plans by
+    (NoopPerfModel: the largest per-rank sum of the shards' perf totals, forward and
+    backward) and the largest per-rank HBM estimate (NoopStorageModel)."""
+
+    def __init__(self, case):
+        from torchrec.distributed.planner.enumerators import EmbeddingEnumerator
+
+        model, sharders, self.topology, constraints = torchrec_setup(case)
+        self.enumerator = EmbeddingEnumerator(topology=self.topology, batch_size=BATCH,
+                                              constraints=constraints)
+        self.options = {}
+        for option in self.enumerator.enumerate(model, sharders):
+            self.options.setdefault((option.name, option.sharding_type,
+                                     option.compute_kernel), option)
+
+    def score(self, case, plan):
+        """(perf rating in us, max per-rank HBM in bytes) or a string saying why TorchRec's
+        estimators cannot take the plan."""
+        import copy
+
+        from torchrec.distributed.planner.perf_models import NoopPerfModel, NoopStorageModel
+        from torchrec.distributed.planner.types import Shard
+
+        entries = flatten(plan)
+        chosen = []
+        for t in case["tables"]:
+            e = entries[t["name"]]
+            key = (t["name"], e["sharding_type"], e["compute_kernel"])
+            if key not in self.options:
+                return (f"TorchRec's enumerator has no {e['sharding_type']} / "
+                        f"{e['compute_kernel']} option for {t['name']}")
+            option = copy.copy(self.options[key])
+            if e["sharding_type"] == "data_parallel":
+                ranks = e.get("ranks") or list(range(case["world"]))
+                shards = [Shard(size=[t["rows"], t["dim"]], offset=[0, 0], rank=r)
+                          for r in ranks]
+            else:
+                shards = [Shard(size=list(s["shard_sizes"]), offset=list(s["shard_offsets"]),
+                                rank=int(s["placement"].split("/")[0].split(":")[1]))
+                          for s in e["sharding_spec"]["shards"]]
+            option.shards = shards
+            chosen.append(option)
+        try:
+            self.enumerator.populate_estimates(chosen)
+        except Exception as error:
+            return f"TorchRec's estimators failed: {type(error).__name__}: {error}"[:200]
+        # TorchRec 1.9's Perf is in seconds.
+        return (NoopPerfModel(self.topology).rate(chosen) * 1e6,
+                NoopStorageModel(self.topology).rate(chosen))
 
 
 # --------------------------------------------------------------------------- Ember
@@ -461,12 +533,18 @@ def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only
                            ("ember inference", [])):
         plan, seconds, score, error = ember_plan(bin_dir, paths, work, label.split()[1], options)
         rows.append((label, plan, seconds, score, error))
+    estimator = TorchRecEstimator(case)
     results = []
     for label, plan, seconds, score, error in rows:
         entry = {"case": name, "planner": label, "plan_seconds": seconds,
                  "ember_model_us": score, "error": error}
         if plan is not None:
             entry.update(Yardstick(case, plan).figures())
+            torchrec_score = estimator.score(case, plan)
+            if isinstance(torchrec_score, str):
+                entry["torchrec_model_us"] = "not estimated: " + torchrec_score
+            else:
+                entry["torchrec_model_us"], entry["torchrec_model_hbm_bytes"] = torchrec_score
             kinds = {}
             for e in flatten(plan).values():
                 kinds[e["sharding_type"]] = kinds.get(e["sharding_type"], 0) + 1
@@ -485,7 +563,7 @@ def fmt(value, scale=1.0, digits=1):
 
 def print_table(results, out=sys.stdout):
     head = ("case", "planner", "plan s", "lookup MB", "a2a MB", "inter MB", "HBM %",
-            "host GB", "imbal", "fwd us", "train us", "ember us")
+            "host GB", "imbal", "fwd us", "train us", "ember us", "trec us", "trec HBM GB")
     out.write("| " + " | ".join(head) + " |\n")
     out.write("|" + "|".join("---" for _ in head) + "|\n")
     for r in results:
@@ -500,7 +578,10 @@ def print_table(results, out=sys.stdout):
             fmt(r["max_inter_node_bytes"], 1e6), fmt(100 * r["max_hbm_fraction"]),
             fmt(r["host_bytes"], 1e9, 2), fmt(r["imbalance"], digits=2),
             fmt(r["forward_us"]), fmt(r["training_us"]),
-            fmt(score) if not isinstance(score, str) else score[:60]]) + " |\n")
+            fmt(score) if not isinstance(score, str) else score[:60],
+            fmt(r.get("torchrec_model_us")) if not isinstance(r.get("torchrec_model_us"), str)
+            else r["torchrec_model_us"][:80],
+            fmt(r.get("torchrec_model_hbm_bytes"), 1e9, 2)]) + " |\n")
     out.flush()
 
 
