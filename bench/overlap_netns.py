@@ -1,0 +1,533 @@
+"""Communication/compute overlap on a real network (issue 14): N ranks as separate hosts in
+network namespaces on this machine, their links rate-limited with tc tbf, running a sharded
+plan with `ember-run` and the launcher variables, in each overlap mode.
+
+usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
+           [--links 25,100,400] [--scale 100] [--modes off,streams,pipeline]
+           [--batch-per-rank 1024] [--repeat 30] [--warmup 5] [--threads 1]
+           [--work DIR] [--json FILE] [--bin build/release/bin]
+           [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
+Needs root (namespaces); exits 77 saying why when it cannot make them.
+
+Hosts: one namespace per rank, a veth (MTU 9000) to a bridge in a hub namespace; `--links`
+are the modelled NIC rates in Gb/s, divided by `--scale` (default 100: 25 / 100 / 400 Gb/s
+become 250 Mb/s / 1 Gb/s / 4 Gb/s) and applied with tc tbf to both directions of every
+host's link, so every rank has one NIC of that rate to a non-blocking switch. `--links 0`
+runs without a limit (the veth's own speed). Why 1/100: an H100 reads its HBM at ~3 TB/s, a
+core of this machine streams ~30 GB/s; a DLRM step's compute is dominated by memory traffic
+(lookups, MLP weights), so scaling the links by the same ratio keeps the ratio of
+communication to compute time that those links give a real step.
+
+Models (built once under --work):
+  dlrm  examples/dlrm (3 tables of 1k-5k rows, dim 16, exported with torch.onnx), table-wise
+  many  26 tables of 20,000 x 64 (ember.EmbeddingBagCollection, a KJT input with 0-16 ids
+        per bag), bottom MLP 13-128-64, top MLP 1728-256-64-1; table-wise, so each rank's
+        kjt_all_to_all sends the ids of the other ranks' tables and its pooled all_to_all
+        sends B x 64 x (its tables) floats per peer
+Each is compiled per world size twice: without --comm-stream (mode off: one stream, program
+order) and with --comm-stream (collectives on stream 1, reordered; modes streams and
+pipeline). Each rank takes batch-per-rank samples of one global batch (--split-batch).
+
+Modes:
+  off       the plan without --comm-stream; `--overlap off` when ember-run has --overlap
+  streams   the --comm-stream plan with `--overlap streams` (when ember-run has --overlap;
+            without it the run is the reordered plan in program order, and says so)
+  pipeline  `--overlap streams --pipeline-depth 2` when ember-run has --pipeline-depth
+            (skipped, with the reason, when it has not)
+
+Per configuration: the step time of every rank (ember-run --report-json: median, min, p90
+over --repeat steps after --warmup), throughput = global batch / max over ranks of the
+median step; with a trace (`ember-run --trace`, when it exists) per rank compute, comm (time
+in collectives) and exposed comm (time the compute stream spends in collectives or waiting
+for them) per step, from the trace-event JSON (docs/trace-format.md); without one the
+communication is estimated as the off-mode step at that rate minus the off-mode step with
+no limit (labelled "est."). Every mode's outputs must be byte-identical to mode off's at the
+same rate: a difference is an error (exit 1).
+Every namespace, veth, bridge and rank it made is removed on exit, also on an error,
+Ctrl-C, SIGTERM or SIGHUP (SIGKILL cannot be caught: the next run removes what a killed
+run left, by the pid in the namespace names).
+"""
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
+import netns_hosts  # noqa: E402
+
+PORT_BASE = 29600
+TAG = "embov"
+MODES = ("off", "streams", "pipeline")
+
+
+class BenchError(Exception):
+    pass
+
+
+# --- models ---------------------------------------------------------------------------------
+
+MANY_TABLES, MANY_ROWS, MANY_DIM, MANY_MAX_BAG = 26, 20000, 64, 16
+
+
+def build_dlrm(work, batch):
+    d = os.path.join(work, "dlrm")
+    if not os.path.exists(os.path.join(d, "model.onnx")) or _batch_of(d) < batch:
+        p = subprocess.run([sys.executable, os.path.join(REPO, "examples", "dlrm", "export.py"), d,
+                            "--batch", str(batch)], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise BenchError("examples/dlrm/export.py failed:\n" + p.stderr)
+    return d
+
+
+def build_many(work, batch):
+    d = os.path.join(work, "many")
+    if os.path.exists(os.path.join(d, "model.onnx")) and _batch_of(d) >= batch:
+        return d
+    os.makedirs(d, exist_ok=True)
+    sys.path.insert(0, os.path.join(REPO, "compiler", "frontends", "torch"))
+    import torch
+    import torch.nn as nn
+    import ember
+    from ember import EmbeddingBagCollection, EmbeddingBagConfig, KeyedJaggedTensor
+
+    class ManyTables(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bottom = nn.Sequential(nn.Linear(13, 128), nn.ReLU(), nn.Linear(128, MANY_DIM),
+                                        nn.ReLU())
+            self.ebc = EmbeddingBagCollection([
+                EmbeddingBagConfig("t%d" % i, MANY_ROWS, MANY_DIM, ["f%d" % i], "sum")
+                for i in range(MANY_TABLES)])
+            self.top = nn.Sequential(nn.Linear(MANY_DIM * (MANY_TABLES + 1), 256), nn.ReLU(),
+                                     nn.Linear(256, 64), nn.ReLU(), nn.Linear(64, 1), nn.Sigmoid())
+
+        def forward(self, dense, kjt):
+            return self.top(torch.cat([self.bottom(dense), self.ebc(kjt).values()], 1))
+
+    torch.manual_seed(0)
+    model = ManyTables().eval()
+    gen = torch.Generator().manual_seed(1)
+    dense = torch.randn(batch, 13, generator=gen)
+    lengths = torch.randint(0, MANY_MAX_BAG + 1, (MANY_TABLES * batch,), generator=gen)
+    values = torch.randint(0, MANY_ROWS, (int(lengths.sum()),), generator=gen)
+    kjt = KeyedJaggedTensor(["f%d" % i for i in range(MANY_TABLES)], values, lengths)
+    ember.export(model, (dense, kjt), os.path.join(d, "model.onnx"))
+    np.savez(os.path.join(d, "inputs.npz"), **{"dense": dense.numpy(), "kjt.values": values.numpy(),
+                                              "kjt.lengths": lengths.numpy()})
+    return d
+
+
+def _batch_of(model_dir):
+    path = os.path.join(model_dir, "inputs.npz")
+    if not os.path.exists(path):
+        return 0
+    with np.load(path) as z:
+        return int(z["dense"].shape[0])
+
+
+def slice_inputs(model, model_dir, batch, out):
+    """The first `batch` samples of the model's inputs (dense rows, bags) as out."""
+    with np.load(os.path.join(model_dir, "inputs.npz")) as z:
+        arrays = {k: z[k] for k in z.files}
+    full = arrays["dense"].shape[0]
+    res = {"dense": arrays["dense"][:batch]}
+    if model == "dlrm":
+        t = 0
+        while "ids%d" % t in arrays:
+            offsets = arrays["offsets%d" % t]
+            end = int(offsets[batch]) if batch < full else arrays["ids%d" % t].shape[0]
+            res["offsets%d" % t] = offsets[:batch]
+            res["ids%d" % t] = arrays["ids%d" % t][:end]
+            t += 1
+    else:
+        lengths = arrays["kjt.lengths"].reshape(MANY_TABLES, full)  # key-major
+        keep = lengths[:, :batch]
+        starts = np.concatenate([[0], np.cumsum(lengths.sum(axis=1))[:-1]])
+        values = [arrays["kjt.values"][s:s + int(keep[k].sum())] for k, s in enumerate(starts)]
+        res["kjt.lengths"] = np.ascontiguousarray(keep).reshape(-1)
+        res["kjt.values"] = np.concatenate(values)
+    np.savez(out, **res)
+    return out
+
+
+def compile_plan(args, model_dir, world, comm_stream, out):
+    if os.path.exists(out):
+        return out
+    cmd = [os.path.join(args.bin, "ember-compile"), os.path.join(model_dir, "model.onnx"), "-o",
+           out, "--world-size", str(world), "--sharding", "table_wise"]
+    if comm_stream:
+        cmd.append("--comm-stream")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise BenchError("ember-compile failed: %s\n%s" % (" ".join(cmd), p.stderr))
+    return out
+
+
+# --- what this ember-run can do -------------------------------------------------------------
+
+def run_features(args):
+    p = subprocess.run([os.path.join(args.bin, "ember-run"), "--help"], capture_output=True,
+                       text=True)
+    text = p.stdout + p.stderr
+    return {"overlap": "--overlap" in text, "pipeline": "--pipeline-depth" in text,
+            "trace": "--trace" in text}
+
+
+def mode_flags(mode, features):
+    """ember-run flags of a mode, or (None, reason) when this build cannot run it."""
+    if mode == "off":
+        return (["--overlap", "off"] if features["overlap"] else []), None
+    if mode == "streams":
+        if features["overlap"]:
+            return ["--overlap", "streams"], None
+        return [], "ember-run has no --overlap: the --comm-stream plan ran in program order"
+    if not features["pipeline"]:
+        return None, "ember-run has no --pipeline-depth"
+    return ["--overlap", "streams", "--pipeline-depth", "2"], None
+
+
+# --- traces ---------------------------------------------------------------------------------
+
+def _union_length(intervals):
+    total, end = 0.0, None
+    start = None
+    for s, e in sorted(intervals):
+        if end is None or s > end:
+            if end is not None:
+                total += end - start
+            start, end = s, e
+        else:
+            end = max(end, e)
+    if end is not None:
+        total += end - start
+    return total
+
+
+def trace_split(path):
+    """Per rank (pid): compute, comm, exposed comm and step in ms, per step (the trace's
+    totals divided by the number of steps: runs of the rank's first instruction)."""
+    with open(path) as f:
+        doc = json.load(f)
+    ranks = {}
+    for ev in doc.get("traceEvents", []):
+        if ev.get("ph") != "X":
+            continue
+        r = ranks.setdefault(ev["pid"], {"compute": 0.0, "comm": 0.0, "exposed": [], "first": None,
+                                         "last": None, "starts": {}})
+        ts, dur = float(ev["ts"]), float(ev["dur"])
+        cat = ev.get("cat")
+        if cat == "compute":
+            r["compute"] += dur
+        elif cat == "collective":
+            r["comm"] += dur
+        if ev.get("tid") == 0 and cat in ("collective", "wait"):
+            r["exposed"].append((ts, ts + dur))
+        r["first"] = ts if r["first"] is None else min(r["first"], ts)
+        r["last"] = ts + dur if r["last"] is None else max(r["last"], ts + dur)
+        if cat in ("compute", "collective"):
+            idx = ev.get("args", {}).get("instruction")
+            r["starts"][idx] = r["starts"].get(idx, 0) + 1
+    out = {}
+    for pid, r in ranks.items():
+        steps = r["starts"][min(r["starts"])] if r["starts"] else 1
+        out[pid] = {"steps": steps, "compute_ms": r["compute"] / 1000 / steps,
+                    "comm_ms": r["comm"] / 1000 / steps,
+                    "exposed_ms": _union_length(r["exposed"]) / 1000 / steps,
+                    "span_ms": (r["last"] - r["first"]) / 1000 / steps}
+    return out
+
+
+# --- one configuration ----------------------------------------------------------------------
+
+class Runner:
+    def __init__(self, args, hosts, features):
+        self.args, self.hosts, self.features = args, hosts, features
+        self.port = PORT_BASE
+
+    def run(self, label, plan, inputs, world, flags, workdir):
+        """Runs every rank; returns (per-rank report dicts, rank 0's output dir, traces)."""
+        a = self.args
+        shutil.rmtree(workdir, ignore_errors=True)
+        os.makedirs(workdir)
+        self.port += 1
+        procs, reports, traces = [], [], []
+        for r in range(world):
+            env = {"RANK": str(r), "WORLD_SIZE": str(world), "LOCAL_RANK": "0",
+                   "MASTER_ADDR": self.hosts.addr(0), "MASTER_PORT": str(self.port),
+                   "EMBER_COMM_HOST": self.hosts.addr(r), "EMBER_QUIET": "1"}
+            report = os.path.join(workdir, "report%d.json" % r)
+            cmd = [os.path.join(a.bin, "ember-run"), plan, "--inputs", inputs, "--split-batch",
+                   "--repeat", str(a.repeat), "--warmup", str(a.warmup), "--threads", str(a.threads),
+                   "--timeout", str(a.timeout), "--report-json", report,
+                   "--output-dir", os.path.join(workdir, "out%d" % r)] + flags
+            if self.features["trace"]:
+                traces.append(os.path.join(workdir, "trace%d.json" % r))
+                cmd += ["--trace", traces[-1]]
+            reports.append(report)
+            procs.append(self.hosts.spawn(r, cmd, env, open(os.path.join(workdir, "rank%d.out" % r), "w"),
+                                          open(os.path.join(workdir, "rank%d.err" % r), "w")))
+        counters = [self.hosts.link_counters(r) for r in range(world)]
+        started = time.time()
+        deadline = started + a.timeout + 30 + a.repeat * 2.0
+        killed = False
+        while any(p.poll() is None for p in procs):
+            if a.fail_rank is not None and not killed and time.time() - started > a.fail_after:
+                procs[a.fail_rank].kill()
+                killed = True
+                print("  (test hook) killed rank %d after %.1f s" % (a.fail_rank, a.fail_after),
+                      flush=True)
+            if time.time() > deadline:
+                for p in procs:
+                    p.kill()
+                raise BenchError("%s: ranks still running after %.0f s" % (label, deadline - started))
+            time.sleep(0.02)
+        bad = [(r, p.returncode) for r, p in enumerate(procs) if p.returncode != 0]
+        if bad:
+            msg = ["%s: rank(s) failed:" % label]
+            for r, rc in bad:
+                with open(os.path.join(workdir, "rank%d.err" % r)) as f:
+                    msg.append("  rank %d exit %s: %s" % (r, rc, f.read().strip()[-2000:]))
+            raise BenchError("\n".join(msg))
+        out = []
+        for path in reports:  # ember-run writes the report on rank 0 (the other ranks: when it does)
+            if os.path.exists(path):
+                with open(path) as f:
+                    out.append(json.load(f))
+        if not out:
+            raise BenchError("%s: rank 0 wrote no --report-json" % label)
+        after = [self.hosts.link_counters(r) for r in range(world)]
+        steps = self.args.repeat + self.args.warmup
+        link = {"sent_bytes_per_step": [(b["bytes"] - a["bytes"]) / steps for a, b in zip(counters, after)],
+                "overlimits": sum(b["overlimits"] - a["overlimits"] for a, b in zip(counters, after)),
+                "dropped": sum(b["dropped"] - a["dropped"] for a, b in zip(counters, after))}
+        return out, os.path.join(workdir, "out0"), traces, link
+
+
+def read_outputs(d):
+    return {n: open(os.path.join(d, n), "rb").read() for n in sorted(os.listdir(d))}
+
+
+def link_label(gbps, scale):
+    if gbps == 0:
+        return "no limit"
+    return "%g Gb/s (%s)" % (gbps, rate_text(gbps * 1e9 / scale))
+
+
+def rate_text(bps):
+    if bps >= 1e9:
+        return "%g Gbit/s" % (bps / 1e9)
+    return "%g Mbit/s" % (bps / 1e6)
+
+
+def bench_world(args, features, model_dirs, world, results):
+    hosts = None
+    try:
+        hosts = netns_hosts.Hosts(world, tag=TAG)
+        runner = Runner(args, hosts, features)
+        for model in args.models:
+            mdir = model_dirs[model]
+            batch = args.batch_per_rank * world
+            inputs = slice_inputs(model, mdir, batch, os.path.join(args.work, "%s_in_%d.npz" % (model, world)))
+            plans = {False: compile_plan(args, mdir, world, False,
+                                         os.path.join(args.work, "%s_w%d_off.plan" % (model, world))),
+                     True: compile_plan(args, mdir, world, True,
+                                        os.path.join(args.work, "%s_w%d_streams.plan" % (model, world)))}
+            baseline_step = {}
+            links = list(args.links)
+            if not features["trace"] and 0 not in links:
+                links = [0] + links  # the estimate of communication needs the unlimited step
+            for gbps in links:
+                hosts.rate_limit(None if gbps == 0 else gbps * 1e9 / args.scale)
+                reference = None
+                for mode in args.modes:
+                    flags, why = mode_flags(mode, features)
+                    row = {"model": model, "ranks": world, "link_gbps": gbps,
+                           "link": link_label(gbps, args.scale), "mode": mode,
+                           "batch": batch}
+                    if flags is None:
+                        row["skipped"] = why
+                        results.append(row)
+                        print("%-5s %d ranks %-28s %-8s skipped: %s" % (model, world, row["link"], mode, why),
+                              flush=True)
+                        continue
+                    if why:
+                        row["note"] = why
+                    plan = plans[mode != "off"]
+                    label = "%s %d ranks %s %s" % (model, world, row["link"], mode)
+                    reports, outdir, traces, linkstats = runner.run(
+                        label, plan, inputs, world, flags,
+                        os.path.join(args.work, "runs", "%s_w%d_l%g_%s" % (model, world, gbps, mode)))
+                    row["link_counters"] = linkstats
+                    outputs = read_outputs(outdir)
+                    if mode == "off":
+                        reference = outputs
+                    elif reference is not None and outputs != reference:
+                        raise BenchError("%s: outputs differ from mode off's" % label)
+                    row["identical_to_off"] = reference is not None and outputs == reference
+                    med = [rep["latency_ms"]["median"] for rep in reports]
+                    row["step_ms_median"] = max(med)
+                    row["step_ms_per_rank"] = [{"median": rep["latency_ms"]["median"],
+                                                "min": rep["latency_ms"]["min"],
+                                                "p90": rep["latency_ms"]["p90"]} for rep in reports]
+                    slow = int(np.argmax(med))
+                    row["step_ms_min"] = reports[slow]["latency_ms"]["min"]
+                    row["step_ms_p90"] = reports[slow]["latency_ms"]["p90"]
+                    row["throughput"] = batch / (row["step_ms_median"] / 1000)
+                    if traces and all(os.path.exists(t) for t in traces):
+                        split = {}
+                        for t in traces:
+                            split.update(trace_split(t))
+                        row["trace"] = {str(k): v for k, v in sorted(split.items())}
+                        comm = sum(v["comm_ms"] for v in split.values()) / len(split)
+                        exposed = sum(v["exposed_ms"] for v in split.values()) / len(split)
+                        row["comm_ms"], row["exposed_ms"] = comm, exposed
+                    elif mode == "off":
+                        baseline_step.setdefault(gbps, row["step_ms_median"])
+                        if 0 in baseline_step:
+                            row["comm_ms_est"] = row["step_ms_median"] - baseline_step[0]
+                    results.append(row)
+                    print_row(row)
+    finally:
+        if hosts is not None:
+            hosts.close()
+
+
+def print_row(row):
+    text = "%-5s %d ranks %-28s %-8s step %8.3f ms (min %.3f, p90 %.3f)  %10.0f samples/s" % (
+        row["model"], row["ranks"], row["link"], row["mode"], row["step_ms_median"],
+        row["step_ms_min"], row["step_ms_p90"], row["throughput"])
+    lc = row.get("link_counters")
+    if lc:
+        text += "  sent %.0f KB/step/rank" % (sum(lc["sent_bytes_per_step"]) / len(lc["sent_bytes_per_step"]) / 1000)
+    if "comm_ms" in row:
+        text += "  comm %.3f ms exposed %.3f ms (%.0f%%)" % (
+            row["comm_ms"], row["exposed_ms"], 100 * row["exposed_ms"] / row["comm_ms"] if row["comm_ms"] else 0)
+    elif "comm_ms_est" in row:
+        text += "  comm added by the link (est.) %.3f ms" % row["comm_ms_est"]
+    if row.get("note"):
+        text += "  [%s]" % row["note"]
+    print(text, flush=True)
+
+
+def parse_list(text, conv, what):
+    try:
+        items = [conv(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("%s: not a comma-separated list: '%s'" % (what, text))
+    if not items:
+        raise argparse.ArgumentTypeError("%s: empty" % what)
+    return items
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default="dlrm,many")
+    ap.add_argument("--ranks", default="2,4")
+    ap.add_argument("--links", default="25,100,400")
+    ap.add_argument("--scale", type=float, default=100.0)
+    ap.add_argument("--modes", default=",".join(MODES))
+    ap.add_argument("--batch-per-rank", type=int, default=1024)
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--work", default=os.path.join(REPO, "build", "bench_overlap_netns"))
+    ap.add_argument("--json")
+    ap.add_argument("--bin", default=os.path.join(REPO, "build", "release", "bin"))
+    ap.add_argument("--fail-rank", type=int)
+    ap.add_argument("--fail-after", type=float, default=1.0)
+    args = ap.parse_args(argv)
+    try:
+        args.models = parse_list(args.models, str, "--models")
+        args.ranks = parse_list(args.ranks, int, "--ranks")
+        args.links = parse_list(args.links, float, "--links")
+        args.modes = parse_list(args.modes, str, "--modes")
+    except argparse.ArgumentTypeError as e:
+        ap.error(str(e))
+    for m in args.models:
+        if m not in ("dlrm", "many"):
+            ap.error("--models: unknown model '%s' (dlrm, many)" % m)
+    for m in args.modes:
+        if m not in MODES:
+            ap.error("--modes: unknown mode '%s' (%s)" % (m, ", ".join(MODES)))
+    if "off" not in args.modes:
+        ap.error("--modes must include off (the reference every other mode's outputs are checked against)")
+    if args.modes[0] != "off":
+        args.modes = ["off"] + [m for m in args.modes if m != "off"]
+    for w in args.ranks:
+        if w < 2 or w > 16:
+            ap.error("--ranks: %d is not between 2 and 16" % w)
+    for g in args.links:
+        if g < 0 or g > 100000:
+            ap.error("--links: %g Gb/s is not between 0 (no limit) and 100000" % g)
+    if not (args.scale > 0):
+        ap.error("--scale must be > 0")
+    if args.batch_per_rank < 1 or args.repeat < 1 or args.warmup < 0 or args.threads < 0:
+        ap.error("--batch-per-rank and --repeat must be >= 1, --warmup and --threads >= 0")
+    if not (args.timeout > 0):
+        ap.error("--timeout must be > 0")
+    if args.fail_rank is not None and not 0 <= args.fail_rank < min(args.ranks):
+        ap.error("--fail-rank %d is not a rank of every world" % args.fail_rank)
+    for tool in ("ember-run", "ember-compile"):
+        if not os.access(os.path.join(args.bin, tool), os.X_OK):
+            ap.error("no %s in --bin %s" % (tool, args.bin))
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    why = netns_hosts.cannot_make_namespaces()
+    if why:
+        print("SKIP: network namespaces cannot be made here: %s" % why)
+        return netns_hosts.SKIP
+    netns_hosts.install_signal_cleanup()
+    stale = netns_hosts.remove_stale(TAG)
+    if stale:
+        print("removed namespaces left by a killed run: %s" % ", ".join(stale))
+    os.makedirs(args.work, exist_ok=True)
+    features = run_features(args)
+    started = time.time()
+    load = os.getloadavg()
+    print("overlap_netns: %s, %d cores, load %.2f %.2f %.2f, %s; ember-run: %s" % (
+        platform.node(), os.cpu_count(), load[0], load[1], load[2],
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        ", ".join("%s %s" % (k, "yes" if v else "no") for k, v in sorted(features.items()))), flush=True)
+    results = []
+    try:
+        batch = args.batch_per_rank * max(args.ranks)
+        model_dirs = {}
+        for m in args.models:
+            model_dirs[m] = build_dlrm(args.work, batch) if m == "dlrm" else build_many(args.work, batch)
+        for world in args.ranks:
+            bench_world(args, features, model_dirs, world, results)
+    except BenchError as e:
+        print("error: %s" % e, file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: namespaces and ranks removed", file=sys.stderr)
+        return 130
+    if args.json:
+        doc = {"command": " ".join([os.path.basename(sys.argv[0])] + list(argv)),
+               "host": platform.node(), "cores": os.cpu_count(),
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+               "load_start": load, "load_end": os.getloadavg(), "scale": args.scale,
+               "features": features, "results": results}
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=1)
+        os.replace(tmp, args.json)
+    load_end = os.getloadavg()
+    print("done in %.0f s; load at the end %.2f %.2f %.2f" % (time.time() - started, *load_end))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
