@@ -59,11 +59,14 @@ public:
   /// `table` (training): inside each node, then across the nodes.
   double replicaAllReduceSeconds(const TableSpec &table,
                                  int64_t numReplicas) const;
-
-private:
+  /// Seconds to look up `idsLookedUp` rows of `cols` columns of `table`
+  /// (its format) with `kernel` and write `outputBytes` (the "lookup" of
+  /// docs/sharding.md; the predicted timeline costs its lookups with it).
   double lookupSeconds(const TableSpec &table, ComputeKernel kernel,
                        double idsLookedUp, int64_t cols,
                        double outputBytes) const;
+
+private:
   StorageParts weightStorage(const TableSpec &table, int64_t rows,
                              int64_t cols) const;
 

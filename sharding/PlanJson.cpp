@@ -145,6 +145,8 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
       error = number(topology.interNodeBandwidth, kGB, false);
     else if (key == "host_to_device_bandwidth_gb_per_s")
       error = number(topology.hostToDeviceBandwidth, kGB, false);
+    else if (key == "device_tflops")
+      error = number(topology.deviceFlops, 1e12, false);
     else
       error = makeError("topology: unknown field '" + key +
                         "' (known: world_size, ranks_per_node, "
@@ -152,7 +154,7 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
                         "reserved_device_fraction, device_bandwidth_gb_per_s, "
                         "lookup_efficiency, intra_node_bandwidth_gb_per_s, "
                         "inter_node_bandwidth_gb_per_s, "
-                        "host_to_device_bandwidth_gb_per_s)");
+                        "host_to_device_bandwidth_gb_per_s, device_tflops)");
     if (error)
       return error;
   }

@@ -103,6 +103,10 @@ struct Topology {
   double interNodeBandwidth = 50e9;
   /// Host memory to device (PCIe 5 x16), for the UVM kernels.
   double hostToDeviceBandwidth = 64e9;
+  /// Dense math, floating-point operations per second (H100 SXM FP32, no
+  /// tensor cores: 67 TFLOP/s). Only the predicted timeline reads it
+  /// (compiler/timeline/, docs/timeline.md); the planner does not.
+  double deviceFlops = 67e12;
 
   int64_t numNodes() const {
     return (worldSize + ranksPerNode - 1) / ranksPerNode;

@@ -19,6 +19,10 @@
 #include <cstdint>
 #include <string>
 
+namespace ember::plan {
+class Plan;
+} // namespace ember::plan
+
 namespace mlir::ember::plan_emitter {
 
 /// What the memory planner did (PlanMemoryPlanner.h), for reports and tests.
@@ -60,6 +64,12 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
 /// (PlanTextPrinter.h); no file is written.
 FailureOr<std::string> planText(ModuleOp module,
                                 const PlanEmitterOptions &options = {});
+
+/// The plan writePlan would write, in memory: the plan message only, no
+/// weights read or written (the predicted timeline simulates it).
+LogicalResult emitPlanMessage(ModuleOp module,
+                              const PlanEmitterOptions &options,
+                              ::ember::plan::Plan &plan);
 
 /// The weights file name (no directory) that writePlan uses for `planPath`.
 std::string weightsFileNameFor(llvm::StringRef planPath);

@@ -282,6 +282,16 @@ LogicalResult writePlan(ModuleOp module, llvm::StringRef planPath,
   return success();
 }
 
+LogicalResult emitPlanMessage(ModuleOp module,
+                              const PlanEmitterOptions &options,
+                              pb::Plan &plan) {
+  FailureOr<EmittedPlan> emitted = emitPlan(module, options);
+  if (failed(emitted))
+    return failure();
+  plan = std::move(emitted->plan);
+  return success();
+}
+
 FailureOr<std::string> planText(ModuleOp module,
                                 const PlanEmitterOptions &options) {
   FailureOr<EmittedPlan> emitted = emitPlan(module, options);

@@ -1,7 +1,8 @@
 //===- ember-compile.cpp - ONNX/MLIR -> Ember plan ------------------------===//
 //
 //   ember-compile INPUT.onnx|INPUT.mlir -o OUT.plan
-//       [--emit plan|plan-text|mlir|sharding-report|sharding-plan]
+//       [--emit plan|plan-text|mlir|sharding-report|sharding-plan|timeline]
+//       [--ids-per-bag L] (--emit timeline: docs/timeline.md)
 //       [--world-size N --ranks-per-node K --sharding TYPE --topology FILE
 //        --plan FILE ...] (docs/sharding.md)
 //       [--target cpu|cuda] [--max-batch N] [--dump-after-each DIR]
@@ -10,7 +11,8 @@
 // Imports an ONNX model (EmberOnnxImporter) or parses MLIR, runs the
 // compiler driver's pipeline (compiler/driver/Pipeline.h) and writes the plan
 // with its weights file (--emit plan, the default), the plan as readable text
-// (--emit plan-text, no weights) or the IR after the passes (--emit mlir). On any error it prints diagnostics with their locations,
+// (--emit plan-text, no weights), the IR after the passes (--emit mlir) or
+// the predicted timeline of the plan (--emit timeline, no weights). On any error it prints diagnostics with their locations,
 // exits with status 1 and leaves no output file. Every output appears whole
 // or not at all, also when the process is killed (io/atomic_file.h: an
 // unnamed temporary, fsync, rename); SIGINT/SIGTERM stop it with a message
@@ -20,6 +22,7 @@
 
 #include "dialects/ember/EmberDialect.h"
 #include "driver/Pipeline.h"
+#include "driver/PredictedTimeline.h"
 #include "frontends/onnx/OnnxImporter.h"
 #include "io/atomic_file.h"
 #include "plan/PlanEmitter.h"
@@ -46,6 +49,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 namespace cl = llvm::cl;
 
 static cl::opt<std::string> inputFilename(cl::Positional,
@@ -54,7 +59,14 @@ static cl::opt<std::string> inputFilename(cl::Positional,
 static cl::opt<std::string> outputFilename("o", cl::desc("Output file"),
                                            cl::value_desc("filename"),
                                            cl::Required);
-enum class EmitKind { Plan, PlanText, Mlir, ShardingReport, ShardingPlan };
+enum class EmitKind {
+  Plan,
+  PlanText,
+  Mlir,
+  ShardingReport,
+  ShardingPlan,
+  Timeline
+};
 static cl::opt<EmitKind> emitKind(
     "emit", cl::desc("What to write"), cl::init(EmitKind::Plan),
     cl::values(
@@ -66,7 +78,14 @@ static cl::opt<EmitKind> emitKind(
         clEnumValN(EmitKind::ShardingReport, "sharding-report",
                    "the sharding planner's per-rank memory and cost report"),
         clEnumValN(EmitKind::ShardingPlan, "sharding-plan",
-                   "the chosen sharding as TorchRec ParameterSharding JSON")));
+                   "the chosen sharding as TorchRec ParameterSharding JSON"),
+        clEnumValN(EmitKind::Timeline, "timeline",
+                   "the plan's predicted timeline (Chrome trace JSON, "
+                   "docs/timeline.md; no weights)")));
+static cl::opt<double> idsPerBag(
+    "ids-per-bag",
+    cl::desc("--emit timeline: ids per bag of every id input (default 1)"),
+    cl::value_desc("L"), cl::init(1.0));
 static cl::opt<mlir::ember::plan_emitter::PlanTarget>
     target("target", cl::desc("The backend the plan is for"),
            cl::init(mlir::ember::plan_emitter::PlanTarget::Cpu),
@@ -291,6 +310,17 @@ int main(int argc, char **argv) {
                  << memoryReservation << "'\n";
     return 1;
   }
+  if (idsPerBag.getNumOccurrences() && emitKind != EmitKind::Timeline) {
+    llvm::errs() << "ember-compile: --ids-per-bag applies to --emit timeline "
+                    "only\n";
+    return 1;
+  }
+  if (!(idsPerBag > 0) || !std::isfinite(idsPerBag)) {
+    llvm::errs() << "ember-compile: --ids-per-bag must be a positive number "
+                    "(got "
+                 << idsPerBag << ")\n";
+    return 1;
+  }
   // The report's form (text or HTML, docs/sharding.md), before the import.
   if (reportFormat.getNumOccurrences() &&
       emitKind != EmitKind::ShardingReport) {
@@ -363,6 +393,15 @@ int main(int argc, char **argv) {
     return 1;
   passTiming.stop();
 
+  if (emitKind == EmitKind::Timeline) {
+    mlir::ember::driver::TimelineRequest request;
+    request.idsPerBag = idsPerBag;
+    request.modelFile = inputFilename;
+    return mlir::failed(mlir::ember::driver::writePredictedTimeline(
+               *module, options, request, outputFilename))
+               ? 1
+               : 0;
+  }
   if (emitKind == EmitKind::Mlir || emitKind == EmitKind::PlanText) {
     std::string text;
     if (emitKind == EmitKind::PlanText) {
