@@ -75,6 +75,7 @@ class BenchError(Exception):
 # --- models ---------------------------------------------------------------------------------
 
 MANY_TABLES, MANY_ROWS, MANY_DIM, MANY_MAX_BAG = 26, 20000, 64, 16
+DLRM_IDS_PER_BAG = 2  # examples/dlrm/export.py: 0..4 ids per bag
 
 
 def build_dlrm(work, batch):
@@ -171,6 +172,34 @@ def compile_plan(args, model_dir, world, comm_stream, out):
     return out
 
 
+def predicted_split(args, model, model_dir, world, gbps, comm_stream, batch_per_rank):
+    """The compiler's predicted timeline (ember-compile --emit timeline) of the same model
+    and sharding on `world` H100s, one per host, each with one NIC of `gbps` Gb/s (the
+    topology's defaults otherwise): mean over ranks of compute, comm and exposed comm (ms),
+    or None when this ember-compile has no timeline."""
+    if gbps == 0:
+        return None
+    topo = os.path.join(args.work, "topology_%g.json" % gbps)
+    with open(topo, "w") as f:
+        json.dump({"ranks_per_node": 1, "inter_node_bandwidth_gb_per_s": gbps / 8}, f)
+    out = os.path.join(args.work, "predicted_%s_w%d_l%g_%s.json" % (
+        model, world, gbps, "streams" if comm_stream else "off"))
+    cmd = [os.path.join(args.bin, "ember-compile"), os.path.join(model_dir, "model.onnx"), "-o", out,
+           "--world-size", str(world), "--sharding", "table_wise", "--emit", "timeline",
+           "--topology", topo, "--batch-per-rank", str(batch_per_rank),
+           "--ids-per-bag", str(DLRM_IDS_PER_BAG if model == "dlrm" else MANY_MAX_BAG / 2)]
+    if comm_stream:
+        cmd.append("--comm-stream")
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        if "timeline" in p.stderr and ("Cannot find option" in p.stderr or "for the --emit" in p.stderr):
+            return None
+        raise BenchError("ember-compile --emit timeline failed: %s\n%s" % (" ".join(cmd), p.stderr))
+    split = trace_split([out], world)
+    n = len(split)
+    return {k: sum(v[k] for v in split.values()) / n for k in ("compute_ms", "comm_ms", "exposed_ms")}
+
+
 # --- what this ember-run can do -------------------------------------------------------------
 
 def run_features(args):
@@ -196,52 +225,45 @@ def mode_flags(mode, features):
 
 # --- traces ---------------------------------------------------------------------------------
 
-def _union_length(intervals):
-    total, end = 0.0, None
-    start = None
-    for s, e in sorted(intervals):
-        if end is None or s > end:
-            if end is not None:
-                total += end - start
-            start, end = s, e
-        else:
-            end = max(end, e)
-    if end is not None:
-        total += end - start
-    return total
+SUMMARY = os.path.join(REPO, "scripts", "ember-trace-summary.py")
 
 
-def trace_split(path):
-    """Per rank (pid): compute, comm, exposed comm and step in ms, per step (the trace's
-    totals divided by the number of steps: runs of the rank's first instruction)."""
+def trace_steps(path):
+    """Steps in a trace: the most runs of one instruction on one rank (one per step, or per
+    batch when pipelining)."""
     with open(path) as f:
         doc = json.load(f)
-    ranks = {}
+    runs = {}
     for ev in doc.get("traceEvents", []):
-        if ev.get("ph") != "X":
-            continue
-        r = ranks.setdefault(ev["pid"], {"compute": 0.0, "comm": 0.0, "exposed": [], "first": None,
-                                         "last": None, "starts": {}})
-        ts, dur = float(ev["ts"]), float(ev["dur"])
-        cat = ev.get("cat")
-        if cat == "compute":
-            r["compute"] += dur
-        elif cat == "collective":
-            r["comm"] += dur
-        if ev.get("tid") == 0 and cat in ("collective", "wait"):
-            r["exposed"].append((ts, ts + dur))
-        r["first"] = ts if r["first"] is None else min(r["first"], ts)
-        r["last"] = ts + dur if r["last"] is None else max(r["last"], ts + dur)
-        if cat in ("compute", "collective"):
-            idx = ev.get("args", {}).get("instruction")
-            r["starts"][idx] = r["starts"].get(idx, 0) + 1
+        if ev.get("ph") == "X" and ev.get("cat") in ("compute", "collective"):
+            key = (ev.get("pid"), ev.get("args", {}).get("instruction"))
+            runs[key] = runs.get(key, 0) + 1
+    return max(runs.values()) if runs else 1, doc.get("otherData", {}).get("ranks", 0)
+
+
+def trace_split(paths, world):
+    """Per rank: compute, comm, exposed comm and step in ms per step, from
+    scripts/ember-trace-summary.py (which also checks the trace against
+    docs/trace-format.md). `paths`: one trace per rank, or rank 0's holding every rank."""
+    paths = [p for p in paths if os.path.exists(p)]
+    if not paths:
+        return None
+    if trace_steps(paths[0])[1] == world:
+        paths = paths[:1]
     out = {}
-    for pid, r in ranks.items():
-        steps = r["starts"][min(r["starts"])] if r["starts"] else 1
-        out[pid] = {"steps": steps, "compute_ms": r["compute"] / 1000 / steps,
-                    "comm_ms": r["comm"] / 1000 / steps,
-                    "exposed_ms": _union_length(r["exposed"]) / 1000 / steps,
-                    "span_ms": (r["last"] - r["first"]) / 1000 / steps}
+    for path in paths:
+        steps, _ = trace_steps(path)
+        p = subprocess.run([sys.executable, SUMMARY, path, "--json"], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise BenchError("ember-trace-summary.py %s: %s" % (path, p.stderr.strip()))
+        for row in json.loads(p.stdout)["ranks"]:
+            if row["slices"] == 0:
+                continue
+            out[row["rank"]] = {"steps": steps,
+                                "compute_ms": row["compute_us"] / 1000 / steps,
+                                "comm_ms": row["comm_us"] / 1000 / steps,
+                                "exposed_ms": row["exposed_comm_us"] / 1000 / steps,
+                                "span_ms": row["step_us"] / 1000 / steps}
     return out
 
 
@@ -264,7 +286,8 @@ class Runner:
                    "MASTER_ADDR": self.hosts.addr(0), "MASTER_PORT": str(self.port),
                    "EMBER_COMM_HOST": self.hosts.addr(r), "EMBER_QUIET": "1"}
             report = os.path.join(workdir, "report%d.json" % r)
-            cmd = [os.path.join(a.bin, "ember-run"), plan, "--inputs", inputs, "--split-batch",
+            cmd = ([] if a.nice == 0 else ["nice", "-n", str(a.nice)]) + [
+                   os.path.join(a.bin, "ember-run"), plan, "--inputs", inputs, "--split-batch",
                    "--repeat", str(a.repeat), "--warmup", str(a.warmup), "--threads", str(a.threads),
                    "--timeout", str(a.timeout), "--report-json", report,
                    "--output-dir", os.path.join(workdir, "out%d" % r)] + flags
@@ -272,8 +295,9 @@ class Runner:
                 traces.append(os.path.join(workdir, "trace%d.json" % r))
                 cmd += ["--trace", traces[-1]]
             reports.append(report)
-            procs.append(self.hosts.spawn(r, cmd, env, open(os.path.join(workdir, "rank%d.out" % r), "w"),
-                                          open(os.path.join(workdir, "rank%d.err" % r), "w")))
+            with open(os.path.join(workdir, "rank%d.out" % r), "w") as out, \
+                    open(os.path.join(workdir, "rank%d.err" % r), "w") as err:
+                procs.append(self.hosts.spawn(r, cmd, env, out, err))
         counters = [self.hosts.link_counters(r) for r in range(world)]
         started = time.time()
         deadline = started + a.timeout + 30 + a.repeat * 2.0
@@ -321,10 +345,31 @@ def link_label(gbps, scale):
     return "%g Gb/s (%s)" % (gbps, rate_text(gbps * 1e9 / scale))
 
 
+def auto_scale(args, model, model_dir, world, results):
+    """How much slower a step computes here than on an H100 (the compiler's predicted
+    timeline, compute only): the links are slowed by as much, so that communication takes
+    the same share of a step as on H100s with those NICs. Compute here is the trace's (mean
+    over ranks) of the off run without a limit, or that run's median step when there is no
+    trace (an upper bound: it includes the veth's own transfer time)."""
+    base = [r for r in results if r["model"] == model and r["ranks"] == world and
+            r["link_gbps"] == 0 and r["mode"] == "off"][-1]
+    if base.get("trace"):
+        here = sum(v["compute_ms"] for v in base["trace"].values()) / len(base["trace"])
+        how = "trace compute"
+    else:
+        here = base["step_ms_median"]
+        how = "median step without a limit"
+    pred = predicted_split(args, model, model_dir, world, 100, False, args.batch_per_rank)
+    if not pred or pred["compute_ms"] <= 0:
+        return 100.0, "no predicted timeline: 1/100"
+    return here / pred["compute_ms"], "%s %.3f ms here / %.4f ms predicted on an H100" % (
+        how, here, pred["compute_ms"])
+
+
 def rate_text(bps):
     if bps >= 1e9:
-        return "%g Gbit/s" % (bps / 1e9)
-    return "%g Mbit/s" % (bps / 1e6)
+        return "%.3g Gbit/s" % (bps / 1e9)
+    return "%.3g Mbit/s" % (bps / 1e6)
 
 
 def bench_world(args, features, model_dirs, world, results):
@@ -341,17 +386,22 @@ def bench_world(args, features, model_dirs, world, results):
                      True: compile_plan(args, mdir, world, True,
                                         os.path.join(args.work, "%s_w%d_streams.plan" % (model, world)))}
             baseline_step = {}
-            links = list(args.links)
-            if not features["trace"] and 0 not in links:
-                links = [0] + links  # the estimate of communication needs the unlimited step
+            # No limit first: the scale (auto) and the estimate of communication need it.
+            links = [0] + [g for g in args.links if g != 0]
+            scale = args.scale if args.scale != "auto" else None
             for gbps in links:
-                hosts.rate_limit(None if gbps == 0 else gbps * 1e9 / args.scale)
+                if gbps != 0 and scale is None:
+                    scale, why_scale = auto_scale(args, model, mdir, world, results)
+                    print("%-5s %d ranks: scale 1/%.0f (%s)" % (model, world, scale, why_scale), flush=True)
+                hosts.rate_limit(None if gbps == 0 else gbps * 1e9 / scale)
                 reference = None
                 for mode in args.modes:
+                    if gbps == 0 and 0 not in args.links and mode != "off":
+                        continue
                     flags, why = mode_flags(mode, features)
                     row = {"model": model, "ranks": world, "link_gbps": gbps,
-                           "link": link_label(gbps, args.scale), "mode": mode,
-                           "batch": batch}
+                           "link": link_label(gbps, scale), "mode": mode,
+                           "batch": batch, "scale": scale}
                     if flags is None:
                         row["skipped"] = why
                         results.append(row)
@@ -366,6 +416,9 @@ def bench_world(args, features, model_dirs, world, results):
                         label, plan, inputs, world, flags,
                         os.path.join(args.work, "runs", "%s_w%d_l%g_%s" % (model, world, gbps, mode)))
                     row["link_counters"] = linkstats
+                    if mode != "pipeline":
+                        row["predicted_h100"] = predicted_split(args, model, mdir, world, gbps, mode != "off",
+                                                                args.batch_per_rank)
                     outputs = read_outputs(outdir)
                     if mode == "off":
                         reference = outputs
@@ -381,10 +434,9 @@ def bench_world(args, features, model_dirs, world, results):
                     row["step_ms_min"] = reports[slow]["latency_ms"]["min"]
                     row["step_ms_p90"] = reports[slow]["latency_ms"]["p90"]
                     row["throughput"] = batch / (row["step_ms_median"] / 1000)
-                    if traces and all(os.path.exists(t) for t in traces):
-                        split = {}
-                        for t in traces:
-                            split.update(trace_split(t))
+                    split = trace_split(traces, world) if traces else None
+                    if split:
+                        row["trace_file"] = [t for t in traces if os.path.exists(t)][0]
                         row["trace"] = {str(k): v for k, v in sorted(split.items())}
                         comm = sum(v["comm_ms"] for v in split.values()) / len(split)
                         exposed = sum(v["exposed_ms"] for v in split.values()) / len(split)
@@ -407,6 +459,10 @@ def print_row(row):
     lc = row.get("link_counters")
     if lc:
         text += "  sent %.0f KB/step/rank" % (sum(lc["sent_bytes_per_step"]) / len(lc["sent_bytes_per_step"]) / 1000)
+    pred = row.get("predicted_h100")
+    if pred and pred["compute_ms"] > 0:
+        text += "  H100 model: comm/compute %.2f, exposed %.0f%%" % (
+            pred["comm_ms"] / pred["compute_ms"], 100 * pred["exposed_ms"] / pred["comm_ms"] if pred["comm_ms"] else 0)
     if "comm_ms" in row:
         text += "  comm %.3f ms exposed %.3f ms (%.0f%%)" % (
             row["comm_ms"], row["exposed_ms"], 100 * row["exposed_ms"] / row["comm_ms"] if row["comm_ms"] else 0)
@@ -432,7 +488,7 @@ def parse_args(argv):
     ap.add_argument("--models", default="dlrm,many")
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--links", default="25,100,400")
-    ap.add_argument("--scale", type=float, default=100.0)
+    ap.add_argument("--scale", default="auto")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch-per-rank", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=30)
@@ -442,6 +498,7 @@ def parse_args(argv):
     ap.add_argument("--work", default=os.path.join(REPO, "build", "bench_overlap_netns"))
     ap.add_argument("--json")
     ap.add_argument("--bin", default=os.path.join(REPO, "build", "release", "bin"))
+    ap.add_argument("--nice", type=int, default=0)
     ap.add_argument("--fail-rank", type=int)
     ap.add_argument("--fail-after", type=float, default=1.0)
     args = ap.parse_args(argv)
@@ -468,10 +525,17 @@ def parse_args(argv):
     for g in args.links:
         if g < 0 or g > 100000:
             ap.error("--links: %g Gb/s is not between 0 (no limit) and 100000" % g)
-    if not (args.scale > 0):
-        ap.error("--scale must be > 0")
+    if args.scale != "auto":
+        try:
+            args.scale = float(args.scale)
+        except ValueError:
+            ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
+        if not (args.scale > 0):
+            ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
     if args.batch_per_rank < 1 or args.repeat < 1 or args.warmup < 0 or args.threads < 0:
         ap.error("--batch-per-rank and --repeat must be >= 1, --warmup and --threads >= 0")
+    if not -20 <= args.nice <= 19:
+        ap.error("--nice must be between -20 and 19")
     if not (args.timeout > 0):
         ap.error("--timeout must be > 0")
     if args.fail_rank is not None and not 0 <= args.fail_rank < min(args.ranks):

@@ -175,7 +175,7 @@ def case_bad_args(bin_dir, work):
            (["--ranks", "1"], "--ranks: 1 is not between 2 and 16"),
            (["--ranks", "2,x"], "--ranks: not a comma-separated list"),
            (["--links", "-5"], "--links: -5 Gb/s"),
-           (["--scale", "0"], "--scale must be > 0"),
+           (["--scale", "0"], "--scale must be auto or a number > 0"),
            (["--repeat", "0"], "--repeat must be >= 1"),
            (["--fail-rank", "7"], "--fail-rank 7 is not a rank"),
            (["--bin", "/nonexistent"], "no ember-run in --bin /nonexistent")]
