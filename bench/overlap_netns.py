@@ -244,7 +244,7 @@ def trace_steps(path):
 def trace_split(paths, world):
     """Per rank: compute, comm, exposed comm and step in ms per step, from
     scripts/ember-trace-summary.py (which also checks the trace against
-    docs/trace-format.md). `paths`: one trace per rank, or rank 0's holding every rank."""
+    docs/trace-format.md). `paths`: one trace per rank, or one holding every rank."""
     paths = [p for p in paths if os.path.exists(p)]
     if not paths:
         return None
@@ -291,9 +291,9 @@ class Runner:
                    "--repeat", str(a.repeat), "--warmup", str(a.warmup), "--threads", str(a.threads),
                    "--timeout", str(a.timeout), "--report-json", report,
                    "--output-dir", os.path.join(workdir, "out%d" % r)] + flags
-            if self.features["trace"]:
-                traces.append(os.path.join(workdir, "trace%d.json" % r))
-                cmd += ["--trace", traces[-1]]
+            if self.features["trace"]:  # one path: rank 0 merges the other ranks' parts into it
+                traces = [os.path.join(workdir, "trace.json")]
+                cmd += ["--trace", traces[0]]
             reports.append(report)
             with open(os.path.join(workdir, "rank%d.out" % r), "w") as out, \
                     open(os.path.join(workdir, "rank%d.err" % r), "w") as err:
