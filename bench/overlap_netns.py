@@ -3,20 +3,25 @@ network namespaces on this machine, their links rate-limited with tc tbf, runnin
 plan with `ember-run` and the launcher variables, in each overlap mode.
 
 usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
-           [--links 25,100,400] [--scale 100] [--modes off,streams,pipeline]
+           [--links 25,100,400] [--scale 100|auto] [--modes off,streams,pipeline]
            [--batch-per-rank 1024] [--repeat 30] [--warmup 5] [--threads 1]
            [--work DIR] [--json FILE] [--bin build/release/bin]
            [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
 Needs root (namespaces); exits 77 saying why when it cannot make them.
 
 Hosts: one namespace per rank, a veth (MTU 9000) to a bridge in a hub namespace; `--links`
-are the modelled NIC rates in Gb/s, divided by `--scale` (default 100: 25 / 100 / 400 Gb/s
-become 250 Mb/s / 1 Gb/s / 4 Gb/s) and applied with tc tbf to both directions of every
-host's link, so every rank has one NIC of that rate to a non-blocking switch. `--links 0`
-runs without a limit (the veth's own speed). Why 1/100: an H100 reads its HBM at ~3 TB/s, a
-core of this machine streams ~30 GB/s; a DLRM step's compute is dominated by memory traffic
-(lookups, MLP weights), so scaling the links by the same ratio keeps the ratio of
-communication to compute time that those links give a real step.
+are the modelled NIC rates in Gb/s, divided by `--scale` and applied with tc tbf to both
+directions of every host's link, so every rank has one NIC of that rate to a non-blocking
+switch. The link without a limit (the veth's own speed) always runs first.
+--scale 100 (default): 25 / 100 / 400 Gb/s become 250 Mb/s / 1 Gb/s / 4 Gb/s. Why 1/100:
+an H100 reads its HBM at ~3 TB/s, a core of this machine streams ~30 GB/s, and a DLRM
+step's compute is dominated by memory traffic (lookups, MLP weights), so slowing the links
+by the same ratio keeps the ratio of communication to compute time those links give a
+real step. --scale auto: per model and world size, the ratio of the compute time measured
+here (the trace's, without a limit) to the compute time of the compiler's predicted
+timeline on H100s (ember-compile --emit timeline): exact by construction, but only as good
+as the cost model. Every row also carries the predicted H100 comm/compute ratio and
+exposed share at its link rate, to set beside the measured ones.
 
 Models (built once under --work):
   dlrm  examples/dlrm (3 tables of 1k-5k rows, dim 16, exported with torch.onnx), table-wise
@@ -488,7 +493,7 @@ def parse_args(argv):
     ap.add_argument("--models", default="dlrm,many")
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--links", default="25,100,400")
-    ap.add_argument("--scale", default="auto")
+    ap.add_argument("--scale", default="100")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch-per-rank", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=30)
