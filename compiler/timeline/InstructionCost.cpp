@@ -312,10 +312,9 @@ InstructionCost costLookup(const pb::RankProgram &program,
   CostModel model(options);
   InstructionCost cost;
   double outputBytes = in.outputs_size() ? sizes.bytes(in.outputs(0)) : 0;
-  auto tableSpec = [&](int slot, TableFormat format) {
+  auto tableSpec = [](TableFormat format) {
     TableSpec spec;
     spec.format = format;
-    (void)slot;
     return spec;
   };
   auto rowBytes = [&](TableFormat format, int64_t cols) {
@@ -329,7 +328,7 @@ InstructionCost costLookup(const pb::RankProgram &program,
                          : dtype == pb::BFLOAT16 ? TableFormat::BF16
                                                  : TableFormat::F32;
     int64_t cols = static_cast<int64_t>(sizes.lastDim(table));
-    cost.seconds = model.lookupSeconds(tableSpec(table, format),
+    cost.seconds = model.lookupSeconds(tableSpec(format),
                                        ::ember::sharding::ComputeKernel::Fused,
                                        ids, cols, outputBytes);
     cost.bytes = ids * rowBytes(format, cols) + outputBytes +
@@ -354,7 +353,7 @@ InstructionCost costLookup(const pb::RankProgram &program,
             : TableFormat::F32;
     int64_t cols = t < static_cast<int64_t>(dims.size()) ? dims[t] : 0;
     // The output written once, below.
-    cost.seconds += model.lookupSeconds(tableSpec(-1, format),
+    cost.seconds += model.lookupSeconds(tableSpec(format),
                                         ::ember::sharding::ComputeKernel::Fused,
                                         perFeature, cols, 0);
     readBytes += perFeature * rowBytes(format, cols);
@@ -367,16 +366,33 @@ InstructionCost costLookup(const pb::RankProgram &program,
   return cost;
 }
 
+/// Kernels that copy elements without computing: they read as many bytes
+/// as they write.
+bool isDataMovement(const std::string &kernel) {
+  for (const char *k : {kn::kSlice, kn::kConcat, kn::kGather,
+                        kn::kGatherElements, kn::kExpand, kn::kTranspose})
+    if (kernel == k)
+      return true;
+  return false;
+}
+
 InstructionCost costDense(const pb::RankProgram &program,
                           const pb::Instruction &in, const Topology &topology,
                           const SlotSizes &sizes,
                           const std::vector<char> &isConstant) {
   InstructionCost cost;
-  for (int s : in.inputs())
-    cost.bytes += sizes.bytes(s);
-  for (int s : in.outputs())
-    cost.bytes += sizes.bytes(s);
   const std::string &k = in.kernel();
+  double written = 0;
+  for (int s : in.outputs())
+    written += sizes.bytes(s);
+  if (isDataMovement(k)) {
+    // Reads what it writes (a slice reads its window, not its input).
+    cost.bytes = 2 * written;
+  } else {
+    for (int s : in.inputs())
+      cost.bytes += sizes.bytes(s);
+    cost.bytes += written;
+  }
   auto input = [&](int i) { return i < in.inputs_size() ? in.inputs(i) : -1; };
   auto rows = [&](int slot) {
     double last = sizes.lastDim(slot);
@@ -413,10 +429,20 @@ costInstructions(const pb::Plan &plan, int rank, const Topology &topology,
   const pb::RankProgram &program = plan.programs(rank);
   SlotSizes sizes(program);
   sizeInputs(plan, program, assume, sizes);
-  std::vector<char> isConstant(program.slots_size(), 0);
-  for (const pb::Constant &c : program.constants())
-    if (sizes.valid(c.slot()))
-      isConstant[c.slot()] = 1;
+  // Constants: the slots no instruction defines and no input binds (the
+  // plan's constant list is filled only when weights are written).
+  std::vector<char> isConstant(program.slots_size(), 1);
+  for (int slot : program.input_slots())
+    if (sizes.valid(slot))
+      isConstant[slot] = 0;
+  for (const pb::KjtSlots &kjt : program.kjt_input_slots())
+    for (int slot : {kjt.values(), kjt.lengths(), kjt.weights()})
+      if (sizes.valid(slot))
+        isConstant[slot] = 0;
+  for (const pb::Instruction &in : program.instructions())
+    for (int slot : in.outputs())
+      if (sizes.valid(slot))
+        isConstant[slot] = 0;
 
   std::vector<InstructionCost> costs;
   costs.reserve(program.instructions_size());

@@ -43,6 +43,7 @@
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/SourceMgr.h"
@@ -318,7 +319,7 @@ int main(int argc, char **argv) {
   if (!(idsPerBag > 0) || !std::isfinite(idsPerBag)) {
     llvm::errs() << "ember-compile: --ids-per-bag must be a positive number "
                     "(got "
-                 << idsPerBag << ")\n";
+                 << llvm::format("%g", idsPerBag.getValue()) << ")\n";
     return 1;
   }
   // The report's form (text or HTML, docs/sharding.md), before the import.
