@@ -72,7 +72,10 @@ TEST(EmbeddingBag, MatchesReferenceForEveryFormatPoolingAndOption) {
   for (RowIsa isa : supportedRowIsas()) {
     RowIsaGuard guard(isa);
     for (TableFormat format : allFormats()) {
-      for (int64_t dim : {1, 7, 16, 37, 64, 150}) {
+      // 24, 96, 128, 256: rows the whole-row loops hold in registers (AVX2:
+      // whole ymm vectors; AVX-512: up to 8 or exactly 16 zmm); 7, 37, 150:
+      // masked or scalar tails; 150: the blocked loops.
+      for (int64_t dim : {1, 7, 16, 24, 37, 64, 96, 128, 150, 256}) {
         TestTable table = makeTable(50, dim, format, 7 + dim);
         for (Pooling pooling : {Pooling::kSum, Pooling::kMean, Pooling::kMax}) {
           for (DType indexType : {DType::kInt32, DType::kInt64}) {
@@ -119,9 +122,16 @@ TEST(EmbeddingBag, EveryRowIsaAgreesWithPortableOnLongRows) {
     GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512: only the portable "
                     "routines run";
   std::mt19937 gen(99);
-  for (TableFormat format : allFormats()) {
-    TestTable table =
-        makeTable(200, 261, format, 5); // 3 AVX-512 blocks, masked tail
+  // 261: 3 AVX-512 blocks with a masked tail; 128 and 256: whole rows in
+  // registers.
+  for (auto [format, dim] : [] {
+         std::vector<std::pair<TableFormat, int64_t>> cases;
+         for (TableFormat format : allFormats())
+           for (int64_t dim : {128, 256, 261})
+             cases.emplace_back(format, dim);
+         return cases;
+       }()) {
+    TestTable table = makeTable(200, dim, format, 5);
     BagCase c;
     c.lengths = randomLengths(20, 30, gen);
     c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
@@ -141,8 +151,8 @@ TEST(EmbeddingBag, EveryRowIsaAgreesWithPortableOnLongRows) {
       for (size_t i = 0; i < results[0].size(); ++i)
         ASSERT_NEAR(results[0][i], results[j][i],
                     1e-4f * std::max(1.0f, std::fabs(results[0][i])))
-            << table.formatName() << " " << embedding::rowIsaName(isas[j])
-            << " element " << i;
+            << table.formatName() << " dim " << dim << " "
+            << embedding::rowIsaName(isas[j]) << " element " << i;
   }
 }
 

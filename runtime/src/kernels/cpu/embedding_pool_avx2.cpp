@@ -19,6 +19,7 @@
 #define EMBER_HAVE_AVX2_ROUTINES 1
 #define EMBER_POOL_TARGET __attribute__((target("avx2,fma,f16c")))
 #include "kernels/cpu/embedding_pool_loop.h"
+#include "kernels/cpu/embedding_pool_whole_row.h"
 
 namespace {
 
@@ -62,6 +63,31 @@ template <> struct Load8<TableFormat::kInt4RowWise> {
     __m128i hi = _mm_and_si128(_mm_srli_epi16(v, 4), mask);
     __m128i inter = _mm_unpacklo_epi8(lo, hi); // e0 e1 e2 ... e7
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(inter));
+  }
+};
+
+/// The vector traits of embedding_pool_whole_row.h: 8 floats per ymm. AVX2
+/// has no masked 8/16-bit loads, so rows are whole vectors (dim % 8 == 0)
+/// and the masks are unused.
+struct V256 {
+  using Reg = __m256;
+  using Mask = int;
+  static constexpr int kLanes = 8;
+  EMBER_POOL_TARGET static Reg zero() { return _mm256_setzero_ps(); }
+  EMBER_POOL_TARGET static Reg set1(float v) { return _mm256_set1_ps(v); }
+  EMBER_POOL_TARGET static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
+  EMBER_POOL_TARGET static Reg fmadd(Reg a, Reg b, Reg c) {
+    return _mm256_fmadd_ps(a, b, c);
+  }
+  EMBER_POOL_TARGET static Reg div(Reg a, Reg b) { return _mm256_div_ps(a, b); }
+  static Mask fullMask() { return 0; }
+  static Mask tailMask(int64_t) { return 0; }
+  template <TableFormat F>
+  EMBER_POOL_TARGET static Reg load(const uint8_t *row, int k, Mask) {
+    return Load8<F>::at(row, int64_t{k} * kLanes);
+  }
+  EMBER_POOL_TARGET static void store(float *out, int k, Reg v, Mask) {
+    _mm256_storeu_ps(out + k * kLanes, v);
   }
 };
 
@@ -305,8 +331,48 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
   return result;
 }
 
+/// Sum and mean pooling of rows of whole ymm vectors that fit in the 16
+/// registers with what the loop needs besides: up to 8 vectors (64 columns)
+/// in every format; float32 also 12 (96 columns) and, unweighted, 16 (128
+/// columns: one register per accumulator, the rows added from memory).
+/// poolWholeRows with NV = dim / 8; null otherwise.
+template <TableFormat F, typename IndexT, bool kWeighted>
+PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
+  if (dim % kLanes != 0)
+    return nullptr;
+  switch (dim / kLanes) {
+  case 1: return poolWholeRows<V256, F, IndexT, 1, kWeighted>;
+  case 2: return poolWholeRows<V256, F, IndexT, 2, kWeighted>;
+  case 3: return poolWholeRows<V256, F, IndexT, 3, kWeighted>;
+  case 4: return poolWholeRows<V256, F, IndexT, 4, kWeighted>;
+  case 5: return poolWholeRows<V256, F, IndexT, 5, kWeighted>;
+  case 6: return poolWholeRows<V256, F, IndexT, 6, kWeighted>;
+  case 7: return poolWholeRows<V256, F, IndexT, 7, kWeighted>;
+  case 8: return poolWholeRows<V256, F, IndexT, 8, kWeighted>;
+  case 12:
+    if constexpr (F == TableFormat::kFloat32)
+      return poolWholeRows<V256, F, IndexT, 12, kWeighted>;
+    return nullptr;
+  case 16:
+    if constexpr (F == TableFormat::kFloat32 && !kWeighted)
+      return poolWholeRows<V256, F, IndexT, 16, kWeighted>;
+    return nullptr;
+  default: return nullptr;
+  }
+}
+
 template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {
   bool isMax = job.pooling == Pooling::kMax;
+  if (!isMax) {
+    const bool weighted = job.weights != nullptr;
+    auto fn = job.idsAre64
+                  ? (weighted ? wholeRowPooling<F, int64_t, true>(job.table.dim)
+                              : wholeRowPooling<F, int64_t, false>(job.table.dim))
+                  : (weighted ? wholeRowPooling<F, int32_t, true>(job.table.dim)
+                              : wholeRowPooling<F, int32_t, false>(job.table.dim));
+    if (fn)
+      return fn(job);
+  }
   if (job.idsAre64)
     return isMax ? poolBagsBlocked<F, int64_t, true>(job)
                  : poolBagsBlocked<F, int64_t, false>(job);

@@ -28,6 +28,7 @@
 #define EMBER_POOL_TARGET                                                      \
   __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,fma,f16c")))
 #include "kernels/cpu/embedding_pool_loop.h"
+#include "kernels/cpu/embedding_pool_whole_row.h"
 
 namespace {
 
@@ -38,6 +39,11 @@ using namespace ember::embedding::rowdecode;
 // to the stack.
 constexpr int kLanes = 16;
 constexpr int kMaxVecs = 8; // 128 floats per block
+
+inline __mmask16 laneMask(int64_t count) {
+  return count >= kLanes ? static_cast<__mmask16>(0xffff)
+                         : static_cast<__mmask16>((1u << count) - 1);
+}
 
 /// Loads up to 16 elements (lanes set in `mask`) starting at element d of a
 /// row in format F, as floats without scale/bias.
@@ -86,10 +92,29 @@ template <> struct Load16<TableFormat::kInt4RowWise> {
   }
 };
 
-inline __mmask16 laneMask(int64_t count) {
-  return count >= kLanes ? static_cast<__mmask16>(0xffff)
-                         : static_cast<__mmask16>((1u << count) - 1);
-}
+/// The vector traits of embedding_pool_whole_row.h: 16 floats per zmm, masks
+/// for the last vector of a row.
+struct V512 {
+  using Reg = __m512;
+  using Mask = __mmask16;
+  static constexpr int kLanes = 16;
+  EMBER_POOL_TARGET static Reg zero() { return _mm512_setzero_ps(); }
+  EMBER_POOL_TARGET static Reg set1(float v) { return _mm512_set1_ps(v); }
+  EMBER_POOL_TARGET static Reg add(Reg a, Reg b) { return _mm512_add_ps(a, b); }
+  EMBER_POOL_TARGET static Reg fmadd(Reg a, Reg b, Reg c) {
+    return _mm512_fmadd_ps(a, b, c);
+  }
+  EMBER_POOL_TARGET static Reg div(Reg a, Reg b) { return _mm512_div_ps(a, b); }
+  static Mask fullMask() { return static_cast<Mask>(0xffff); }
+  static Mask tailMask(int64_t n) { return laneMask(n); }
+  template <TableFormat F>
+  EMBER_POOL_TARGET static Reg load(const uint8_t *row, int k, Mask m) {
+    return Load16<F>::at(row, int64_t{k} * kLanes, m);
+  }
+  EMBER_POOL_TARGET static void store(float *out, int k, Reg v, Mask m) {
+    _mm512_mask_storeu_ps(out + k * kLanes, m, v);
+  }
+};
 
 /// The row routines gatherRowsLoop (embedding_pool_loop.h) uses.
 template <TableFormat F> struct RowOps {
@@ -255,8 +280,36 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
   return result;
 }
 
+/// Sum and mean pooling of rows of up to 8 vectors (128 floats) or exactly
+/// 16 (256 floats): poolWholeRows with NV = ceil(dim / 16). Null otherwise.
+template <TableFormat F, typename IndexT, bool kWeighted>
+PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
+  switch ((dim + kLanes - 1) / kLanes) {
+  case 1: return poolWholeRows<V512, F, IndexT, 1, kWeighted>;
+  case 2: return poolWholeRows<V512, F, IndexT, 2, kWeighted>;
+  case 3: return poolWholeRows<V512, F, IndexT, 3, kWeighted>;
+  case 4: return poolWholeRows<V512, F, IndexT, 4, kWeighted>;
+  case 5: return poolWholeRows<V512, F, IndexT, 5, kWeighted>;
+  case 6: return poolWholeRows<V512, F, IndexT, 6, kWeighted>;
+  case 7: return poolWholeRows<V512, F, IndexT, 7, kWeighted>;
+  case 8: return poolWholeRows<V512, F, IndexT, 8, kWeighted>;
+  case 16: return poolWholeRows<V512, F, IndexT, 16, kWeighted>;
+  default: return nullptr;
+  }
+}
+
 template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {
   bool isMax = job.pooling == Pooling::kMax;
+  if (!isMax) {
+    const bool weighted = job.weights != nullptr;
+    auto fn = job.idsAre64
+                  ? (weighted ? wholeRowPooling<F, int64_t, true>(job.table.dim)
+                              : wholeRowPooling<F, int64_t, false>(job.table.dim))
+                  : (weighted ? wholeRowPooling<F, int32_t, true>(job.table.dim)
+                              : wholeRowPooling<F, int32_t, false>(job.table.dim));
+    if (fn)
+      return fn(job);
+  }
   if (job.idsAre64)
     return isMax ? poolBagsBlocked<F, int64_t, true>(job)
                  : poolBagsBlocked<F, int64_t, false>(job);
