@@ -217,6 +217,31 @@ double expectedOutputElements(const pb::Plan &plan, const pb::Instruction &in,
     double idsPerBag = lengths > 0 ? input(1) / lengths : 0;
     return o == 0 ? received : received * idsPerBag;
   }
+  if (k == kn::kKjtSplit) {
+    // (values, lengths, weights) -> (values, lengths, weights) per group of
+    // keys: each group its share of the keys' bags and ids.
+    std::vector<int64_t> counts = intsAttr(in, "key_counts");
+    double total = 0;
+    for (int64_t c : counts)
+      total += static_cast<double>(c);
+    size_t group = static_cast<size_t>(o / 3);
+    double share = total > 0 && group < counts.size()
+                       ? static_cast<double>(counts[group]) / total
+                       : 1.0;
+    return (o % 3 == 1 ? input(1) : input(0)) * share;
+  }
+  if (k == kn::kKjtConcat) {
+    // (values, lengths, weights) per input -> their concatenation.
+    double sum = 0;
+    int part = o == 1 ? 1 : 0;
+    for (int i = part; i < in.inputs_size(); i += 3)
+      sum += input(i);
+    return sum;
+  }
+  if (k == kn::kKjtPermute) {
+    // (values, lengths, weights) -> the same, keys reordered.
+    return o == 1 ? input(1) : input(0);
+  }
   if (k == kn::kGroupedEmbeddingBag) {
     // (values, lengths, weights, tables...) -> [bags, width].
     double features =
