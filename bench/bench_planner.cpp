@@ -95,12 +95,12 @@ int main(int argc, char **argv) {
     for (const TableSharding &sharding : plan.tables)
       ++counts[static_cast<int>(sharding.kind)];
     std::printf("%-6s %d tables, %d ranks: %.3f s wall, %.3f s CPU (best of "
-                "%d), max rank cost %.1f us, sum %.1f us; tw %d rw %d cw %d "
-                "twrw %d dp %d\n",
+                "%d), max rank cost %.1f us, collective step %.1f us, sum "
+                "%.1f us; tw %d rw %d cw %d twrw %d dp %d\n",
                 mode == SearchMode::Greedy ? "greedy" : "search", numTables,
                 numRanks, best, bestCpu, repeats, plan.maxRankCost() * 1e6,
-                plan.totalCost() * 1e6, counts[0], counts[1], counts[2],
-                counts[3], counts[4]);
+                plan.collectiveStepCost() * 1e6, plan.totalCost() * 1e6,
+                counts[0], counts[1], counts[2], counts[3], counts[4]);
   }
   return 0;
 }

@@ -530,7 +530,8 @@ def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only
             score = "not imported: " + import_error
     rows.append(("torchrec", plan, seconds, score, error))
     for label, options in (("ember training+torchrec-mem", like),
-                           ("ember inference", [])):
+                           ("ember inference+torchrec-mem",
+                            ["objective=inference", "memory-reservation=torchrec"])):
         plan, seconds, score, error = ember_plan(bin_dir, paths, work, label.split()[1], options)
         rows.append((label, plan, seconds, score, error))
     estimator = TorchRecEstimator(case)

@@ -308,6 +308,8 @@ llvm::Expected<ShardingPlan> Planner::run() {
   }
   if (best && options.search == SearchMode::Local && isTiny())
     exactSearch(best);
+  if (best && options.search == SearchMode::Local)
+    improveCollectives(*best);
   if (!best) {
     std::vector<std::string> lines;
     for (int t : fewestFailed)

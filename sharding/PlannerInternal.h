@@ -8,6 +8,7 @@
 //   PlannerCandidates.cpp  1. the shardings each table may take
 //   PlannerSeed.cpp        2. greedy seed placements (and State::place)
 //   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
+//   PlannerCollectives.cpp 4. the best plan's collective step lowered
 // Not part of the library's interface (Planner.h is).
 //
 //===----------------------------------------------------------------------===//
@@ -294,6 +295,13 @@ private:
   /// options and the rank of every single-shard free option; replaces `best`
   /// when it finds a better plan.
   void exactSearch(std::unique_ptr<State> &best) const;
+
+  // PlannerCollectives.cpp
+  /// Lowers the plan's collective step (the sum over the cost parts of the
+  /// busiest rank's part: each collective waits for its slowest rank) by
+  /// moves and swaps of free shards that keep every rank at or below the
+  /// plan's score and in memory.
+  void improveCollectives(State &state) const;
 
   ArrayRef<TableSpec> specs;
   const PlannerOptions &options;

@@ -159,6 +159,17 @@ double ShardingPlan::maxRankCost() const {
   return result;
 }
 
+double ShardingPlan::collectiveStepCost() const {
+  CostParts busiest;
+  for (const RankLoad &rank : ranks) {
+    busiest.lookup = std::max(busiest.lookup, rank.cost.lookup);
+    busiest.inputDist = std::max(busiest.inputDist, rank.cost.inputDist);
+    busiest.outputDist = std::max(busiest.outputDist, rank.cost.outputDist);
+    busiest.backward = std::max(busiest.backward, rank.cost.backward);
+  }
+  return busiest.total();
+}
+
 double ShardingPlan::totalCost() const {
   double result = 0;
   for (const RankLoad &rank : ranks)

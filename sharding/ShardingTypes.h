@@ -240,6 +240,11 @@ struct ShardingPlan {
   double maxRankCost() const;
   /// Sum of every rank's cost.
   double totalCost() const;
+  /// The step as its collectives see it: the sum over the cost parts
+  /// (lookup, input all-to-all, output all-to-all, backward) of the busiest
+  /// rank's part (each collective waits for its slowest rank). At least
+  /// maxRankCost().
+  double collectiveStepCost() const;
 };
 
 } // namespace ember::sharding

@@ -4,8 +4,10 @@
 // EmbeddingShardingPlanner made for each (Inputs/torchrec_*.json, written by
 // the benchmark's --fixtures): Ember's own plan, with TorchRec's objective
 // (training) and memory reservation, never scores worse under Ember's cost
-// model than TorchRec's plan imported whole, and TorchRec's plan imports
-// (every sharding type it chose, table_column_wise included).
+// model than TorchRec's plan imported whole, neither on its score (the
+// largest per-rank cost) nor on its collective step (each cost part at its
+// busiest rank, summed), and TorchRec's plan imports (every sharding type it
+// chose, table_column_wise included).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
+#include <map>
+#include <set>
 #include <string>
 
 using namespace ember::sharding;
@@ -90,6 +94,11 @@ void expectEmberAtLeastAsGood(const std::string &name) {
   EXPECT_LE(own->maxRankCost(), theirs->maxRankCost() * (1 + 1e-9))
       << "Ember's plan " << own->maxRankCost() * 1e6 << " us, TorchRec's "
       << theirs->maxRankCost() * 1e6 << " us per batch (Ember's model)";
+  EXPECT_LE(own->collectiveStepCost(),
+            theirs->collectiveStepCost() * (1 + 1e-9))
+      << "collective step: Ember's plan " << own->collectiveStepCost() * 1e6
+      << " us, TorchRec's " << theirs->collectiveStepCost() * 1e6
+      << " us per batch (Ember's model)";
 }
 
 TEST(PlannerVsTorchRec, Criteo26TablesOn8Ranks) {
@@ -106,6 +115,72 @@ TEST(PlannerVsTorchRec, PowerLaw100TablesOn32Ranks) {
 
 TEST(PlannerVsTorchRec, Criteo26TablesOn8RanksAt85PercentOfMemory) {
   expectEmberAtLeastAsGood("torchrec_criteo_8_tight.json");
+}
+
+int64_t maxDeviceBytes(const ShardingPlan &plan) {
+  int64_t result = 0;
+  for (const RankLoad &rank : plan.ranks)
+    result = std::max(result, rank.device.total());
+  return result;
+}
+
+// The search sees its collectives: no single move of a table-wise table off
+// the busiest rank of a cost part (every other table where Ember put it, the
+// plan imported whole) lowers the collective step without raising the
+// plan's score or its fullest rank's device memory.
+TEST(PlannerVsTorchRec, NoMoveOffABusiestRankLowersTheCollectiveStep) {
+  TorchRecCase c = loadCase("torchrec_powerlaw_32.json");
+  ASSERT_FALSE(c.tables.empty());
+  llvm::Expected<ShardingPlan> own = planSharding(c.tables, c.options);
+  ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
+  double score = own->maxRankCost();
+  double step = own->collectiveStepCost();
+  int64_t device = maxDeviceBytes(*own);
+  ASSERT_LT(score, step); // the parts' busiest ranks differ on this case
+
+  std::set<int64_t> busiest;
+  auto busiestOf = [&](double CostParts::*part) {
+    int64_t best = 0;
+    for (size_t r = 0; r < own->ranks.size(); ++r)
+      if (own->ranks[r].cost.*part > own->ranks[best].cost.*part)
+        best = r;
+    busiest.insert(best);
+  };
+  busiestOf(&CostParts::lookup);
+  busiestOf(&CostParts::inputDist);
+  busiestOf(&CostParts::outputDist);
+  busiestOf(&CostParts::backward);
+
+  std::map<std::string, TableSharding> whole;
+  for (const TableSharding &sharding : own->tables)
+    whole[sharding.table] = sharding;
+  int tried = 0;
+  for (const TableSharding &sharding : own->tables) {
+    if (sharding.kind != ShardingKind::TableWise ||
+        !busiest.count(sharding.shards[0].rank))
+      continue;
+    for (int64_t rank = 0; rank < c.options.topology.worldSize; ++rank) {
+      if (rank == sharding.shards[0].rank)
+        continue;
+      PlannerOptions moved = c.options;
+      moved.imported = whole;
+      moved.imported[sharding.table].shards[0].rank = rank;
+      llvm::Expected<ShardingPlan> other = planSharding(c.tables, moved);
+      if (!other) { // does not fit on that rank
+        llvm::consumeError(other.takeError());
+        continue;
+      }
+      ++tried;
+      if (other->maxRankCost() > score * (1 + 1e-9) ||
+          maxDeviceBytes(*other) > device)
+        continue;
+      EXPECT_GE(other->collectiveStepCost(), step * (1 - 1e-9))
+          << "moving " << sharding.table << " to rank " << rank
+          << " lowers the collective step from " << step * 1e6 << " to "
+          << other->collectiveStepCost() * 1e6 << " us";
+    }
+  }
+  EXPECT_GT(tried, 0);
 }
 
 } // namespace

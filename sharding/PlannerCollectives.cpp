@@ -1,0 +1,218 @@
+//===- PlannerCollectives.cpp - the step as its collectives see it --------===//
+//
+// Step 4 of the search, on the best plan: the per-rank score adds each
+// rank's lookups and its share of the input and output all-to-alls, but a
+// step waits for the slowest rank of each collective in turn. Here the
+// plan's "collective step" (the sum over the cost parts, lookup, input
+// all-to-all, output all-to-all and backward, of the busiest rank's part,
+// plus what every rank carries) is lowered by moving one shard at a time off
+// the busiest rank of a part, and by swapping it with a cheaper shard of
+// another rank, while no rank's cost goes above the plan's score (so the
+// score never gets worse) and no rank's device memory above the fullest
+// rank's (so the plan's peak memory does not grow either). Every accepted
+// step lowers the collective step, so the search ends.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sharding/PlannerInternal.h"
+#include <array>
+
+using namespace ember::sharding;
+using namespace ember::sharding::detail;
+
+namespace {
+
+constexpr int kParts = 4;
+
+std::array<double, kParts> partsOf(const CostParts &cost) {
+  return {cost.lookup, cost.inputDist, cost.outputDist, cost.backward};
+}
+
+/// Per-rank cost parts of a plan and the three largest ranks of each part
+/// (enough to know a part's maximum once two ranks change).
+class CollectiveLoads {
+public:
+  CollectiveLoads(const State &state, ArrayRef<TableOptions> tables)
+      : world(state.topology.worldSize) {
+    for (auto &part : parts)
+      part.assign(world, 0);
+    for (int64_t rank = 0; rank < world; ++rank)
+      for (auto [table, shard] : state.units[rank]) {
+        const Option &option = tables[table].options[state.choice[table]];
+        add(rank, partsOf(option.loads[shard].cost), 1.0);
+      }
+    refresh();
+  }
+
+  void add(int64_t rank, const std::array<double, kParts> &cost, double sign) {
+    for (int k = 0; k < kParts; ++k)
+      parts[k][rank] += sign * cost[k];
+  }
+
+  void refresh() {
+    for (int k = 0; k < kParts; ++k) {
+      top[k].fill({0.0, -1});
+      for (int64_t rank = 0; rank < world; ++rank) {
+        double value = parts[k][rank];
+        for (int i = 0; i < 3; ++i)
+          if (top[k][i].second < 0 || value > top[k][i].first) {
+            for (int j = 2; j > i; --j)
+              top[k][j] = top[k][j - 1];
+            top[k][i] = {value, rank};
+            break;
+          }
+      }
+    }
+  }
+
+  /// Sum over the parts of the busiest rank's part.
+  double step() const {
+    double sum = 0;
+    for (int k = 0; k < kParts; ++k)
+      sum += top[k][0].first;
+    return sum;
+  }
+
+  int64_t busiest(int part) const { return top[part][0].second; }
+
+  /// The step after `delta` leaves rank `a` and arrives at rank `b`.
+  double stepAfter(int64_t a, int64_t b,
+                   const std::array<double, kParts> &delta) const {
+    double sum = 0;
+    for (int k = 0; k < kParts; ++k) {
+      double value = std::max(parts[k][a] - delta[k], parts[k][b] + delta[k]);
+      for (int i = 0; i < 3; ++i)
+        if (top[k][i].second >= 0 && top[k][i].second != a &&
+            top[k][i].second != b) {
+          value = std::max(value, top[k][i].first);
+          break;
+        }
+      sum += value;
+    }
+    return sum;
+  }
+
+private:
+  int64_t world;
+  std::array<std::vector<double>, kParts> parts;
+  std::array<std::array<std::pair<double, int64_t>, 3>, kParts> top;
+};
+
+} // namespace
+
+void Planner::improveCollectives(State &state) const {
+  int64_t world = state.topology.worldSize;
+  if (world < 2)
+    return;
+  // No rank may go above the plan's score (its largest per-rank cost).
+  double ceiling = *std::max_element(state.cost.begin(), state.cost.end());
+  double slack = 1e-12 * std::max(1.0, ceiling);
+  // Nor above the fullest rank's device memory.
+  int64_t deviceCeiling =
+      *std::max_element(state.device.begin(), state.device.end());
+  auto fitsUnder = [&](int64_t rank, const ShardLoad &delta) {
+    return state.fits(rank, delta) &&
+           state.device[rank] + delta.device.total() <= deviceCeiling;
+  };
+  CollectiveLoads loads(state, tableOptions);
+  auto movable = [&](int table) {
+    return !tableOptions[table].userFixed &&
+           state.optionOf(table).placement == Placement::Free;
+  };
+  // Swap partners: the ranks with the most room under the ceiling.
+  constexpr size_t kSwapRanks = 16;
+  int64_t limit = 2 * static_cast<int64_t>(specs.size()) + 64;
+  for (int64_t step = 0; step < limit; ++step) {
+    double current = loads.step();
+    double bestStep = current - 1e-9 * std::max(current, 1e-12);
+    std::pair<int, int> bestUnit{-1, -1}, bestOther{-1, -1};
+    int64_t bestTarget = -1;
+    std::vector<int64_t> partners(world);
+    std::iota(partners.begin(), partners.end(), 0);
+    if (partners.size() > kSwapRanks) {
+      std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
+                       partners.end(), [&](int64_t a, int64_t b) {
+                         return state.cost[a] < state.cost[b] ||
+                                (state.cost[a] == state.cost[b] && a < b);
+                       });
+      partners.resize(kSwapRanks);
+    }
+    for (int part = 0; part < kParts; ++part) {
+      int64_t from = loads.busiest(part);
+      if (from < 0)
+        continue;
+      for (auto [table, shard] : state.units[from]) {
+        if (!movable(table))
+          continue;
+        const ShardLoad &load = state.optionOf(table).loads[shard];
+        std::array<double, kParts> cost = partsOf(load.cost);
+        double unitCost = load.cost.total();
+        // Moves.
+        for (int64_t rank = 0; rank < world; ++rank) {
+          if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
+              !fitsUnder(rank, load))
+            continue;
+          double after = loads.stepAfter(from, rank, cost);
+          if (after < bestStep) {
+            bestStep = after;
+            bestUnit = {table, shard};
+            bestOther = {-1, -1};
+            bestTarget = rank;
+          }
+        }
+        // Swaps with a shard of a rank with room.
+        for (int64_t rank : partners) {
+          if (rank == from)
+            continue;
+          for (auto [otherTable, otherShard] : state.units[rank]) {
+            if (!movable(otherTable) || otherTable == table)
+              continue;
+            const ShardLoad &otherLoad =
+                state.optionOf(otherTable).loads[otherShard];
+            double otherCost = otherLoad.cost.total();
+            if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
+                state.cost[from] - unitCost + otherCost > ceiling + slack)
+              continue;
+            std::array<double, kParts> delta = cost;
+            std::array<double, kParts> back = partsOf(otherLoad.cost);
+            for (int k = 0; k < kParts; ++k)
+              delta[k] -= back[k];
+            double after = loads.stepAfter(from, rank, delta);
+            if (after >= bestStep)
+              continue;
+            ShardLoad intoFrom = otherLoad;
+            intoFrom -= load;
+            ShardLoad intoOther = load;
+            intoOther -= otherLoad;
+            if (!fitsUnder(from, intoFrom) || !fitsUnder(rank, intoOther))
+              continue;
+            bestStep = after;
+            bestUnit = {table, shard};
+            bestOther = {otherTable, otherShard};
+            bestTarget = rank;
+          }
+        }
+      }
+    }
+    if (bestTarget < 0)
+      return;
+    int64_t from = state.ranksOf[bestUnit.first][bestUnit.second];
+    const Option &option = state.optionOf(bestUnit.first);
+    std::array<double, kParts> cost =
+        partsOf(option.loads[bestUnit.second].cost);
+    loads.add(from, cost, -1.0);
+    loads.add(bestTarget, cost, 1.0);
+    state.removeUnit(bestUnit.first, bestUnit.second);
+    if (bestOther.first >= 0) {
+      const Option &other = state.optionOf(bestOther.first);
+      std::array<double, kParts> back =
+          partsOf(other.loads[bestOther.second].cost);
+      loads.add(bestTarget, back, -1.0);
+      loads.add(from, back, 1.0);
+      state.removeUnit(bestOther.first, bestOther.second);
+      state.addUnit(bestOther.first, bestOther.second, from);
+    }
+    state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
+    loads.refresh();
+  }
+}
