@@ -496,8 +496,9 @@ def EmberAssignStreams : Pass<"ember-assign-streams", "::mlir::ModuleOp"> {
     orders the program so that communication starts early and the compute
     that reads a result waits for it through events (docs/plan-format.md,
     "Streams and events"). `ember-compile` runs this pass last for the CUDA
-    target (`--comm-stream` overrides: true for the CPU target too, false
-    for neither), so the assignment shows in `--emit mlir`.
+    target and for every plan of more than one rank (`--comm-stream`
+    overrides: true for one-rank CPU plans too, false for none), so the
+    assignment shows in `--emit mlir`.
 
     ```mlir
     %a = ember.pooled_all_to_all %x batch_of(%k : ...) group<...>

@@ -159,9 +159,12 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
     codec.codec = options.commDType == "float16" ? "fp16" : "bf16";
     pm.addPass(createEmberSetCommCodec(codec));
   }
-  // Collectives on the communication stream (CUDA by default).
+  // Collectives on the communication stream: by default for CUDA and for
+  // every multi-rank plan (the CPU backend runs stream 1 on its
+  // communication thread; docs/runtime.md, "Overlapping communication").
   bool commStream = options.commStream < 0
-                        ? options.target == plan_emitter::PlanTarget::Cuda
+                        ? options.target == plan_emitter::PlanTarget::Cuda ||
+                              options.worldSize != 1
                         : options.commStream > 0;
   if (commStream)
     pm.addPass(createEmberAssignStreams());

@@ -33,7 +33,7 @@ struct CompileOptions {
   /// Assign static arena offsets (off: every slot from the dynamic arena).
   bool planMemory = true;
   /// Collectives on a communication stream (ember-assign-streams, last in
-  /// the pipeline): -1 CUDA only, 0 never, 1 always.
+  /// the pipeline): -1 for CUDA and multi-rank plans, 0 never, 1 always.
   int commStream = -1;
   /// float32 (exact, default), float16 or bfloat16: the payload encoding of
   /// the pooled all-to-all, reduce-scatter and all-reduce (the

@@ -110,7 +110,7 @@ static cl::opt<bool>
 static cl::opt<cl::boolOrDefault> commStream(
     "comm-stream",
     cl::desc("Collectives on their own stream, reordered to overlap compute "
-             "(default: for --target cuda only)"));
+             "(default: for --target cuda and for more than one rank)"));
 static cl::opt<std::string> commDType(
     "comm-dtype",
     cl::desc("Payload of the pooled all-to-all, reduce-scatter and "

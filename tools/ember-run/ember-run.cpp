@@ -3,6 +3,7 @@
 // ember-run PLAN [--input NAME=FILE.npy ...] [--inputs FILE.npz]
 //           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]
 //           [--bounds-check fatal|warning|ignore] [--report-json FILE]
+//           [--overlap streams|off] [--trace FILE] [--stats]
 //
 // Exit status: 0 success, 1 runtime error, 2 usage error, 128 + signal when
 // stopped by SIGINT/SIGTERM/SIGHUP (130/143/129, with a message). Outputs
@@ -26,6 +27,7 @@
 #include "latency.h"
 #include "launcher.h"
 #include "options.h"
+#include "trace_output.h"
 #include "progress/progress.h"
 
 #include <algorithm>
@@ -257,13 +259,25 @@ void injectTestFault(int rank, int runIndex) {
 }
 
 int report(const RunOptions &o, const Session &session, const RunOutputs &out,
-           const std::vector<double> &latencies);
+           const std::vector<double> &latencies, const std::string &trace);
+
+/// What otherData of the trace says about the run.
+std::vector<std::pair<std::string, std::string>>
+traceProvenance(const RunOptions &o, const SessionTrace &trace) {
+  return {{"plan", jsonString(o.planPath)},
+          {"overlap", jsonString(trace.overlap)},
+          {"runs", std::to_string(trace.runs.size())},
+          {"threads", std::to_string(o.threads)},
+          {"device", jsonString(o.device)}};
+}
 
 int run(const RunOptions &o) {
   SessionOptions sessionOptions;
   sessionOptions.threads = o.threads;
   sessionOptions.boundsCheck = o.boundsCheck;
   sessionOptions.weightMemory = o.weightMemory;
+  sessionOptions.overlap = o.overlap;
+  sessionOptions.recordTrace = !o.tracePath.empty() || o.stats;
   Status s = applyLaunchEnvironment(sessionOptions);
   if (!s.isOk())
     return fail(s);
@@ -273,6 +287,9 @@ int run(const RunOptions &o) {
     sessionOptions.collectiveTimeoutSeconds = o.timeoutSeconds;
   const int rank = sessionOptions.rank, world = sessionOptions.worldSize;
   const bool multi = world > 1;
+  // A trace that could not be written fails now, not after the runs.
+  if (!o.tracePath.empty() && !(s = checkTraceDestination(o.tracePath)).isOk())
+    return fail(s);
   if (multi) {
     gRankPrefix = "rank " + std::to_string(rank) + ": ";
     setTerminationPrefix("ember-run: rank " + std::to_string(rank));
@@ -328,6 +345,7 @@ int run(const RunOptions &o) {
     if (!(s = (*session)->run(inputs, &out)).isOk())
       return fail(s);
   }
+  (*session)->takeTrace(); // the warmup runs are not traced
   std::vector<double> latencies;
   latencies.reserve(o.repeat);
   for (int i = 0; i < o.repeat; ++i) {
@@ -340,23 +358,47 @@ int run(const RunOptions &o) {
     latencies.push_back(
         std::chrono::duration<double, std::milli>(end - start).count());
   }
+  SessionTrace trace;
+  if (sessionOptions.recordTrace)
+    trace = (*session)->takeTrace();
+  if (o.stats)
+    std::printf("%s\n", formatTraceSplit(trace).c_str());
+  std::string tracePart;
+  if (!o.tracePath.empty())
+    tracePart = encodeTracePart(trace, o.repeat > 1);
+  // Each rank's part is complete before the final barrier.
+  if (multi && !o.tracePath.empty() &&
+      !(s = writeTracePart(o.tracePath, rank, tracePart)).isOk())
+    return fail(s);
   RunOutputs gathered;
   const RunOutputs *result = &out;
   if (multi) {
     // Every rank takes part in the gather; the final barrier makes sure
     // that rank 0 writes only when no rank failed up to here.
     if (!(s = (*session)->gatherOutputs(out, &gathered)).isOk() ||
-        !(s = (*session)->barrier()).isOk())
+        !(s = (*session)->barrier()).isOk()) {
+      if (!o.tracePath.empty())
+        removeTracePart(o.tracePath, rank);
       return fail(s);
+    }
     result = &gathered;
     if (rank != 0)
       return 0;
   }
-  return report(o, **session, *result, latencies);
+  std::string traceJson;
+  if (!o.tracePath.empty()) {
+    Result<std::string> merged =
+        multi ? mergeRankParts(o.tracePath, world, traceProvenance(o, trace))
+              : mergeTraceParts({tracePart}, traceProvenance(o, trace));
+    if (!merged)
+      return fail(merged.status());
+    traceJson = std::move(*merged);
+  }
+  return report(o, **session, *result, latencies, traceJson);
 }
 
 int report(const RunOptions &o, const Session &session, const RunOutputs &out,
-           const std::vector<double> &latencies) {
+           const std::vector<double> &latencies, const std::string &trace) {
   Status s;
   int64_t batch = batchSizeOf(out);
   LatencyStats stats = computeLatencyStats(latencies, batch);
@@ -382,6 +424,9 @@ int report(const RunOptions &o, const Session &session, const RunOutputs &out,
       !(s = stageFile(files, o.reportJson,
                       reportJson(o, stats, batch, out, session.stats())))
            .isOk())
+    return fail(s);
+  if (!o.tracePath.empty() &&
+      !(s = stageFile(files, o.tracePath, trace)).isOk())
     return fail(s);
   if (files.size() == 0)
     return 0;
@@ -431,8 +476,13 @@ int main(int argc, char **argv) {
       }
       return 0;
     }
-    if (options->nproc > 0)
+    if (options->nproc > 0) {
+      Status s;
+      if (!options->tracePath.empty() &&
+          !(s = checkTraceDestination(options->tracePath)).isOk())
+        return fail(s);
       return launchLocalRanks(argc, argv, *options);
+    }
     return run(*options);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ember-run: internal error: %s\n", e.what());

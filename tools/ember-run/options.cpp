@@ -36,6 +36,17 @@ read from NumPy files and writes its outputs as NAME.npy files.
                            instructions have no kernel on that device (they
                            run on the CPU with copies)
   --report-json FILE       write the latency report as JSON
+  --overlap MODE           streams (default when the plan has a
+                           communication stream: collectives run on a
+                           communication thread, overlapping compute) or
+                           off (program order on one thread, for comparison)
+  --trace FILE             write a Chrome/Perfetto trace of the timed runs
+                           (docs/trace-format.md): one process per rank,
+                           one track per stream, collectives linked across
+                           ranks
+  --stats                  print per rank the mean step time, time in
+                           collectives and exposed communication (time the
+                           compute stream spent in or waiting for them)
   --quiet                  no progress on stderr (loading and verifying the
                            weights of a large plan; also EMBER_QUIET=1)
   --nproc N                start N local ranks (a plan for N ranks): the
@@ -153,6 +164,19 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.timeoutGiven = true;
     } else if (arg == "--rendezvous") {
       EMBER_ASSIGN_OR_RETURN(o.rendezvous, next());
+    } else if (arg == "--overlap") {
+      EMBER_ASSIGN_OR_RETURN(o.overlap, next());
+      if (o.overlap != "streams" && o.overlap != "off" && o.overlap != "auto")
+        return invalidArgument("--overlap must be streams or off, not '" +
+                               o.overlap + "'");
+    } else if (arg == "--trace") {
+      EMBER_ASSIGN_OR_RETURN(o.tracePath, next());
+      if (o.tracePath.empty())
+        return invalidArgument("--trace needs a file name");
+    } else if (arg == "--stats") {
+      if (hasInlineValue)
+        return invalidArgument("--stats takes no value");
+      o.stats = true;
     } else if (arg == "--split-batch") {
       o.splitBatch = true;
     } else if (arg == "--weight-memory") {

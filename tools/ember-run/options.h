@@ -34,6 +34,9 @@ struct RunOptions {
   bool timeoutGiven = false;
   std::string rendezvous;  // --rendezvous file:DIR | tcp:HOST:PORT
   bool splitBatch = false; // --split-batch: inputs are the global batch
+  std::string overlap = "auto"; // --overlap streams|off
+  std::string tracePath;        // --trace FILE
+  bool stats = false;           // --stats: step, comm and exposed comm
 };
 
 /// Parses argv; an error is a usage error (exit code 2).

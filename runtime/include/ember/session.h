@@ -24,6 +24,7 @@
 #include "ember/kjt.h"
 #include "ember/status.h"
 #include "ember/tensor.h"
+#include "ember/trace.h"
 
 #include <cstdint>
 #include <memory>
@@ -91,6 +92,18 @@ struct SessionOptions {
   /// values are an InvalidArgument. docs/performance.md, "Weights in huge
   /// pages".
   std::string weightMemory = "mmap";
+  /// How a plan's streams run on the CPU (docs/runtime.md, "Overlapping
+  /// communication"): "auto" or "streams" run stream 1 (the collectives) on
+  /// a communication thread of the session while the calling thread runs
+  /// stream 0, synchronized by the plan's events alone, when the plan has a
+  /// stream 1; "off" runs every instruction in program order on the calling
+  /// thread. Plans with one stream run in program order either way; the
+  /// results are the same bit for bit. Other values are an InvalidArgument.
+  std::string overlap = "auto";
+  /// Record when each instruction of each run ran and how long the threads
+  /// waited for each other (Session::takeTrace; docs/trace-format.md).
+  /// Off: no clock is read.
+  bool recordTrace = false;
 };
 
 /// SessionOptions::maxTensorBytes when neither it nor EMBER_MAX_TENSOR_BYTES
@@ -225,6 +238,12 @@ public:
   /// timeout). A no-op in a single-rank session.
   Status barrier() const;
   SessionStats stats() const;
+  /// Whether runs execute stream 1 on the communication thread
+  /// (SessionOptions::overlap and the plan's streams).
+  bool overlapsStreams() const;
+  /// The runs recorded since the last call (SessionOptions::recordTrace;
+  /// none when it is off), with this rank's program as the trace names it.
+  SessionTrace takeTrace() const;
 
   /// "cpu", or the GPU: "NVIDIA H100 80GB HBM3 (cuda:0, sm_90)".
   std::string deviceDescription() const;

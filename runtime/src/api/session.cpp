@@ -7,9 +7,13 @@
 #include "executor/executor.h"
 #include "executor/input_binding.h"
 #include "executor/run_context.h"
+#include "executor/run_trace.h"
+#include "executor/stream_executor.h"
+#include "executor/stream_schedule.h"
 #include "kernels/kernel_registry.h"
 #include "plan/loader.h"
 #include "plan/xxhash64.h"
+#include "threading/communication_thread.h"
 #include "threading/thread_pool.h"
 
 #ifdef EMBER_HAVE_CUDA
@@ -86,6 +90,16 @@ struct Session::Impl {
   /// rank must issue its collectives in the same order).
   std::unique_ptr<Communicator> comm;
   mutable std::mutex runMutex;
+  /// The plan's streams (checked at load) and, when stream 1 runs
+  /// concurrently, the thread it runs on and its pool of one.
+  StreamSchedule schedule;
+  bool overlap = false;
+  int64_t commDelayMicros = 0; // EMBER_TEST_COMM_DELAY_US (tests only)
+  std::unique_ptr<ThreadPool> commPool;
+  std::unique_ptr<CommunicationThread> commThread;
+  /// SessionOptions::recordTrace: the runs recorded since takeTrace.
+  mutable std::mutex traceMutex;
+  mutable std::vector<std::vector<TraceSlice>> tracedRuns;
 #ifdef EMBER_HAVE_CUDA
   /// Set when the program runs on a CUDA device.
   std::unique_ptr<cuda::CudaSession> cuda;
@@ -140,6 +154,20 @@ Result<int64_t> effectiveMaxTensorBytes(const SessionOptions &options) {
                            "' is not a positive number of bytes");
   return static_cast<int64_t>(value);
 }
+/// EMBER_TEST_COMM_DELAY_US: microseconds the communication thread sleeps
+/// before each instruction, so that tests see waits honoured (tests only).
+Result<int64_t> testCommDelayMicros() {
+  const char *env = std::getenv("EMBER_TEST_COMM_DELAY_US");
+  if (!env || !*env)
+    return int64_t{0};
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(env, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0 || value > 60000000)
+    return invalidArgument(std::string("EMBER_TEST_COMM_DELAY_US '") + env +
+                           "' is not a number of microseconds (0..60000000)");
+  return static_cast<int64_t>(value);
+}
 /// XXH64 of the plan file: the rendezvous refuses a rank that loaded
 /// another one (0 when it cannot be read: the load reports that).
 uint64_t planFingerprint(const std::string &path) {
@@ -191,6 +219,11 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
                          "EMBER_ENABLE_CUDA=OFF)");
   }
 #endif
+  if (options.overlap != "auto" && options.overlap != "streams" &&
+      options.overlap != "off")
+    return invalidArgument("SessionOptions.overlap '" + options.overlap +
+                           "': expected auto, streams or off");
+  EMBER_ASSIGN_OR_RETURN(int64_t commDelayMicros, testCommDelayMicros());
   EMBER_ASSIGN_OR_RETURN(int64_t maxTensorBytes,
                          effectiveMaxTensorBytes(options));
   LoadOptions loadOptions;
@@ -215,8 +248,28 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
       announceRendezvousFailure(comm, program.status());
     return program.status();
   }
+  // The plan's streams and events must order everything that crosses
+  // streams, whether or not this session runs them concurrently.
+  auto schedule = buildStreamSchedule(**program);
+  if (!schedule) {
+    Status status =
+        schedule.status()
+            .withContext("rank " + std::to_string(options.rank) + " program")
+            .withContext("plan '" + planPath + "'");
+    if (options.worldSize > 1)
+      announceRendezvousFailure(comm, status);
+    return status;
+  }
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(*program);
+  impl->schedule = std::move(*schedule);
+  impl->overlap =
+      !onCuda && impl->schedule.concurrent && options.overlap != "off";
+  impl->commDelayMicros = commDelayMicros;
+  if (impl->overlap) {
+    impl->commPool = std::make_unique<ThreadPool>(1);
+    impl->commThread = std::make_unique<CommunicationThread>();
+  }
   impl->options = options;
   impl->options.maxTensorBytes = maxTensorBytes;
   if (options.worldSize > 1) {
@@ -278,9 +331,31 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
 #endif
   std::unique_ptr<RunContext> ctx = impl_->acquire();
   Status status = bindInputs(program, inputs, *ctx);
-  if (status.isOk())
+  std::unique_ptr<RunTrace> trace;
+  if (impl_->options.recordTrace)
+    trace = std::make_unique<RunTrace>();
+  if (status.isOk() && impl_->overlap) {
+    StreamExecution streams;
+    streams.schedule = &impl_->schedule;
+    streams.commThread = impl_->commThread.get();
+    streams.commPool = impl_->commPool.get();
+    streams.trace = trace.get();
+    streams.commDelayMicros = impl_->commDelayMicros;
+    status = executeStreams(program, *ctx, *impl_->pool,
+                            impl_->options.boundsCheck, impl_->comm.get(),
+                            streams);
+  } else if (status.isOk()) {
     status = executeProgram(program, *ctx, *impl_->pool,
-                            impl_->options.boundsCheck, impl_->comm.get());
+                            impl_->options.boundsCheck, impl_->comm.get(),
+                            nullptr, trace.get());
+  }
+  if (trace && status.isOk()) {
+    std::vector<TraceSlice> slices = std::move(trace->tracks[0]);
+    slices.insert(slices.end(), trace->tracks[1].begin(),
+                  trace->tracks[1].end());
+    std::lock_guard<std::mutex> lock(impl_->traceMutex);
+    impl_->tracedRuns.push_back(std::move(slices));
+  }
   if (status.isOk()) {
     auto &entries = outputs->entries_;
     bool sameNames = entries.size() == program.outputs.size();
@@ -420,6 +495,26 @@ std::vector<std::string> Session::hostInstructions() const {
     return impl_->cuda->hostInstructions();
 #endif
   return {};
+}
+
+bool Session::overlapsStreams() const { return impl_->overlap; }
+
+SessionTrace Session::takeTrace() const {
+  SessionTrace trace;
+  const Program &program = *impl_->program;
+  trace.rank = impl_->options.rank;
+  trace.worldSize = impl_->options.worldSize;
+  trace.overlap = impl_->overlap ? "streams" : "off";
+  trace.instructions.reserve(program.instructions.size());
+  for (size_t i = 0; i < program.instructions.size(); ++i) {
+    const InstructionInfo &in = program.instructions[i];
+    trace.instructions.push_back(
+        {in.kernelName, in.name, impl_->schedule.collectiveSequence[i]});
+  }
+  std::lock_guard<std::mutex> lock(impl_->traceMutex);
+  trace.runs = std::move(impl_->tracedRuns);
+  impl_->tracedRuns.clear();
+  return trace;
 }
 
 SessionStats Session::stats() const {

@@ -5,10 +5,11 @@
 // slots are released after their last use so their blocks are reused by
 // later instructions. Inputs must be bound (bindInputs) first.
 //
-// On the CPU backend all streams run in program order on the calling thread
+// executeProgram runs every stream in program order on the calling thread
 // (kernels parallelize internally over the session's thread pool); the
 // plan's order is a valid schedule, which the loader checks (every slot is
-// defined before it is read, every awaited event was recorded earlier).
+// defined before it is read, every awaited event was recorded earlier). The
+// CPU backend's concurrent streams are executeStreams (stream_executor.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_EXECUTOR_EXECUTOR_H
@@ -23,6 +24,7 @@ namespace ember {
 class ThreadPool;
 class Communicator;
 class KernelContext;
+struct RunTrace;
 namespace cuda {
 struct KernelEnv;
 }
@@ -49,10 +51,12 @@ public:
 };
 
 /// `comm` is the session's communicator (nullptr for a single-rank session);
-/// `device` the device backend (nullptr: the CPU backend).
+/// `device` the device backend (nullptr: the CPU backend); `trace` (not
+/// null) receives each instruction's timing, all on track 0.
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
                       BoundsCheckMode boundsCheck, Communicator *comm = nullptr,
-                      ExecutionDevice *device = nullptr);
+                      ExecutionDevice *device = nullptr,
+                      RunTrace *trace = nullptr);
 
 } // namespace ember
 

@@ -7,7 +7,6 @@ RunContext::RunContext(const Program &program, MemoryResource &memory)
     : slots(program.slots.size()), symbolValues(program.symbols.size(), -1),
       symbolSources(program.symbols.size(), nullptr), arena(memory),
       staticArena(memory) {
-  scratchBlocks.reserve(16);
   arena.setLimit(static_cast<size_t>(program.maxTensorBytes));
 }
 
@@ -20,7 +19,6 @@ void RunContext::reset() {
     symbolValues[i] = -1;
     symbolSources[i] = nullptr;
   }
-  scratchBlocks.clear();
   arena.releaseAll();
   invalidIds = 0;
 }

@@ -40,7 +40,6 @@ public:
   std::vector<SlotState> slots;
   std::vector<int64_t> symbolValues; // -1 = unbound
   std::vector<const std::string *> symbolSources;
-  std::vector<int> scratchBlocks;
   Arena arena;
   StaticArena staticArena; // slots with a compiler-planned offset
   int64_t invalidIds = 0;

@@ -1,0 +1,53 @@
+//===- stream_executor.h - A plan's two streams on two threads --*- C++ -*-===//
+//
+// The CPU backend's overlap of communication and compute
+// (docs/runtime.md, "Overlapping communication"): the instructions of
+// stream 0 run in order on the calling thread, those of stream 1 (the
+// collectives) in order on the session's communication thread, and the
+// plan's events are the only synchronization between them: an instruction
+// first waits until the instructions of the other stream that its
+// wait_events name (stream_schedule.h) have completed. The results are
+// those of program order, bit for bit: every value an instruction reads was
+// written before the wait it needs, which the load-time check guarantees.
+//
+// Memory: a slot's dynamic memory is freed when its last user on either
+// stream is done (counted, not by program order); the static arena's plan
+// was checked at load against the streams. Kernels of stream 0 use the
+// session's thread pool; those of stream 1 run on the communication thread
+// alone (`commPool`, a pool of size 1).
+//
+// Errors: a collective that fails (or times out) stops stream 1; stream 0
+// stops at its next instruction or wait and the run returns the
+// collective's error. A kernel failing on stream 0 stops stream 1 before
+// its next instruction (one in flight completes or times out first). The
+// run returns only when the communication thread is done with it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_EXECUTOR_STREAM_EXECUTOR_H
+#define EMBER_EXECUTOR_STREAM_EXECUTOR_H
+
+#include "executor/executor.h"
+#include "executor/stream_schedule.h"
+
+namespace ember {
+
+class CommunicationThread;
+struct RunTrace;
+
+struct StreamExecution {
+  const StreamSchedule *schedule = nullptr; // schedule->concurrent is true
+  CommunicationThread *commThread = nullptr;
+  ThreadPool *commPool = nullptr; // size 1
+  RunTrace *trace = nullptr;      // not null: record the timings
+  /// Test-only (EMBER_TEST_COMM_DELAY_US): the communication thread sleeps
+  /// this long before each instruction, so that missing waits show.
+  int64_t commDelayMicros = 0;
+};
+
+Status executeStreams(const Program &program, RunContext &ctx,
+                      ThreadPool &pool, BoundsCheckMode boundsCheck,
+                      Communicator *comm, const StreamExecution &streams);
+
+} // namespace ember
+
+#endif // EMBER_EXECUTOR_STREAM_EXECUTOR_H
