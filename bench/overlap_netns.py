@@ -4,7 +4,7 @@ plan with `ember-run` and the launcher variables, in each overlap mode.
 
 usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
            [--links 25,100,400] [--scale 100|auto] [--modes off,streams,pipeline]
-           [--batch-per-rank 1024] [--repeat 30] [--warmup 5] [--threads 1]
+           [--batch-per-rank 1024] [--repeat 20] [--rounds 3] [--warmup 5] [--threads 1]
            [--work DIR] [--json FILE] [--bin build/release/bin]
            [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
 Needs root (namespaces); exits 77 saying why when it cannot make them.
@@ -399,57 +399,58 @@ def bench_world(args, features, model_dirs, world, results):
                     scale, why_scale = auto_scale(args, model, mdir, world, results)
                     print("%-5s %d ranks: scale 1/%.0f (%s)" % (model, world, scale, why_scale), flush=True)
                 hosts.rate_limit(None if gbps == 0 else gbps * 1e9 / scale)
-                reference = None
-                for mode in args.modes:
-                    if gbps == 0 and 0 not in args.links and mode != "off":
-                        continue
+                modes = [m for m in args.modes if gbps in args.links or m == "off"]
+                rows, runs = {}, {m: [] for m in modes}
+                for mode in modes:
                     flags, why = mode_flags(mode, features)
-                    row = {"model": model, "ranks": world, "link_gbps": gbps,
-                           "link": link_label(gbps, scale), "mode": mode,
-                           "batch": batch, "scale": scale}
+                    rows[mode] = row = {"model": model, "ranks": world, "link_gbps": gbps,
+                                        "link": link_label(gbps, scale), "mode": mode,
+                                        "batch": batch, "scale": scale, "flags": flags}
                     if flags is None:
                         row["skipped"] = why
-                        results.append(row)
-                        print("%-5s %d ranks %-28s %-8s skipped: %s" % (model, world, row["link"], mode, why),
-                              flush=True)
-                        continue
-                    if why:
+                    elif why:
                         row["note"] = why
-                    plan = plans[mode != "off"]
-                    label = "%s %d ranks %s %s" % (model, world, row["link"], mode)
-                    reports, outdir, traces, linkstats = runner.run(
-                        label, plan, inputs, world, flags,
-                        os.path.join(args.work, "runs", "%s_w%d_l%g_%s" % (model, world, gbps, mode)))
-                    row["link_counters"] = linkstats
-                    if mode != "pipeline":
+                    if flags is not None and gbps != 0 and mode != "pipeline":
                         row["predicted_h100"] = predicted_split(args, model, mdir, world, gbps, mode != "off",
                                                                 args.batch_per_rank)
-                    outputs = read_outputs(outdir)
-                    if mode == "off":
-                        reference = outputs
-                    elif reference is not None and outputs != reference:
-                        raise BenchError("%s: outputs differ from mode off's" % label)
-                    row["identical_to_off"] = reference is not None and outputs == reference
-                    med = [rep["latency_ms"]["median"] for rep in reports]
-                    row["step_ms_median"] = max(med)
-                    row["step_ms_per_rank"] = [{"median": rep["latency_ms"]["median"],
-                                                "min": rep["latency_ms"]["min"],
-                                                "p90": rep["latency_ms"]["p90"]} for rep in reports]
-                    slow = int(np.argmax(med))
-                    row["step_ms_min"] = reports[slow]["latency_ms"]["min"]
-                    row["step_ms_p90"] = reports[slow]["latency_ms"]["p90"]
-                    row["throughput"] = batch / (row["step_ms_median"] / 1000)
-                    split = trace_split(traces, world) if traces else None
-                    if split:
-                        row["trace_file"] = [t for t in traces if os.path.exists(t)][0]
-                        row["trace"] = {str(k): v for k, v in sorted(split.items())}
-                        comm = sum(v["comm_ms"] for v in split.values()) / len(split)
-                        exposed = sum(v["exposed_ms"] for v in split.values()) / len(split)
-                        row["comm_ms"], row["exposed_ms"] = comm, exposed
-                    elif mode == "off":
-                        baseline_step.setdefault(gbps, row["step_ms_median"])
-                        if 0 in baseline_step:
-                            row["comm_ms_est"] = row["step_ms_median"] - baseline_step[0]
+                # Rounds: every mode once per round, so that a change of load hits all.
+                reference = None
+                for rnd in range(args.rounds):
+                    for mode in modes:
+                        row = rows[mode]
+                        if "skipped" in row:
+                            continue
+                        label = "%s %d ranks %s %s (round %d)" % (model, world, row["link"], mode, rnd + 1)
+                        reports, outdir, traces, linkstats = runner.run(
+                            label, plans[mode != "off"], inputs, world, row["flags"],
+                            os.path.join(args.work, "runs", "%s_w%d_l%g_%s_r%d" % (model, world, gbps, mode, rnd)))
+                        outputs = read_outputs(outdir)
+                        if reference is None:
+                            reference = outputs  # mode off of round 1
+                        elif outputs != reference:
+                            raise BenchError("%s: outputs differ from mode off's" % label)
+                        med = [rep["latency_ms"]["median"] for rep in reports]
+                        slow = int(np.argmax(med))
+                        run = {"median": max(med), "min": reports[slow]["latency_ms"]["min"],
+                               "p90": reports[slow]["latency_ms"]["p90"], "link": linkstats}
+                        split = trace_split(traces, world) if traces else None
+                        if split:
+                            run["trace_file"] = [t for t in traces if os.path.exists(t)][0]
+                            run["trace"] = {str(k): v for k, v in sorted(split.items())}
+                            run["comm_ms"] = sum(v["comm_ms"] for v in split.values()) / len(split)
+                            run["exposed_ms"] = sum(v["exposed_ms"] for v in split.values()) / len(split)
+                            run["compute_ms"] = sum(v["compute_ms"] for v in split.values()) / len(split)
+                        runs[mode].append(run)
+                for mode in modes:
+                    row = rows[mode]
+                    del row["flags"]
+                    if "skipped" not in row:
+                        summarize_runs(row, runs[mode], runs["off"])
+                        row["identical_to_off"] = True
+                        if "comm_ms" not in row and mode == "off":
+                            baseline_step.setdefault(gbps, row["step_ms_median"])
+                            if 0 in baseline_step:
+                                row["comm_ms_est"] = row["step_ms_median"] - baseline_step[0]
                     results.append(row)
                     print_row(row)
     finally:
@@ -457,10 +458,41 @@ def bench_world(args, features, model_dirs, world, results):
             hosts.close()
 
 
+def _median(values):
+    return float(np.median(values)) if values else None
+
+
+def summarize_runs(row, runs, off_runs):
+    """A mode's row from its runs (one per round): the median over rounds of each run's
+    median step, the spread of those medians, the fastest step and the median p90; the
+    per-round speed-up over mode off's run of the same round; comm, exposed comm and
+    compute per step from the traces (median over rounds)."""
+    medians = [r["median"] for r in runs]
+    row["rounds"] = len(runs)
+    row["step_ms_median"] = _median(medians)
+    row["step_ms_round_medians"] = medians
+    row["step_ms_min"] = min(r["min"] for r in runs)
+    row["step_ms_p90"] = _median([r["p90"] for r in runs])
+    row["throughput"] = row["batch"] / (row["step_ms_median"] / 1000)
+    ratios = [o["median"] / r["median"] for o, r in zip(off_runs, runs)]
+    row["speedup_vs_off"] = {"median": _median(ratios), "min": min(ratios), "max": max(ratios)}
+    row["link_counters"] = runs[-1]["link"]
+    if all("comm_ms" in r for r in runs):
+        for key in ("comm_ms", "exposed_ms", "compute_ms"):
+            row[key] = _median([r[key] for r in runs])
+        row["trace"] = runs[-1]["trace"]
+        row["trace_file"] = runs[-1]["trace_file"]
+
+
 def print_row(row):
-    text = "%-5s %d ranks %-28s %-8s step %8.3f ms (min %.3f, p90 %.3f)  %10.0f samples/s" % (
+    if "skipped" in row:
+        print("%-5s %d ranks %-28s %-8s skipped: %s" % (row["model"], row["ranks"], row["link"], row["mode"],
+                                                     row["skipped"]), flush=True)
+        return
+    text = "%-5s %d ranks %-26s %-8s step %8.3f ms (rounds %s; min %.3f, p90 %.3f) %8.0f/s x%.2f" % (
         row["model"], row["ranks"], row["link"], row["mode"], row["step_ms_median"],
-        row["step_ms_min"], row["step_ms_p90"], row["throughput"])
+        "-".join("%.3g" % m for m in sorted(row["step_ms_round_medians"])),
+        row["step_ms_min"], row["step_ms_p90"], row["throughput"], row["speedup_vs_off"]["median"])
     lc = row.get("link_counters")
     if lc:
         text += "  sent %.0f KB/step/rank" % (sum(lc["sent_bytes_per_step"]) / len(lc["sent_bytes_per_step"]) / 1000)
@@ -496,7 +528,8 @@ def parse_args(argv):
     ap.add_argument("--scale", default="100")
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch-per-rank", type=int, default=1024)
-    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=30.0)
@@ -537,8 +570,8 @@ def parse_args(argv):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
         if not (args.scale > 0):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
-    if args.batch_per_rank < 1 or args.repeat < 1 or args.warmup < 0 or args.threads < 0:
-        ap.error("--batch-per-rank and --repeat must be >= 1, --warmup and --threads >= 0")
+    if args.batch_per_rank < 1 or args.repeat < 1 or args.rounds < 1 or args.warmup < 0 or args.threads < 0:
+        ap.error("--batch-per-rank, --repeat and --rounds must be >= 1, --warmup and --threads >= 0")
     if not -20 <= args.nice <= 19:
         ap.error("--nice must be between -20 and 19")
     if not (args.timeout > 0):

@@ -75,7 +75,7 @@ def check_clean(before, bin_dir, when):
 
 def small(bin_dir, work, *extra):
     return [sys.executable, BENCH, "--bin", bin_dir, "--work", work, "--models", "dlrm",
-            "--ranks", "2", "--links", "25", "--batch-per-rank", "256", "--warmup", "2",
+            "--ranks", "2", "--links", "25", "--batch-per-rank", "256", "--warmup", "2", "--rounds", "2",
             "--timeout", "10"] + list(extra)
 
 
@@ -176,7 +176,10 @@ def case_bad_args(bin_dir, work):
            (["--ranks", "2,x"], "--ranks: not a comma-separated list"),
            (["--links", "-5"], "--links: -5 Gb/s"),
            (["--scale", "0"], "--scale must be auto or a number > 0"),
-           (["--repeat", "0"], "--repeat must be >= 1"),
+           (["--repeat", "0"], "--repeat and --rounds must be >= 1"),
+           (["--rounds", "0"], "--repeat and --rounds must be >= 1"),
+           (["--nice", "-30"], "--nice must be between -20 and 19"),
+           (["--scale", "fast"], "--scale must be auto or a number > 0"),
            (["--fail-rank", "7"], "--fail-rank 7 is not a rank"),
            (["--bin", "/nonexistent"], "no ember-run in --bin /nonexistent")]
     for extra, message in bad:
