@@ -12,9 +12,11 @@ Reads a trace of either kind, measured (`ember-run --trace`) or predicted
     exposed      time on track tid 0 covered by `collective` or `wait` slices
     step         last end minus first start
 
-With two traces (say predicted, then measured) it lays them side by side:
-per rank the figures of each and the ratio second / first, then the
-instructions whose durations differ most. `--json` prints the same as one
+A trace of several batches (args.batch: ember-run's timed runs, or
+pipelined batches) also gets the figures per batch (means). With two traces
+(say predicted, then measured) it lays them side by side, per batch: per
+rank the figures of each and the ratio second / first, then the instructions
+whose durations differ most. `--json` prints the same as one
 JSON object. A malformed trace is an error naming the file and the event
 (exit status 1). Standard library only.
 """
@@ -227,29 +229,42 @@ def _union_length(intervals):
     return total
 
 
+def _figures(mine):
+    """compute, comm, exposed comm and span of a set of slices (us)."""
+    row = {"compute_us": 0.0, "comm_us": 0.0, "exposed_comm_us": 0.0,
+           "step_us": 0.0}
+    if mine:
+        row["compute_us"] = sum(s["dur"] for s in mine if s["cat"] == "compute")
+        row["comm_us"] = sum(s["dur"] for s in mine if s["cat"] == "collective")
+        row["exposed_comm_us"] = _union_length(
+            [(s["start"], s["end"]) for s in mine
+             if s["tid"] == 0 and s["cat"] in ("collective", "wait")])
+        row["step_us"] = (max(s["end"] for s in mine)
+                          - min(s["start"] for s in mine))
+    return row
+
+
 def summarize(other, slices):
-    """Per rank: compute, comm, exposed comm, step (us)."""
+    """Per rank: compute, comm, exposed comm and step (us) over the whole
+    trace, the number of batches (args.batch: runs or pipelined batches) and
+    the same figures per batch (means; a batch's step is its span)."""
     ranks = []
     for rank in range(other["ranks"]):
         mine = [s for s in slices if s["rank"] == rank]
-        row = {"rank": rank, "compute_us": 0.0, "comm_us": 0.0,
-               "exposed_comm_us": 0.0, "step_us": 0.0, "slices": len(mine)}
-        if mine:
-            row["compute_us"] = sum(s["dur"] for s in mine
-                                    if s["cat"] == "compute")
-            row["comm_us"] = sum(s["dur"] for s in mine
-                                 if s["cat"] == "collective")
-            row["exposed_comm_us"] = _union_length(
-                [(s["start"], s["end"]) for s in mine
-                 if s["tid"] == 0 and s["cat"] in ("collective", "wait")])
-            row["step_us"] = (max(s["end"] for s in mine)
-                              - min(s["start"] for s in mine))
+        row = {"rank": rank}
+        row.update(_figures(mine))
+        row["slices"] = len(mine)
+        batches = sorted({s["batch"] for s in mine}) or [0]
+        row["batches"] = len(batches)
+        per = [_figures([s for s in mine if s["batch"] == b]) for b in batches]
+        row["per_batch"] = {key: sum(f[key] for f in per) / len(per)
+                            for key in per[0]}
         ranks.append(row)
     return ranks
 
 
 def instruction_times(slices):
-    """(rank, kernel, location, n) -> [instruction, total dur over batches]
+    """(rank, kernel, location, n) -> [instruction, mean dur per batch]
     for the n-th instruction of that kernel and location on that rank: the
     same instruction in two traces of one plan, and still the same one when
     the other plan ran in another order (the communication stream reorders
@@ -261,9 +276,12 @@ def instruction_times(slices):
         base = (s["rank"], s["name"], s["location"])
         numbers = seen.setdefault(base, {})
         n = numbers.setdefault(s["instruction"], len(numbers))
-        entry = out.setdefault(base + (n,), [s["instruction"], 0.0])
+        entry = out.setdefault(base + (n,), [s["instruction"], 0.0, set()])
         entry[1] += s["dur"]
-    return out
+        entry[2].add(s["batch"])
+    # The mean over the batches it ran in.
+    return {key: [i, total / len(batches)]
+            for key, (i, total, batches) in out.items()}
 
 
 def _ratio(a, b):
@@ -278,9 +296,10 @@ def compare(first, second, top):
     rows_a, rows_b = summarize(other_a, slices_a), summarize(other_b, slices_b)
     per_rank = []
     for a, b in zip(rows_a, rows_b):
-        entry = {"rank": a["rank"]}
+        entry = {"rank": a["rank"], "batches": [a["batches"], b["batches"]]}
+        pa, pb = a["per_batch"], b["per_batch"]
         for key in ("compute_us", "comm_us", "exposed_comm_us", "step_us"):
-            entry[key] = [a[key], b[key], _ratio(a[key], b[key])]
+            entry[key] = [pa[key], pb[key], _ratio(pa[key], pb[key])]
         per_rank.append(entry)
     times_a, times_b = instruction_times(slices_a), instruction_times(slices_b)
     differences = []
@@ -312,11 +331,20 @@ def print_summary(path, other, rows, out):
         out.write("%-6d %14.3f %14.3f %14.3f %14.3f\n"
                   % (row["rank"], row["compute_us"], row["comm_us"],
                      row["exposed_comm_us"], row["step_us"]))
+    if any(row["batches"] > 1 for row in rows):
+        out.write("per batch (mean over the batches; a batch's step is its "
+                  "span):\n")
+        for row in rows:
+            p = row["per_batch"]
+            out.write("%-6d %14.3f %14.3f %14.3f %14.3f  (%d batches)\n"
+                      % (row["rank"], p["compute_us"], p["comm_us"],
+                         p["exposed_comm_us"], p["step_us"], row["batches"]))
 
 
 def print_comparison(paths, kinds, per_rank, differences, only, out):
     out.write("first:  %s (%s)\nsecond: %s (%s)\n"
               % (paths[0], kinds[0], paths[1], kinds[1]))
+    out.write("per batch (mean over each trace's batches):\n")
     out.write("%-6s %-10s %14s %14s %10s\n"
               % ("rank", "figure", "first us", "second us", "2nd/1st"))
     for entry in per_rank:

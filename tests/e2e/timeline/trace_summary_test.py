@@ -81,6 +81,36 @@ class KnownFigures(unittest.TestCase):
         self.assertEqual(text.returncode, 0, text.stderr)
         self.assertIn("rank 1 #3 grouped_embedding_bag bags: 20.000 -> 25.000", text.stdout)
 
+    def test_batches(self):
+        # The measured trace twice, batch 1 100 us after batch 0: totals double,
+        # the per-batch figures are batch 0's, the comparison is per batch.
+        trace = load(MEASURED)
+        second = []
+        for e in trace["traceEvents"]:
+            if e["ph"] == "M":
+                continue
+            e = copy.deepcopy(e)
+            e["ts"] += 100
+            if e["ph"] == "X":
+                e["args"]["batch"] = 1
+            else:
+                e["id"] += 1000000
+            second.append(e)
+        trace["traceEvents"] += second
+        other, slices, _ = summary.validate(trace)
+        rows = summary.summarize(other, slices)
+        self.assertEqual(figures(rows), [(100, 80, 50, 175), (100, 80, 56, 178)])
+        self.assertEqual([r["batches"] for r in rows], [2, 2])
+        self.assertEqual([tuple(r["per_batch"][k] for k in ("compute_us", "comm_us",
+                                                             "exposed_comm_us", "step_us"))
+                          for r in rows], [(50, 40, 25, 75), (50, 40, 28, 78)])
+        per_rank, differences, _ = summary.compare(
+            summary.validate(load(PREDICTED))[:2], (other, slices), 1)
+        self.assertEqual(per_rank[1]["step_us"][:2], [88, 78])
+        self.assertEqual(per_rank[1]["batches"], [1, 2])
+        self.assertEqual((differences[0]["kernel"], differences[0]["second_us"]),
+                         ("grouped_embedding_bag", 25))
+
     def test_overlapping_exposed_slices_count_once(self):
         trace = load(MEASURED)
         # A second wait over the same interval adds no exposed time.
