@@ -18,7 +18,7 @@ Status checkTraceDestination(const std::string &path) {
   AtomicFile probe;
   std::string error;
   if (!probe.open(path, &error))
-    return invalidArgument("--trace: " + error);
+    return invalidArgument("--trace '" + path + "': " + error);
   probe.discard();
   return Status::ok();
 }
@@ -44,10 +44,9 @@ void removeTracePart(const std::string &path, int rank) {
   std::filesystem::remove(tracePartPath(path, rank), ec);
 }
 
-Result<std::string>
-mergeRankParts(const std::string &path, int world,
-               const std::vector<std::pair<std::string, std::string>>
-                   &provenance) {
+Result<std::string> mergeRankParts(
+    const std::string &path, int world,
+    const std::vector<std::pair<std::string, std::string>> &provenance) {
   std::vector<std::string> parts(world);
   Status status;
   for (int r = 0; r < world && status.isOk(); ++r) {
@@ -55,9 +54,9 @@ mergeRankParts(const std::string &path, int world,
     std::ostringstream text;
     text << in.rdbuf();
     if (!in)
-      status = invalidArgument("--trace: cannot read rank " +
-                               std::to_string(r) + "'s part '" +
-                               tracePartPath(path, r) + "'");
+      status =
+          invalidArgument("--trace: cannot read rank " + std::to_string(r) +
+                          "'s part '" + tracePartPath(path, r) + "'");
     parts[r] = text.str();
   }
   for (int r = 0; r < world; ++r)

@@ -1,4 +1,5 @@
-//===- trace_output.h - ember-run --trace and --stats ------------*- C++ -*-===//
+//===- trace_output.h - ember-run --trace and --stats ------------*- C++
+//-*-===//
 //
 // --trace FILE: each rank encodes the trace of its timed runs
 // (docs/trace-format.md); with several ranks each writes FILE.rankR.part
@@ -35,10 +36,9 @@ void removeTracePart(const std::string &path, int rank);
 
 /// Rank 0: reads the parts of ranks 0..world-1, removes them and returns
 /// the merged trace.
-Result<std::string>
-mergeRankParts(const std::string &path, int world,
-               const std::vector<std::pair<std::string, std::string>>
-                   &provenance);
+Result<std::string> mergeRankParts(
+    const std::string &path, int world,
+    const std::vector<std::pair<std::string, std::string>> &provenance);
 
 /// "rank R: step 1.234 ms, compute ..., collectives ..., exposed
 /// communication ... (P% of collectives), overlap streams, N run(s)".

@@ -31,8 +31,8 @@ struct TraceSlice {
 
 /// An instruction of the rank's program, as a trace names it.
 struct TracedInstruction {
-  std::string kernel;       // "embedding_bag", "all_to_all"
-  std::string location;     // the plan's source location ("" when none)
+  std::string kernel;          // "embedding_bag", "all_to_all"
+  std::string location;        // the plan's source location ("" when none)
   int collectiveSequence = -1; // n-th collective in program order, or -1
 };
 
@@ -48,9 +48,9 @@ struct SessionTrace {
 /// Per-run averages of a rank's trace (docs/trace-format.md, "The split").
 struct TraceSplit {
   int runs = 0;
-  double stepMs = 0;       // last end minus first start
-  double computeMs = 0;    // compute instructions
-  double commMs = 0;       // collectives, on any thread
+  double stepMs = 0;        // last end minus first start
+  double computeMs = 0;     // compute instructions
+  double commMs = 0;        // collectives, on any thread
   double exposedCommMs = 0; // time the caller's thread spent in collectives
                             // or waiting for them
 };
@@ -65,10 +65,9 @@ std::string encodeTracePart(const SessionTrace &trace, bool batchArgs = false);
 /// from the earliest event of all parts. `provenance` adds members to
 /// "otherData" (name, already JSON-encoded value). A part that is not one
 /// encodeTracePart wrote is an InvalidArgument naming it (its index).
-Result<std::string>
-mergeTraceParts(const std::vector<std::string> &parts,
-                const std::vector<std::pair<std::string, std::string>>
-                    &provenance);
+Result<std::string> mergeTraceParts(
+    const std::vector<std::string> &parts,
+    const std::vector<std::pair<std::string, std::string>> &provenance);
 
 } // namespace ember
 

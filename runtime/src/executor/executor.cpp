@@ -27,10 +27,9 @@ Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
         device ? device->runInstruction(static_cast<int>(index), instr, kctx)
                : instr.kernel->run(kctx);
     if (trace)
-      trace->tracks[0].push_back({static_cast<int>(index), 0, false, begin,
-                                  RunTrace::nowNs(),
-                                  status.isOk() ? instructionBytes(instr, ctx)
-                                                : 0});
+      trace->tracks[0].push_back(
+          {static_cast<int>(index), 0, false, begin, RunTrace::nowNs(),
+           status.isOk() ? instructionBytes(instr, ctx) : 0});
     // Scratch and dead slots go back to the arena; with several device
     // streams they are kept until the run ends (another stream may still
     // read them).

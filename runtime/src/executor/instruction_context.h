@@ -1,4 +1,5 @@
-//===- instruction_context.h - What one instruction's kernel sees -*- C++ -*-===//
+//===- instruction_context.h - What one instruction's kernel sees -*- C++
+//-*-===//
 //
 // The KernelContext of the executor: an instruction's inputs are its slots'
 // tensors, its outputs and scratch come from the run's arenas. With the

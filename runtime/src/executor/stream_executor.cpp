@@ -123,8 +123,9 @@ Status StreamRun::runStream(int stream, InstructionContext &kctx) {
       return joinCommunication();
     for (int j : schedule.awaits[index])
       if (!awaitInstruction(stream, j, track))
-        return stream == 0 ? joinCommunication()
-                           : failedPrecondition("stream 1 stopped: stream 0 failed");
+        return stream == 0
+                   ? joinCommunication()
+                   : failedPrecondition("stream 1 stopped: stream 0 failed");
     if (stream == 1 && streams_.commDelayMicros > 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds(streams_.commDelayMicros));
@@ -148,8 +149,7 @@ Status StreamRun::runStream(int stream, InstructionContext &kctx) {
       return status;
     }
     for (int i = 0; i < static_cast<int>(instr.outputs.size()); ++i)
-      EMBER_RETURN_IF_ERROR(
-          checkOutput(program_, instr, i, ctx_, &shared_));
+      EMBER_RETURN_IF_ERROR(checkOutput(program_, instr, i, ctx_, &shared_));
     releaseUses(instr);
     complete(static_cast<int>(index));
   }
@@ -158,9 +158,9 @@ Status StreamRun::runStream(int stream, InstructionContext &kctx) {
 
 } // namespace
 
-Status executeStreams(const Program &program, RunContext &ctx,
-                      ThreadPool &pool, BoundsCheckMode boundsCheck,
-                      Communicator *comm, const StreamExecution &streams) {
+Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
+                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      const StreamExecution &streams) {
   if (!streams.schedule || !streams.schedule->concurrent ||
       !streams.commThread || !streams.commPool)
     return internalError("executeStreams: the program has no stream 1 to "
@@ -176,9 +176,8 @@ Status executeStreams(const Program &program, RunContext &ctx,
                                 &run.shared());
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
                              nullptr, &run.shared());
-  streams.commThread->submit([&run, &commCtx] {
-    run.finishCommunication(run.runStream(1, commCtx));
-  });
+  streams.commThread->submit(
+      [&run, &commCtx] { run.finishCommunication(run.runStream(1, commCtx)); });
   Status status = run.runStream(0, computeCtx);
   if (!status.isOk())
     run.abortCommunication();

@@ -44,9 +44,9 @@ struct StreamExecution {
   int64_t commDelayMicros = 0;
 };
 
-Status executeStreams(const Program &program, RunContext &ctx,
-                      ThreadPool &pool, BoundsCheckMode boundsCheck,
-                      Communicator *comm, const StreamExecution &streams);
+Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
+                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      const StreamExecution &streams);
 
 } // namespace ember
 

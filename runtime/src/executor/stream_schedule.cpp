@@ -160,8 +160,8 @@ Status ScheduleBuilder::checkStaticArena() const {
     const SlotInfo &info = program_.slots[s];
     if (info.arenaOffset >= 0)
       ranges[s].push_back(
-          {info.arenaOffset, info.arenaOffset + std::max<int64_t>(
-                                                    info.arenaCapacity, 1)});
+          {info.arenaOffset,
+           info.arenaOffset + std::max<int64_t>(info.arenaCapacity, 1)});
   }
   for (const InstructionInfo &in : program_.instructions)
     if (in.kernel && in.kernel->outputsAliasInputs)
@@ -183,30 +183,30 @@ Status ScheduleBuilder::checkStaticArena() const {
       if (b < 0 || program_.slots[b].arenaOffset < 0)
         continue;
       for (int k = 0; k < numDense_; ++k)
-      for (int u : byStream[k]) {
-        const InstructionInfo &use = program_.instructions[u];
-        if (u >= d)
-          break;
-        if (use.stream == def.stream || happensBefore(u, d))
-          continue;
-        for (const std::vector<int> *slots : {&use.inputs, &use.outputs})
-          for (int a : *slots) {
-            if (a < 0 || a == b || !overlaps(ranges[a], ranges[b]))
-              continue;
-            return invalidArgument(
-                def.location + " on stream " + std::to_string(def.stream) +
-                " writes " + program_.describeSlot(b) +
-                " at static arena offset " +
-                std::to_string(program_.slots[b].arenaOffset) +
-                ", over the memory of " + program_.describeSlot(a) +
-                ", which " + use.location + " uses on stream " +
-                std::to_string(use.stream) +
-                ", without waiting for an event recorded by it or by a later "
-                "instruction of stream " +
-                std::to_string(use.stream) +
-                " (the memory plan does not fit the plan's streams)");
-          }
-      }
+        for (int u : byStream[k]) {
+          const InstructionInfo &use = program_.instructions[u];
+          if (u >= d)
+            break;
+          if (use.stream == def.stream || happensBefore(u, d))
+            continue;
+          for (const std::vector<int> *slots : {&use.inputs, &use.outputs})
+            for (int a : *slots) {
+              if (a < 0 || a == b || !overlaps(ranges[a], ranges[b]))
+                continue;
+              return invalidArgument(
+                  def.location + " on stream " + std::to_string(def.stream) +
+                  " writes " + program_.describeSlot(b) +
+                  " at static arena offset " +
+                  std::to_string(program_.slots[b].arenaOffset) +
+                  ", over the memory of " + program_.describeSlot(a) +
+                  ", which " + use.location + " uses on stream " +
+                  std::to_string(use.stream) +
+                  ", without waiting for an event recorded by it or by a later "
+                  "instruction of stream " +
+                  std::to_string(use.stream) +
+                  " (the memory plan does not fit the plan's streams)");
+            }
+        }
     }
   }
   return Status::ok();

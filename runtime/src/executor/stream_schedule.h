@@ -1,4 +1,5 @@
-//===- stream_schedule.h - A program's streams, checked for the CPU -*- C++ -*-===//
+//===- stream_schedule.h - A program's streams, checked for the CPU -*- C++
+//-*-===//
 //
 // What running a program's streams concurrently needs, computed and checked
 // once at load (docs/plan-format.md, "Streams and events"):

@@ -139,18 +139,17 @@ std::string encodeTracePart(const SessionTrace &trace, bool batchArgs) {
       const int64_t id =
           in.collectiveSequence + static_cast<int64_t>(batch) * 1000000;
       out << s.beginNs + dur / 2 << "\t-\t\"ph\":\"" << ph << "\"," << where
-          << ",\"id\":" << id << ",\"cat\":\"collective\",\"name\":"
-          << jsonQuote(in.kernel) << (rank == world - 1 ? ",\"bp\":\"e\"" : "")
-          << "\n";
+          << ",\"id\":" << id
+          << ",\"cat\":\"collective\",\"name\":" << jsonQuote(in.kernel)
+          << (rank == world - 1 ? ",\"bp\":\"e\"" : "") << "\n";
     }
   }
   return out.str();
 }
 
-Result<std::string>
-mergeTraceParts(const std::vector<std::string> &parts,
-                const std::vector<std::pair<std::string, std::string>>
-                    &provenance) {
+Result<std::string> mergeTraceParts(
+    const std::vector<std::string> &parts,
+    const std::vector<std::pair<std::string, std::string>> &provenance) {
   struct Line {
     int64_t ts = -1, dur = -1; // -1: absent
     std::string members;
@@ -231,9 +230,10 @@ mergeTraceParts(const std::vector<std::string> &parts,
     json += l.members;
     json += i + 1 < lines.size() ? "},\n" : "}\n";
   }
-  json += "],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"ember_trace\": 1, "
-          "\"kind\": \"measured\", \"ranks\": " +
-          std::to_string(world);
+  json +=
+      "],\n\"displayTimeUnit\": \"ms\",\n\"otherData\": {\"ember_trace\": 1, "
+      "\"kind\": \"measured\", \"ranks\": " +
+      std::to_string(world);
   for (const auto &[name, value] : provenance)
     json += ", " + jsonQuote(name) + ": " + value;
   json += "}\n}\n";

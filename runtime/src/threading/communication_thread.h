@@ -1,4 +1,5 @@
-//===- communication_thread.h - A session's communication stream -*- C++ -*-===//
+//===- communication_thread.h - A session's communication stream -*- C++
+//-*-===//
 //
 // One worker thread that runs submitted jobs one after the other, in the
 // order they were submitted: the CPU backend runs a plan's stream 1 (its

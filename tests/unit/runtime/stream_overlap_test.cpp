@@ -33,8 +33,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <set>
 #include <functional>
+#include <set>
 #include <thread>
 
 using namespace ember;
@@ -51,8 +51,8 @@ std::string readBytes(const std::string &path) {
 void assignStreams(plan::RankProgram &p) {
   int events = p.num_events();
   int lastCompute = -1, lastComputeEvent = -1;
-  std::vector<int> definedBy(p.slots_size(), -1), doneEvent(
-                                                     p.instructions_size(), -1);
+  std::vector<int> definedBy(p.slots_size(), -1),
+      doneEvent(p.instructions_size(), -1);
   std::vector<int> pending;
   for (int i = 0; i < p.instructions_size(); ++i) {
     plan::Instruction &in = *p.mutable_instructions(i);
@@ -263,8 +263,7 @@ TEST_P(StreamOverlapTest, SlowCommunicationThreadIsWaitedFor) {
       if (s.wait && s.track == 0) {
         EXPECT_GE(slow[r].trace.instructions[s.instruction].collectiveSequence,
                   0);
-        longestWaitMs =
-            std::max(longestWaitMs, (s.endNs - s.beginNs) / 1e6);
+        longestWaitMs = std::max(longestWaitMs, (s.endNs - s.beginNs) / 1e6);
       }
     EXPECT_GE(longestWaitMs, 15.0) << "rank " << r;
     TraceSplit split = summarizeTrace(slow[r].trace);
@@ -273,24 +272,24 @@ TEST_P(StreamOverlapTest, SlowCommunicationThreadIsWaitedFor) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shardings, StreamOverlapTest,
-    ::testing::Values(Case{TestSharding::kTableWise, 2, 7},
-                      Case{TestSharding::kTableWise, 4, 9},
-                      Case{TestSharding::kRowWise, 2, 5},
-                      Case{TestSharding::kRowWise, 4, 10}),
-    [](const auto &info) {
-      return std::string(info.param.sharding == TestSharding::kTableWise
-                             ? "TableWise"
-                             : "RowWise") +
-             std::to_string(info.param.world);
-    });
+INSTANTIATE_TEST_SUITE_P(Shardings, StreamOverlapTest,
+                         ::testing::Values(Case{TestSharding::kTableWise, 2, 7},
+                                           Case{TestSharding::kTableWise, 4, 9},
+                                           Case{TestSharding::kRowWise, 2, 5},
+                                           Case{TestSharding::kRowWise, 4, 10}),
+                         [](const auto &info) {
+                           return std::string(info.param.sharding ==
+                                                      TestSharding::kTableWise
+                                                  ? "TableWise"
+                                                  : "RowWise") +
+                                  std::to_string(info.param.world);
+                         });
 
 /// A 2-rank table-wise plan with streams, mutated by `mutate`; what loading
 /// rank 0 says.
-Status loadMutated(
-    const std::function<void(plan::RankProgram &)> &mutate,
-    const std::function<void(plan::Plan &)> &mutatePlan = nullptr) {
+Status
+loadMutated(const std::function<void(plan::RankProgram &)> &mutate,
+            const std::function<void(plan::Plan &)> &mutatePlan = nullptr) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   auto plan = writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(),
@@ -371,39 +370,41 @@ TEST(StreamSchedule, RefusesACollectiveThatDoesNotWaitForItsInput) {
 TEST(StreamSchedule, RefusesAMemoryPlanThatReusesACollectiveBuffer) {
   if (!haveCommunicatorBackend())
     GTEST_SKIP() << "this build has no Gloo";
-  Status s = loadMutated([](plan::RankProgram &p) {
-    // After the output dist (stream 1, never awaited: it only feeds the
-    // output) comes a stream-0 relu whose result the memory plan puts where
-    // the output dist's input lies. In program order their lifetimes do
-    // not meet; on two streams the relu may overwrite what is being sent.
-    const int last = p.instructions_size() - 1;
-    ASSERT_EQ(p.instructions(last).kernel(), "pooled_all_to_all");
-    const int sent = p.instructions(last).inputs(0);
-    const int dense = p.instructions(0).inputs(0);
-    const int extra = p.slots_size();
-    plan::Slot *slot = p.add_slots();
-    *slot = p.slots(p.instructions(0).outputs(0));
-    slot->set_name("late_relu");
-    plan::Instruction *relu = p.add_instructions();
-    relu->set_kernel("relu");
-    relu->add_inputs(dense);
-    relu->add_outputs(extra);
-    relu->set_name("late_relu");
-    p.mutable_slots(sent)->set_arena_offset(0);
-    p.mutable_slots(extra)->set_arena_offset(0);
-    p.set_arena_bytes(1 << 20);
-  }, [](plan::Plan &plan) {
-    std::set<std::string> symbols;
-    for (const plan::Slot &slot : plan.programs(0).slots())
-      for (const plan::Dim &d : slot.shape())
-        if (d.kind_case() == plan::Dim::kSymbol)
-          symbols.insert(d.symbol());
-    for (const std::string &symbol : symbols) {
-      plan::SymbolBound *bound = plan.add_symbol_bounds();
-      bound->set_symbol(symbol);
-      bound->set_max(64);
-    }
-  });
+  Status s = loadMutated(
+      [](plan::RankProgram &p) {
+        // After the output dist (stream 1, never awaited: it only feeds the
+        // output) comes a stream-0 relu whose result the memory plan puts where
+        // the output dist's input lies. In program order their lifetimes do
+        // not meet; on two streams the relu may overwrite what is being sent.
+        const int last = p.instructions_size() - 1;
+        ASSERT_EQ(p.instructions(last).kernel(), "pooled_all_to_all");
+        const int sent = p.instructions(last).inputs(0);
+        const int dense = p.instructions(0).inputs(0);
+        const int extra = p.slots_size();
+        plan::Slot *slot = p.add_slots();
+        *slot = p.slots(p.instructions(0).outputs(0));
+        slot->set_name("late_relu");
+        plan::Instruction *relu = p.add_instructions();
+        relu->set_kernel("relu");
+        relu->add_inputs(dense);
+        relu->add_outputs(extra);
+        relu->set_name("late_relu");
+        p.mutable_slots(sent)->set_arena_offset(0);
+        p.mutable_slots(extra)->set_arena_offset(0);
+        p.set_arena_bytes(1 << 20);
+      },
+      [](plan::Plan &plan) {
+        std::set<std::string> symbols;
+        for (const plan::Slot &slot : plan.programs(0).slots())
+          for (const plan::Dim &d : slot.shape())
+            if (d.kind_case() == plan::Dim::kSymbol)
+              symbols.insert(d.symbol());
+        for (const std::string &symbol : symbols) {
+          plan::SymbolBound *bound = plan.add_symbol_bounds();
+          bound->set_symbol(symbol);
+          bound->set_max(64);
+        }
+      });
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
   EXPECT_NE(s.message().find("'relu' (late_relu) on stream 0 writes"),
             std::string::npos)
@@ -458,9 +459,9 @@ TEST(StreamOverlapErrors, CollectiveTimeoutOnTheCommunicationThread) {
     RunOutputs out;
     auto start = std::chrono::steady_clock::now();
     rank0Status = sessions[0]->run(in, &out);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count();
+    seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     EXPECT_EQ(out.size(), 0u);
     // Both sessions (and rank 0's communication thread) go away here.
   }
@@ -503,10 +504,11 @@ TEST(TraceParts, MergeChecksItsParts) {
   t.rank = 0;
   t.worldSize = 2;
   t.instructions = {{"relu", "dense", -1}, {"all_to_all", "a2a", 0}};
-  t.runs = {{{0, 0, false, 1000, 3000, 64}, {1, 1, false, 2000, 9000, 128},
+  t.runs = {{{0, 0, false, 1000, 3000, 64},
+             {1, 1, false, 2000, 9000, 128},
              {1, 0, true, 3000, 9000, 0}}};
   std::string part0 = encodeTracePart(t);
-  EXPECT_FALSE(mergeTraceParts({part0}, {}).isOk()); // rank 1 missing
+  EXPECT_FALSE(mergeTraceParts({part0}, {}).isOk());        // rank 1 missing
   EXPECT_FALSE(mergeTraceParts({part0, part0}, {}).isOk()); // twice rank 0
   EXPECT_FALSE(mergeTraceParts({"hello\n"}, {}).isOk());
   t.rank = 1;
@@ -514,8 +516,7 @@ TEST(TraceParts, MergeChecksItsParts) {
   auto merged = mergeTraceParts({part1, part0}, {{"plan", "\"x.plan\""}});
   ASSERT_TRUE(merged.isOk()) << merged.status().toString();
   const std::string &json = *merged;
-  EXPECT_NE(json.find("\"ts\":0.000,\"dur\":2.000"), std::string::npos)
-      << json;
+  EXPECT_NE(json.find("\"ts\":0.000,\"dur\":2.000"), std::string::npos) << json;
   EXPECT_NE(json.find("\"ph\":\"s\",\"pid\":0,\"tid\":1,\"id\":0"),
             std::string::npos)
       << json;

@@ -1,0 +1,346 @@
+"""End-to-end test of concurrent streams on the CPU backend (issue 14).
+
+usage: run_test.py CASE EMBER_COMPILE EMBER_RUN WORKDIR
+
+Cases:
+  MODEL_N   MODEL is dlrm (examples/dlrm, table-wise so that it has
+            collectives) or kjt (tests/e2e/sharded/make_kjt_model.py, a KJT
+            into two EmbeddingBagCollections; table-wise and column-wise);
+            N is 2 or 4 ranks. ember-compile puts the
+            collectives on stream 1 by default for several ranks (checked in
+            --emit plan-text). ember-run --nproc N with --overlap off
+            (program order), --overlap streams, and --overlap streams with
+            the communication thread slowed by 20 ms per collective
+            (EMBER_TEST_COMM_DELAY_US, test-only): every output is the same
+            bytes in all three, and close to the model's reference; the
+            slowed run's trace shows stream 0 waiting for the collectives.
+  trace_4   the DLRM example on 4 ranks, --repeat 3 --trace --stats: the
+            JSON follows docs/trace-format.md (required keys per ph, pids
+            0..3, tids 0/1, dur >= 0, flows with one s/t/f chain per
+            collective and batch, each inside its collective's slice, wait
+            slices naming real collective instructions); --stats prints each
+            rank's split; no part file is left. With --overlap off every
+            collective is on track 0 and nothing waits.
+  trace_1   one rank (no collectives): one process, no flow events.
+  bad_args  --overlap sometimes: usage error; --trace into a missing
+            directory, or naming a directory: a clear error before anything
+            runs (no output directory made), also with --nproc 2.
+Exits 77 (skip) when torch or numpy is missing for /usr/bin/python3.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DLRM_EXAMPLE = os.path.join(HERE, "..", "..", "..", "examples", "dlrm")
+SHARDED = os.path.join(HERE, "..", "sharded")
+BATCH = 13
+DELAY_US = 20000
+
+try:
+    import numpy as np
+    import torch  # noqa: F401
+except ImportError as e:  # pragma: no cover
+    print("SKIP: needs numpy and torch:", e)
+    sys.exit(77)
+
+
+def run(cmd, timeout=180, env=None):
+    print("$", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout, env=env)
+
+
+def fail(msg, proc=None):
+    print("FAIL:", msg)
+    if proc is not None:
+        print("stdout:", proc.stdout)
+        print("stderr:", proc.stderr)
+    sys.exit(1)
+
+
+def make_model(model, work):
+    if model == "dlrm":
+        proc = run([sys.executable, os.path.join(DLRM_EXAMPLE, "export.py"),
+                    work, "--batch", str(BATCH)])
+        if proc.returncode != 0:
+            fail("examples/dlrm/export.py failed", proc)
+        shutil.copy(os.path.join(work, "expected.npy"),
+                    os.path.join(work, "expected_prob.npy"))
+        return (["dense", "ids0", "offsets0", "ids1", "offsets1", "ids2",
+                 "offsets2"], ["prob"])
+    proc = run([sys.executable, os.path.join(SHARDED, "make_kjt_model.py"),
+                work, "--batch", str(BATCH)])
+    if proc.returncode != 0:
+        fail("make_kjt_model.py failed", proc)
+    io = dict(line.split(None, 1) for line in
+              open(os.path.join(work, "io.txt")).read().splitlines())
+    return io["inputs"].split(), io["outputs"].split()
+
+
+def compile_plan(compiler, work, name, flags):
+    plan = os.path.join(work, name + ".plan")
+    proc = run([compiler, os.path.join(work, "model.onnx"), "-o", plan,
+                "--quiet", *flags])
+    if proc.returncode != 0:
+        fail("ember-compile %s failed" % " ".join(flags), proc)
+    text = run([compiler, os.path.join(work, "model.onnx"), "-o",
+                os.path.join(work, name + ".plan.txt"), "--emit",
+                "plan-text", "--quiet", *flags])
+    if text.returncode != 0:
+        fail("ember-compile --emit plan-text failed", text)
+    return plan, open(os.path.join(work, name + ".plan.txt")).read()
+
+
+def run_plan(runner, plan, work, inputs, nproc, tag, extra=(), env=None):
+    outdir = os.path.join(work, "out_" + tag)
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [runner, plan, "--output-dir", outdir, "--timeout", "60",
+           "--quiet", *extra]
+    if nproc > 1:
+        cmd += ["--nproc", str(nproc)]
+    for name in inputs:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
+    proc = run(cmd, env=env)
+    if proc.returncode != 0:
+        fail("ember-run (%s) failed" % tag, proc)
+    return outdir, proc
+
+
+def output_bytes(outdir, outputs):
+    return {o: open(os.path.join(outdir, o + ".npy"), "rb").read()
+            for o in outputs}
+
+
+def check_same_bytes(model, nproc, compiler, runner, work):
+    inputs, outputs = make_model(model, work)
+    shardings = ["table_wise"] if model == "dlrm" else ["table_wise",
+                                                     "column_wise"]
+    for sharding in shardings:
+        plan, text = compile_plan(compiler, work, "%s_%d" % (sharding, nproc),
+                                  ["--world-size", str(nproc), "--sharding",
+                                   sharding])
+        if " stream 1 " not in text:
+            fail("%s on %d ranks: no collective on stream 1 in the plan"
+                 % (sharding, nproc))
+        off, _ = run_plan(runner, plan, work, inputs, nproc, "off",
+                          ["--overlap", "off"])
+        streams, _ = run_plan(runner, plan, work, inputs, nproc, "streams",
+                              ["--overlap", "streams", "--repeat", "3"])
+        env = dict(os.environ, EMBER_TEST_COMM_DELAY_US=str(DELAY_US))
+        trace = os.path.join(work, "slow.json")
+        slow, _ = run_plan(runner, plan, work, inputs, nproc, "slow",
+                           ["--overlap", "streams", "--trace", trace], env)
+        want = output_bytes(off, outputs)
+        for tag, got in (("streams", output_bytes(streams, outputs)),
+                         ("slowed streams", output_bytes(slow, outputs))):
+            for o in outputs:
+                if got[o] != want[o]:
+                    fail("%s %s on %d ranks: output %s with %s differs from "
+                         "program order" % (model, sharding, nproc, o, tag))
+        for o in outputs:
+            got = np.load(os.path.join(off, o + ".npy"))
+            ref = np.load(os.path.join(work, "expected_%s.npy" % o))
+            if got.shape != ref.shape or not np.allclose(got, ref, rtol=1e-5,
+                                                         atol=1e-6):
+                fail("%s %s: output %s is not the model's" % (model, sharding,
+                                                              o))
+        # Stream 0 waited for the slowed collectives on every rank.
+        events = json.load(open(trace))["traceEvents"]
+        for rank in range(nproc):
+            waits = [e["dur"] for e in events if e.get("cat") == "wait" and
+                     e["pid"] == rank and e["tid"] == 0]
+            if not waits or max(waits) < DELAY_US / 1e3 / 2:
+                fail("rank %d: stream 0 did not wait for the slowed "
+                     "collectives (waits %s us)" % (rank, waits))
+        print("ok: %s %s on %d ranks, same bytes in program order, streams "
+              "and slowed streams" % (model, sharding, nproc))
+
+
+REQUIRED = {"X": ["name", "cat", "ph", "ts", "dur", "pid", "tid", "args"],
+            "M": ["name", "ph", "pid", "args"],
+            "s": ["name", "cat", "ph", "ts", "pid", "tid", "id"],
+            "t": ["name", "cat", "ph", "ts", "pid", "tid", "id"],
+            "f": ["name", "cat", "ph", "ts", "pid", "tid", "id", "bp"]}
+
+
+def check_trace(path, ranks, overlap):
+    data = json.load(open(path))
+    for key in ("traceEvents", "displayTimeUnit", "otherData"):
+        if key not in data:
+            fail("trace: no '%s'" % key)
+    other = data["otherData"]
+    if other.get("ember_trace") != 1 or other.get("kind") != "measured" or \
+            other.get("ranks") != ranks or other.get("overlap") != overlap:
+        fail("trace: otherData %s" % other)
+    events = data["traceEvents"]
+    for e in events:
+        ph = e.get("ph")
+        if ph not in REQUIRED:
+            fail("trace: unexpected ph in %s" % e)
+        for key in REQUIRED[ph]:
+            if key not in e:
+                fail("trace: %s event without '%s': %s" % (ph, key, e))
+        if ph == "X" and (e["dur"] < 0 or e["ts"] < 0):
+            fail("trace: negative time in %s" % e)
+    names = {(e["pid"], e.get("tid"), e["name"]): e["args"]["name"]
+             for e in events if e["ph"] == "M"}
+    for r in range(ranks):
+        if names.get((r, None, "process_name")) != "rank %d" % r:
+            fail("trace: no process_name for rank %d" % r)
+        if names.get((r, 0, "thread_name")) != "stream 0 (compute)" or \
+                names.get((r, 1, "thread_name")) != "stream 1 (communication)":
+            fail("trace: thread names of rank %d" % r)
+    slices = [e for e in events if e["ph"] == "X"]
+    if {e["pid"] for e in slices} != set(range(ranks)):
+        fail("trace: pids %s" % sorted({e["pid"] for e in slices}))
+    if {e["tid"] for e in slices} - {0, 1}:
+        fail("trace: tids %s" % sorted({e["tid"] for e in slices}))
+    collectives, computes = {}, {}
+    for e in slices:
+        if e["cat"] not in ("compute", "collective", "wait"):
+            fail("trace: cat of %s" % e)
+        args = e["args"]
+        if not isinstance(args.get("instruction"), int):
+            fail("trace: no instruction in %s" % e)
+        if e["cat"] != "wait":
+            for key in ("bytes", "location"):
+                if key not in args:
+                    fail("trace: no args.%s in %s" % (key, e))
+        if e["cat"] == "compute":
+            computes.setdefault(e["pid"], {})[args["instruction"]] = e["name"]
+        if e["cat"] == "collective":
+            collectives.setdefault(e["pid"], {})[args["instruction"]] = \
+                e["name"]
+            if overlap == "streams" and e["tid"] != 1:
+                fail("trace: a collective off the communication track: %s"
+                     % e)
+            if overlap == "off" and e["tid"] != 0:
+                fail("trace: in program order a collective on track 1: %s"
+                     % e)
+    if not collectives and ranks > 1:
+        fail("trace: no collective slices")
+    for e in slices:
+        if e["cat"] != "wait":
+            continue
+        if overlap == "off":
+            fail("trace: a wait in program order: %s" % e)
+        # Stream 0 waits for collectives; stream 1 for the compute that
+        # feeds a collective.
+        other = (collectives if e["tid"] == 0 else computes).get(e["pid"], {})
+        awaited = other.get(e["args"]["instruction"])
+        if awaited is None or e["name"] != "wait " + awaited:
+            fail("trace: %s waits for no instruction of the other stream of "
+                 "rank %d" % (e, e["pid"]))
+    flows = [e for e in events if e["ph"] in "stf"]
+    if ranks == 1:
+        if flows:
+            fail("trace: flow events in a one-rank trace")
+        return data
+    chains = {}
+    for e in flows:
+        chains.setdefault(e["id"], []).append(e)
+        inside = [x for x in slices if x["pid"] == e["pid"] and
+                  x["tid"] == e["tid"] and x["cat"] == "collective" and
+                  x["name"] == e["name"] and
+                  x["ts"] <= e["ts"] <= x["ts"] + x["dur"] + 0.002]
+        if not inside:
+            fail("trace: flow %s is not inside a collective slice" % e)
+    expect = ["s"] + ["t"] * (ranks - 2) + ["f"]
+    for fid, chain in chains.items():
+        chain.sort(key=lambda x: x["pid"])
+        if [x["pid"] for x in chain] != list(range(ranks)) or \
+                [x["ph"] for x in chain] != expect or \
+                len({x["name"] for x in chain}) != 1 or \
+                chain[-1].get("bp") != "e":
+            fail("trace: flow chain %s is %s" % (fid, chain))
+    ncoll = len(collectives[0])
+    if len(chains) != ncoll * data["otherData"]["runs"]:
+        fail("trace: %d flow chains for %d collectives x %d runs" % (
+            len(chains), ncoll, data["otherData"]["runs"]))
+    return data
+
+
+def trace_case(nproc, compiler, runner, work):
+    inputs, _ = make_model("dlrm", work)
+    flags = ["--world-size", str(nproc)]
+    if nproc > 1:
+        flags += ["--sharding", "table_wise"]
+    plan, _ = compile_plan(compiler, work, "plan", flags)
+    for overlap in ("streams", "off"):
+        trace = os.path.join(work, "trace_%s.json" % overlap)
+        _, proc = run_plan(runner, plan, work, inputs, nproc, overlap,
+                           ["--overlap", overlap, "--repeat", "3", "--trace",
+                            trace, "--stats"])
+        mode = overlap if nproc > 1 else "off"
+        check_trace(trace, nproc, mode)
+        for r in range(nproc):
+            line = [x for x in proc.stdout.splitlines()
+                    if x.startswith("rank %d: step " % r)]
+            if not line or "exposed communication" not in line[0] or \
+                    "overlap " + mode not in line[0]:
+                fail("--stats: no split for rank %d" % r, proc)
+        leftovers = glob.glob(trace + ".rank*.part") + \
+            glob.glob(os.path.join(work, ".*tmp*"))
+        if leftovers:
+            fail("trace parts left behind: %s" % leftovers)
+    print("ok: %d-rank traces follow docs/trace-format.md" % nproc)
+
+
+def bad_args(compiler, runner, work):
+    os.makedirs(work, exist_ok=True)
+    inputs, _ = make_model("dlrm", work)
+    plan, _ = compile_plan(compiler, work, "plan", ["--world-size", "2",
+                                                    "--sharding",
+                                                    "table_wise"])
+    base = [runner, plan, "--quiet"] + [
+        x for name in inputs
+        for x in ("--input", "%s=%s" % (name, os.path.join(work,
+                                                           name + ".npy")))]
+    proc = run(base + ["--overlap", "sometimes", "--nproc", "2"])
+    if proc.returncode != 2 or "--overlap must be streams or off" not in \
+            proc.stderr:
+        fail("--overlap sometimes: expected a usage error", proc)
+    outdir = os.path.join(work, "out")
+    for nproc in (["--nproc", "2"], []):
+        for bad, why in ((os.path.join(work, "missing", "t.json"),
+                          "t.json"),
+                         (work, "is a directory")):
+            shutil.rmtree(outdir, ignore_errors=True)
+            cmd = base + ["--trace", bad, "--output-dir", outdir] + nproc
+            env = dict(os.environ, RANK="0", WORLD_SIZE="1") if not nproc \
+                else None
+            proc = run(cmd, timeout=60, env=env)
+            if proc.returncode != 1 or "--trace" not in proc.stderr or \
+                    why not in proc.stderr:
+                fail("--trace %s: expected a clear error" % bad, proc)
+            if os.path.exists(outdir) or os.path.exists(bad + ".rank0.part"):
+                fail("--trace %s: something was written" % bad, proc)
+    print("ok: bad --overlap and --trace refused before running")
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__)
+        sys.exit(2)
+    case, compiler, runner, work = sys.argv[1:]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    if case in ("dlrm_2", "dlrm_4", "kjt_2", "kjt_4"):
+        model, n = case.split("_")
+        check_same_bytes(model, int(n), compiler, runner, work)
+    elif case == "trace_4":
+        trace_case(4, compiler, runner, work)
+    elif case == "trace_1":
+        trace_case(1, compiler, runner, work)
+    elif case == "bad_args":
+        bad_args(compiler, runner, work)
+    else:
+        fail("unknown case " + case)
+
+
+if __name__ == "__main__":
+    main()
