@@ -6,7 +6,10 @@
 
 namespace mlir::ember::plan_emitter {
 
-DenseElementsAttr transposeConstant(DenseElementsAttr attr,
+namespace {
+thread_local FoldedConstantCache *activeCache = nullptr;
+
+DenseElementsAttr transposeUncached(DenseElementsAttr attr,
                                     ArrayRef<int32_t> perm) {
   auto type = dyn_cast<RankedTensorType>(attr.getType());
   if (!type || !type.hasStaticShape() ||
@@ -51,6 +54,41 @@ DenseElementsAttr transposeConstant(DenseElementsAttr attr,
     }
   }
   return DenseElementsAttr::getFromRawBuffer(outType, out);
+}
+} // namespace
+
+FoldedConstantCache::FoldedConstantCache() : outer_(activeCache) {
+  activeCache = this;
+}
+
+FoldedConstantCache::~FoldedConstantCache() { activeCache = outer_; }
+
+FoldedConstantCache *FoldedConstantCache::active() { return activeCache; }
+
+DenseElementsAttr FoldedConstantCache::lookup(DenseElementsAttr attr,
+                                              ArrayRef<int32_t> perm) const {
+  auto it = folded_.find({attr.getAsOpaquePointer(),
+                          std::vector<int32_t>(perm.begin(), perm.end())});
+  return it == folded_.end() ? DenseElementsAttr() : it->second;
+}
+
+void FoldedConstantCache::insert(DenseElementsAttr attr,
+                                 ArrayRef<int32_t> perm,
+                                 DenseElementsAttr folded) {
+  folded_[{attr.getAsOpaquePointer(),
+           std::vector<int32_t>(perm.begin(), perm.end())}] = folded;
+}
+
+DenseElementsAttr transposeConstant(DenseElementsAttr attr,
+                                    ArrayRef<int32_t> perm) {
+  FoldedConstantCache *cache = FoldedConstantCache::active();
+  if (cache)
+    if (DenseElementsAttr folded = cache->lookup(attr, perm))
+      return folded;
+  DenseElementsAttr folded = transposeUncached(attr, perm);
+  if (cache && folded)
+    cache->insert(attr, perm, folded);
+  return folded;
 }
 
 DenseElementsAttr reshapeConstant(DenseElementsAttr attr,

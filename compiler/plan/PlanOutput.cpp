@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/EmissionContract.h"
+#include "plan/PlanConstantFolding.h"
 #include "plan/PlanEmitter.h"
 #include "plan/PlanFinalization.h"
 #include "plan/PlanFunctionEmitter.h"
@@ -206,6 +207,8 @@ FailureOr<EmittedPlan> emitPlan(ModuleOp module,
   if (failed(funcs))
     return failure();
   const int worldSize = static_cast<int>(funcs->size());
+  // Every rank folds the same replicated weights: once is enough.
+  FoldedConstantCache foldedConstants;
   EmittedPlan out;
   pb::Plan &plan = out.plan;
   plan.set_producer(options.producer);
