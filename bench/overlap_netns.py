@@ -272,6 +272,40 @@ def trace_split(paths, world):
     return out
 
 
+def hideable_compute(path):
+    """Compute the schedule puts in the shadow of its collectives, per step (ms, mean over
+    ranks and steps), from a trace with a communication stream: for each collective on
+    tid 1, the compute slices on tid 0 from the end of the instruction it waited for
+    (tid 1's wait before it) to the start of tid 0's wait for it (or its end, when tid 0
+    never waited). Stream 0 runs in program order, so that is all the compute that can
+    overlap the collective: exposed communication is at least comm minus this."""
+    with open(path) as f:
+        doc = json.load(f)
+    steps = {}
+    for ev in doc.get("traceEvents", []):
+        if ev.get("ph") == "X":
+            a = ev.get("args", {})
+            steps.setdefault((ev["pid"], a.get("batch", 0)), []).append(
+                (float(ev["ts"]), float(ev["ts"]) + float(ev["dur"]), ev["tid"], ev.get("cat"),
+                 a.get("instruction")))
+    totals = []
+    for slices in steps.values():
+        slices.sort()
+        compute0 = [s for s in slices if s[2] == 0 and s[3] == "compute"]
+        hidden = 0.0
+        for i, (start, end, tid, cat, instr) in enumerate(slices):
+            if tid != 1 or cat != "collective":
+                continue
+            waits1 = [s for s in slices[:i] if s[2] == 1 and s[3] == "wait"]
+            dep = [s for s in compute0 if waits1 and s[4] == waits1[-1][4]]
+            t0 = dep[-1][1] if dep else start
+            waits0 = [s for s in slices if s[2] == 0 and s[3] == "wait" and s[4] == instr]
+            t1 = waits0[0][0] if waits0 else end
+            hidden += sum(e - b for b, e, _, _, _ in compute0 if b >= t0 and e <= t1)
+        totals.append(hidden / 1000)
+    return sum(totals) / len(totals) if totals else 0.0
+
+
 # --- one configuration ----------------------------------------------------------------------
 
 class Runner:
@@ -385,7 +419,7 @@ def bench_world(args, features, model_dirs, world, results):
         for model in args.models:
             mdir = model_dirs[model]
             batch = args.batch_per_rank * world
-            inputs = slice_inputs(model, mdir, batch, os.path.join(args.work, "%s_in_%d.npz" % (model, world)))
+            inputs = slice_inputs(model, mdir, batch, os.path.join(args.work, "%s_in_b%d.npz" % (model, batch)))
             plans = {False: compile_plan(args, mdir, world, False,
                                          os.path.join(args.work, "%s_w%d_off.plan" % (model, world))),
                      True: compile_plan(args, mdir, world, True,
@@ -440,6 +474,8 @@ def bench_world(args, features, model_dirs, world, results):
                             run["comm_ms"] = sum(v["comm_ms"] for v in split.values()) / len(split)
                             run["exposed_ms"] = sum(v["exposed_ms"] for v in split.values()) / len(split)
                             run["compute_ms"] = sum(v["compute_ms"] for v in split.values()) / len(split)
+                            if mode != "off":
+                                run["hideable_ms"] = hideable_compute(run["trace_file"])
                         runs[mode].append(run)
                 for mode in modes:
                     row = rows[mode]
@@ -482,6 +518,15 @@ def summarize_runs(row, runs, off_runs):
             row[key] = _median([r[key] for r in runs])
         row["trace"] = runs[-1]["trace"]
         row["trace_file"] = runs[-1]["trace_file"]
+        if all("hideable_ms" in r for r in runs):
+            row["hideable_ms"] = _median([r["hideable_ms"] for r in runs])
+        if row["comm_ms"] > 0:
+            # What no schedule of this plan can hide, and what pipelining could at best.
+            c, m = row["compute_ms"], row["comm_ms"]
+            row["bounds"] = {"pipelined_exposed_share_min": max(0.0, m - c) / m,
+                             "pipelined_speedup_max": (c + m) / max(c, m)}
+            if "hideable_ms" in row:
+                row["bounds"]["streams_exposed_share_min"] = max(0.0, m - row["hideable_ms"]) / m
 
 
 def print_row(row):
@@ -505,6 +550,12 @@ def print_row(row):
             row["comm_ms"], row["exposed_ms"], 100 * row["exposed_ms"] / row["comm_ms"] if row["comm_ms"] else 0)
     elif "comm_ms_est" in row:
         text += "  comm added by the link (est.) %.3f ms" % row["comm_ms_est"]
+    if "hideable_ms" in row:
+        text += "  hideable %.3f ms (exposed >= %.0f%%)" % (
+            row["hideable_ms"], 100 * row["bounds"]["streams_exposed_share_min"])
+    if row.get("mode") == "off" and "bounds" in row and row["link_gbps"]:
+        text += "  pipelined at best: exposed >= %.0f%%, x%.2f" % (
+            100 * row["bounds"]["pipelined_exposed_share_min"], row["bounds"]["pipelined_speedup_max"])
     if row.get("note"):
         text += "  [%s]" % row["note"]
     print(text, flush=True)
