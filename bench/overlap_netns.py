@@ -29,12 +29,12 @@ Models (built once under --work):
         per bag), bottom MLP 13-128-64, top MLP 1728-256-64-1; table-wise, so each rank's
         kjt_all_to_all sends the ids of the other ranks' tables and its pooled all_to_all
         sends B x 64 x (its tables) floats per peer
-Each is compiled per world size twice: without --comm-stream (mode off: one stream, program
-order) and with --comm-stream (collectives on stream 1, reordered; modes streams and
-pipeline). Each rank takes batch-per-rank samples of one global batch (--split-batch).
+Each is compiled per world size twice: with --comm-stream=false (mode off: one stream,
+program order) and --comm-stream=true (collectives on stream 1, reordered; modes streams
+and pipeline). Each rank takes batch-per-rank samples of one global batch (--split-batch).
 
 Modes:
-  off       the plan without --comm-stream; `--overlap off` when ember-run has --overlap
+  off       the --comm-stream=false plan; `--overlap off` when ember-run has --overlap
   streams   the --comm-stream plan with `--overlap streams` (when ember-run has --overlap;
             without it the run is the reordered plan in program order, and says so)
   pipeline  `--overlap streams --pipeline-depth 2` when ember-run has --pipeline-depth
@@ -165,12 +165,15 @@ def slice_inputs(model, model_dir, batch, out):
 
 
 def compile_plan(args, model_dir, world, comm_stream, out):
-    if os.path.exists(out):
+    """The model's plan for `world` ranks, table-wise; with the communication stream or
+    (comm_stream False) explicitly without it: program order on one stream. Reused while
+    newer than the model and ember-compile."""
+    compiler, model = os.path.join(args.bin, "ember-compile"), os.path.join(model_dir, "model.onnx")
+    if os.path.exists(out) and os.path.getmtime(out) > max(os.path.getmtime(compiler),
+                                                           os.path.getmtime(model)):
         return out
-    cmd = [os.path.join(args.bin, "ember-compile"), os.path.join(model_dir, "model.onnx"), "-o",
-           out, "--world-size", str(world), "--sharding", "table_wise"]
-    if comm_stream:
-        cmd.append("--comm-stream")
+    cmd = [compiler, model, "-o", out, "--world-size", str(world), "--sharding", "table_wise",
+           "--comm-stream=%s" % ("true" if comm_stream else "false")]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise BenchError("ember-compile failed: %s\n%s" % (" ".join(cmd), p.stderr))
@@ -196,8 +199,7 @@ def predicted_split(args, model, model_dir, world, gbps, comm_stream, batch_per_
            "--world-size", str(world), "--sharding", "table_wise", "--emit", "timeline",
            "--topology", topo, "--batch-per-rank", str(batch_per_rank),
            "--ids-per-bag", str(DLRM_IDS_PER_BAG if model == "dlrm" else MANY_MAX_BAG / 2)]
-    if comm_stream:
-        cmd.append("--comm-stream")
+    cmd.append("--comm-stream=%s" % ("true" if comm_stream else "false"))
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         # The prediction is context, not the measurement: say so once and go on without it.
