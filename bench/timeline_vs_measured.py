@@ -45,12 +45,20 @@ def main():
                         default=os.path.join(HERE, "topology_this_machine.json"))
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
+    try:
+        world_sizes = [int(w) for w in args.ranks.split(",")]
+    except ValueError:
+        parser.error("--ranks takes a comma-separated list of integers")
+    if any(w < 1 or args.batch % w for w in world_sizes) or args.repeat < 1:
+        parser.error("world sizes must divide the batch; --repeat must be positive")
+    for tool in ("ember-compile", "ember-run"):
+        if not os.access(os.path.join(args.bin, tool), os.X_OK):
+            parser.error("no %s in %s" % (tool, args.bin))
+    if not os.path.exists(args.topology):
+        parser.error("no topology file %s" % args.topology)
     if importlib.util.find_spec("torch") is None:
         print("SKIP: examples/dlrm/export.py needs torch")
         return 77
-    world_sizes = [int(w) for w in args.ranks.split(",")]
-    if any(w < 1 or args.batch % w for w in world_sizes) or args.repeat < 1:
-        parser.error("world sizes must divide the batch; --repeat must be positive")
     work = args.work or tempfile.mkdtemp(prefix="ember-timeline-vs-")
     os.makedirs(work, exist_ok=True)
     compiler = os.path.join(args.bin, "ember-compile")

@@ -187,10 +187,15 @@ double expectedOutputElements(const pb::Plan &plan, const pb::Instruction &in,
   const std::string &k = in.kernel();
   if (k == kn::kKjtFromBags) {
     // (ids, offsets, weights) per feature -> (values, lengths, weights).
+    // With include_last_offset a feature's offsets have one entry more
+    // than its bags.
+    std::vector<int64_t> includeLast = intsAttr(in, "include_last_offset");
     double ids = 0, bags = 0;
     for (int i = 0; i + 1 < in.inputs_size(); i += 3) {
+      size_t feature = static_cast<size_t>(i / 3);
+      bool last = feature < includeLast.size() && includeLast[feature] != 0;
       ids += input(i);
-      bags += input(i + 1);
+      bags += std::max(0.0, input(i + 1) - (last ? 1 : 0));
     }
     return o == 1 ? bags : ids;
   }
