@@ -48,13 +48,18 @@ def snapshot():
 
 
 def ember_runs_left(bin_dir):
+    """ember-run processes the benchmark started (its ranks carry EMBER_COMM_HOST in its
+    subnet, 10.78.0.x); other sessions' ember-run processes are not ours to count."""
     run = os.path.realpath(os.path.join(bin_dir, "ember-run"))
     left = []
     for pid in os.listdir("/proc"):
         if pid.isdigit():
             try:
-                if os.path.realpath("/proc/%s/exe" % pid) == run:
-                    left.append(int(pid))
+                if os.path.realpath("/proc/%s/exe" % pid) != run:
+                    continue
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    if b"EMBER_COMM_HOST=10.78.0." in f.read():
+                        left.append(int(pid))
             except OSError:
                 pass
     return left
