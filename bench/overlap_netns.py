@@ -319,6 +319,38 @@ def hideable_compute(path):
     return sum(totals) / len(totals) if totals else 0.0
 
 
+def handoff_latencies(path):
+    """Thread hand-offs of a trace with a communication stream, in us: issue = from the end
+    of the instruction a collective waited for (on stream 0) to the collective's start on
+    stream 1; return = from the collective's end to the end of stream 0's wait for it.
+    {"issue": [...], "return": [...]}: what each collective costs in wake-ups beyond its
+    own time (exposed communication includes it)."""
+    with open(path) as f:
+        doc = json.load(f)
+    steps = {}
+    for ev in doc.get("traceEvents", []):
+        if ev.get("ph") == "X":
+            steps.setdefault((ev["pid"], ev.get("args", {}).get("batch", 0)), []).append(ev)
+    out = {"issue": [], "return": []}
+    for evs in steps.values():
+        evs.sort(key=lambda e: e["ts"])
+        for i, c in enumerate(evs):
+            if c["tid"] != 1 or c.get("cat") != "collective":
+                continue
+            instr = c["args"].get("instruction")
+            waits1 = [e for e in evs[:i] if e["tid"] == 1 and e.get("cat") == "wait"]
+            if waits1:
+                dep = [e for e in evs if e["tid"] == 0 and e.get("cat") == "compute" and
+                       e["args"].get("instruction") == waits1[-1]["args"].get("instruction")]
+                if dep:
+                    out["issue"].append(c["ts"] - (dep[-1]["ts"] + dep[-1]["dur"]))
+            waits0 = [e for e in evs if e["tid"] == 0 and e.get("cat") == "wait" and
+                      e["args"].get("instruction") == instr]
+            if waits0:
+                out["return"].append(waits0[0]["ts"] + waits0[0]["dur"] - (c["ts"] + c["dur"]))
+    return out
+
+
 # --- one configuration ----------------------------------------------------------------------
 
 class Runner:
@@ -489,6 +521,7 @@ def bench_world(args, features, model_dirs, world, results):
                             run["compute_ms"] = sum(v["compute_ms"] for v in split.values()) / len(split)
                             if mode != "off":
                                 run["hideable_ms"] = hideable_compute(run["trace_file"])
+                                run["handoff_us"] = handoff_latencies(run["trace_file"])
                         runs[mode].append(run)
                 for mode in modes:
                     row = rows[mode]
@@ -533,6 +566,13 @@ def summarize_runs(row, runs, off_runs):
         row["trace_file"] = runs[-1]["trace_file"]
         if all("hideable_ms" in r for r in runs):
             row["hideable_ms"] = _median([r["hideable_ms"] for r in runs])
+        if all("handoff_us" in r for r in runs):
+            row["handoff_us"] = {}
+            for kind in ("issue", "return"):
+                values = sorted(v for r in runs for v in r["handoff_us"][kind])
+                if values:
+                    row["handoff_us"][kind] = {"median": _median(values), "p90": values[int(0.9 * (len(values) - 1))],
+                                               "max": values[-1], "n": len(values)}
         if row["comm_ms"] > 0:
             # What no schedule of this plan can hide, and what pipelining could at best.
             c, m = row["compute_ms"], row["comm_ms"]
@@ -566,6 +606,10 @@ def print_row(row):
     if "hideable_ms" in row:
         text += "  hideable %.3f ms (exposed >= %.0f%%)" % (
             row["hideable_ms"], 100 * row["bounds"]["streams_exposed_share_min"])
+    h = row.get("handoff_us", {})
+    if h.get("issue") and h.get("return"):
+        text += "  hand-offs: issue %.0f/%.0f us, return %.0f/%.0f us (median/p90)" % (
+            h["issue"]["median"], h["issue"]["p90"], h["return"]["median"], h["return"]["p90"])
     if row.get("mode") == "off" and "bounds" in row and row["link_gbps"]:
         text += "  pipelined at best: exposed >= %.0f%%, x%.2f" % (
             100 * row["bounds"]["pipelined_exposed_share_min"], row["bounds"]["pipelined_speedup_max"])
