@@ -318,8 +318,15 @@ def ember_plan(bin_dir, paths, work, tag, options, import_file=None):
                "--mlir-timing", "--ember-plan-sharding=" + " ".join(pass_options)]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
-        message = [l for l in proc.stderr.splitlines() if "error" in l]
-        return None, None, None, (message[0] if message else proc.stderr)[:300]
+        # The diagnostic without the file name, with the first lines under it
+        # (which tables do not fit).
+        lines = proc.stderr.splitlines()
+        first = next((i for i, l in enumerate(lines) if "error: " in l), None)
+        if first is None:
+            return None, None, None, proc.stderr[:300]
+        message = [lines[first].split("error: ", 1)[1]] + \
+            [l.strip() for l in lines[first + 1:first + 3] if l.startswith("  ")]
+        return None, None, None, " ".join(message)[:300]
     seconds = None
     for line in proc.stderr.splitlines():
         timing = TIMING.match(line)
@@ -579,7 +586,7 @@ def print_table(results, out=sys.stdout):
             fmt(r["max_inter_node_bytes"], 1e6), fmt(100 * r["max_hbm_fraction"]),
             fmt(r["host_bytes"], 1e9, 2), fmt(r["imbalance"], digits=2),
             fmt(r["forward_us"]), fmt(r["training_us"]),
-            fmt(score) if not isinstance(score, str) else score[:60],
+            fmt(score) if not isinstance(score, str) else score,
             fmt(r.get("torchrec_model_us")) if not isinstance(r.get("torchrec_model_us"), str)
             else r["torchrec_model_us"][:80],
             fmt(r.get("torchrec_model_hbm_bytes"), 1e9, 2)]) + " |\n")
