@@ -629,7 +629,7 @@ def parse_list(text, conv, what):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="dlrm,many")
     ap.add_argument("--ranks", default="2,4")
     ap.add_argument("--links", default="25,100,400")
