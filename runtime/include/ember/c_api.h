@@ -113,6 +113,18 @@ EmberStatusCode ember_session_options_set_device(EmberSessionOptions *options,
 EmberStatusCode
 ember_session_options_set_max_tensor_bytes(EmberSessionOptions *options,
                                            int64_t bytes, EmberStatus **status);
+/* How a plan's streams run on the CPU (SessionOptions::overlap): "auto"
+ * (default) or "streams" run the collectives of stream 1 on a communication
+ * thread of the session; "off" runs program order on the calling thread
+ * (docs/runtime.md, "Overlapping communication"). */
+EmberStatusCode ember_session_options_set_overlap(EmberSessionOptions *options,
+                                                  const char *mode,
+                                                  EmberStatus **status);
+/* Non-zero: record when each instruction of each run ran
+ * (SessionOptions::recordTrace), for ember_session_write_trace. */
+EmberStatusCode
+ember_session_options_set_record_trace(EmberSessionOptions *options,
+                                       int record, EmberStatus **status);
 /* RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR + MASTER_PORT, EMBER_RENDEZVOUS,
  * EMBER_COMM_TIMEOUT, EMBER_COMM_HOST from the environment. */
 EmberStatusCode
@@ -126,6 +138,12 @@ EmberStatusCode ember_session_create(const char *plan_path,
                                      EmberSession **session,
                                      EmberStatus **status);
 void ember_session_free(EmberSession *session);
+/* Writes the runs recorded since the last call (a session created with
+ * ember_session_options_set_record_trace) as a Chrome/Perfetto trace of this
+ * rank (docs/trace-format.md) to `path`, whole or not at all. */
+EmberStatusCode ember_session_write_trace(const EmberSession *session,
+                                          const char *path,
+                                          EmberStatus **status);
 /* Signature: names valid while the session lives. Dense inputs first, then
  * KJT inputs; ember_session_input_is_kjt tells which. */
 size_t ember_session_num_inputs(const EmberSession *session);

@@ -7,6 +7,8 @@
 #include "ember/c_api.h"
 
 #include "ember/session.h"
+#include "ember/trace.h"
+#include "io/atomic_file.h"
 
 #include <new>
 #include <string>
@@ -220,6 +222,37 @@ EmberStatusCode ember_session_options_set_max_tensor_bytes(
   return ok(status);
 }
 
+EmberStatusCode ember_session_options_set_overlap(EmberSessionOptions *options,
+                                                  const char *mode,
+                                                  EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_overlap",
+                        "options");
+  if (!mode)
+    return nullArgument(status, "ember_session_options_set_overlap", "mode");
+  try {
+    std::string m = mode;
+    if (m != "auto" && m != "streams" && m != "off")
+      return fail(status, EMBER_INVALID_ARGUMENT,
+                  "ember_session_options_set_overlap: '" + m +
+                      "' is not auto, streams or off");
+    options->options.overlap = m;
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
+
+EmberStatusCode
+ember_session_options_set_record_trace(EmberSessionOptions *options,
+                                       int record, EmberStatus **status) {
+  if (!options)
+    return nullArgument(status, "ember_session_options_set_record_trace",
+                        "options");
+  options->options.recordTrace = record != 0;
+  return ok(status);
+}
+
 EmberStatusCode
 ember_session_options_apply_launch_environment(EmberSessionOptions *options,
                                                EmberStatus **status) {
@@ -292,6 +325,41 @@ EmberStatusCode ember_session_create(const char *plan_path,
 }
 
 void ember_session_free(EmberSession *session) { delete session; }
+
+EmberStatusCode ember_session_write_trace(const EmberSession *session,
+                                          const char *path,
+                                          EmberStatus **status) {
+  if (!session)
+    return nullArgument(status, "ember_session_write_trace", "session");
+  if (!path)
+    return nullArgument(status, "ember_session_write_trace", "path");
+  try {
+    if (!session->session->options().recordTrace)
+      return fail(status, EMBER_FAILED_PRECONDITION,
+                  "ember_session_write_trace: the session does not record "
+                  "traces (ember_session_options_set_record_trace)");
+    // The file first: a path that cannot be written keeps the runs.
+    ember::AtomicFile file;
+    std::string error;
+    if (!file.open(path, &error))
+      return fail(status, EMBER_INVALID_ARGUMENT,
+                  "ember_session_write_trace: " + error);
+    ember::SessionTrace trace = session->session->takeTrace();
+    auto json = ember::mergeTraceParts(
+        {ember::encodeTracePart(trace, trace.runs.size() > 1)},
+        {{"overlap", "\"" + trace.overlap + "\""}});
+    if (!json.isOk())
+      return fail(status, static_cast<EmberStatusCode>(json.status().code()),
+                  json.status().message());
+    file.write(json->data(), json->size());
+    if (!file.commit(&error))
+      return fail(status, EMBER_INVALID_ARGUMENT,
+                  "ember_session_write_trace: " + error);
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
 
 size_t ember_session_num_inputs(const EmberSession *session) {
   return session ? session->inputNames.size() : 0;

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -120,6 +121,95 @@ TEST_F(CApiTest, RunsTheDlrmLikeTheReference) {
         << st.message();
   }
   ember_outputs_free(outputs);
+  ember_session_free(session);
+}
+
+TEST_F(CApiTest, OverlapAndTraceOptions) {
+  StatusHolder st;
+  EmberSessionOptions *options = ember_session_options_create();
+  EXPECT_EQ(ember_session_options_set_overlap(options, "sometimes", st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_NE(st.message().find("not auto, streams or off"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(ember_session_options_set_overlap(options, nullptr, st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_EQ(ember_session_options_set_overlap(nullptr, "off", st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_EQ(ember_session_options_set_record_trace(nullptr, 1, st.out()),
+            EMBER_INVALID_ARGUMENT);
+  ASSERT_EQ(ember_session_options_set_overlap(options, "streams", st.out()),
+            EMBER_OK);
+  EmberSession *plain = nullptr;
+  ASSERT_EQ(ember_session_create(planPath_.c_str(), options, &plain, st.out()),
+            EMBER_OK)
+      << st.message();
+  // Not recording: nothing to write, and nothing written.
+  std::string trace = dir_.file("trace.json");
+  EXPECT_EQ(ember_session_write_trace(plain, trace.c_str(), st.out()),
+            EMBER_FAILED_PRECONDITION);
+  EXPECT_NE(st.message().find("does not record"), std::string::npos)
+      << st.message();
+  ember_session_free(plain);
+  ASSERT_EQ(ember_session_options_set_record_trace(options, 1, st.out()),
+            EMBER_OK);
+  EmberSession *session = nullptr;
+  ASSERT_EQ(
+      ember_session_create(planPath_.c_str(), options, &session, st.out()),
+      EMBER_OK)
+      << st.message();
+  ember_session_options_free(options);
+
+  DlrmBatch batch = makeDlrmBatch(model_, 5, 3);
+  int64_t denseDims[2] = {5, DlrmModel::kDenseIn};
+  int64_t nValues = static_cast<int64_t>(batch.values.size());
+  int64_t nLengths = static_cast<int64_t>(batch.lengths.size());
+  EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
+  ASSERT_EQ(ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
+                                     batch.dense.data(), &dense, st.out()),
+            EMBER_OK);
+  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nValues, 1,
+                                     batch.values.data(), &values, st.out()),
+            EMBER_OK);
+  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
+                                     batch.lengths.data(), &lengths, st.out()),
+            EMBER_OK);
+  EmberInputs *inputs = ember_inputs_create();
+  const char *keys[] = {"f0", "f1", "f2"};
+  ASSERT_EQ(ember_inputs_set_tensor(inputs, "dense", dense, st.out()),
+            EMBER_OK);
+  ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keys, 3, values, lengths,
+                                 nullptr, st.out()),
+            EMBER_OK);
+  ember_tensor_free(dense);
+  ember_tensor_free(values);
+  ember_tensor_free(lengths);
+  EmberOutputs *outputs = nullptr;
+  ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()), EMBER_OK)
+      << st.message();
+  ember_inputs_free(inputs);
+  ember_outputs_free(outputs);
+
+  std::string missing = dir_.file("missing/trace.json");
+  EXPECT_EQ(ember_session_write_trace(session, missing.c_str(), st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_NE(st.message().find("ember_session_write_trace"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(ember_session_write_trace(session, nullptr, st.out()),
+            EMBER_INVALID_ARGUMENT);
+  EXPECT_EQ(ember_session_write_trace(nullptr, trace.c_str(), st.out()),
+            EMBER_INVALID_ARGUMENT);
+  ASSERT_EQ(ember_session_write_trace(session, trace.c_str(), st.out()),
+            EMBER_OK)
+      << st.message();
+  std::ifstream in(trace);
+  std::string json((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(json.rfind("{\"traceEvents\": [", 0), 0u) << json;
+  EXPECT_NE(json.find("\"cat\":\"compute\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kind\": \"measured\", \"ranks\": 1"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"overlap\": \"off\""), std::string::npos)
+      << json; // one rank, one stream: program order
   ember_session_free(session);
 }
 
