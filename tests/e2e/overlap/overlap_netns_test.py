@@ -125,6 +125,11 @@ def case_pass(bin_dir, work):
     # of 256 samples x 2 tables x 16 floats per peer alone takes 0.5 ms at that rate.
     if modes["off"]["step_ms_min"] < 0.5:
         fail("a step took %.3f ms: the link was not rate-limited" % modes["off"]["step_ms_min"])
+    if modes["off"]["link_counters"]["overlimits"] <= 0:
+        fail("tbf never held a packet back: the link was not rate-limited")
+    sent = modes["off"]["link_counters"]["sent_bytes_per_step"]
+    if min(sent) < 16 * 256 * 4:  # at least rank 0's pooled rows of one table for the peer
+        fail("%s bytes sent per step and rank: the collectives did not cross the link" % sent)
     print("modes: " + ", ".join("%s %s" % (m, "skipped (%s)" % r["skipped"] if "skipped" in r
                                            else "%.3f ms identical" % r["step_ms_median"])
                                 for m, r in sorted(modes.items())))
