@@ -58,11 +58,11 @@ int64_t prefetchBytes() {
   static const int64_t bytes = [] {
     const char *env = std::getenv("EMBER_PREFETCH_BYTES");
     if (!env || !*env)
-      return int64_t{8192};
+      return int64_t{16384};
     char *end = nullptr;
     long long v = std::strtoll(env, &end, 10);
     if (*end != '\0' || v < 0 || v > (1 << 20))
-      return int64_t{8192};
+      return int64_t{16384};
     return static_cast<int64_t>(v);
   }();
   return bytes;

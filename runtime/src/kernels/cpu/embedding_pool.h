@@ -62,7 +62,7 @@ RowIsa activeRowIsa();
 /// Whether this CPU can run `isa`.
 bool rowIsaSupported(RowIsa isa);
 /// Bytes of rows the lookups prefetch ahead of the row they are reading:
-/// 8192 unless the environment variable EMBER_PREFETCH_BYTES (0 = no
+/// 16384 unless the environment variable EMBER_PREFETCH_BYTES (0 = no
 /// prefetch, up to 1 MiB) says otherwise. Read once.
 int64_t prefetchBytes();
 
