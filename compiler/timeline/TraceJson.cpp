@@ -4,13 +4,15 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <vector>
 
 namespace ember::timeline {
 namespace {
 
-/// Seconds to the trace's microseconds.
-double micros(double seconds) { return seconds * 1e6; }
+/// Seconds to the trace's microseconds, rounded to the picosecond (no
+/// 2.9999999999999996 in the file).
+double micros(double seconds) { return std::round(seconds * 1e12) / 1e6; }
 
 const char *categoryOf(SliceKind kind) {
   switch (kind) {
@@ -71,7 +73,7 @@ std::string traceJson(const Timeline &timeline,
       json.attribute("pid", slice.rank);
       json.attribute("tid", slice.stream);
       json.attribute("ts", micros(slice.start));
-      json.attribute("dur", micros(slice.end - slice.start));
+      json.attribute("dur", micros(slice.end) - micros(slice.start));
       json.attribute("name", slice.kind == SliceKind::Wait
                                  ? "wait " + slice.kernel
                                  : slice.kernel);
