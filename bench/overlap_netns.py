@@ -77,6 +77,11 @@ class BenchError(Exception):
     pass
 
 
+class UsageRefused(BenchError):
+    """Every rank refused the command line (ember-run's exit status 2, usage): this
+    ember-run does not take a mode's flags the way this benchmark passes them."""
+
+
 # --- models ---------------------------------------------------------------------------------
 
 MANY_TABLES, MANY_ROWS, MANY_DIM, MANY_MAX_BAG = 26, 20000, 64, 16
@@ -403,6 +408,10 @@ class Runner:
             for r, rc in bad:
                 with open(os.path.join(workdir, "rank%d.err" % r)) as f:
                     msg.append("  rank %d exit %s: %s" % (r, rc, f.read().strip()[-2000:]))
+            if len(bad) == world and all(rc == 2 for _, rc in bad):
+                with open(os.path.join(workdir, "rank0.err")) as f:
+                    lines = [line.strip() for line in f if line.strip()]
+                raise UsageRefused(lines[0] if lines else "usage error")
             raise BenchError("\n".join(msg))
         out = []
         for path in reports:  # ember-run writes the report on rank 0 (the other ranks: when it does)
@@ -500,9 +509,17 @@ def bench_world(args, features, model_dirs, world, results):
                         if "skipped" in row:
                             continue
                         label = "%s %d ranks %s %s (round %d)" % (model, world, row["link"], mode, rnd + 1)
-                        reports, outdir, traces, linkstats = runner.run(
-                            label, plans[mode != "off"], inputs, world, row["flags"],
-                            os.path.join(args.work, "runs", "%s_w%d_l%g_%s_r%d" % (model, world, gbps, mode, rnd)))
+                        try:
+                            reports, outdir, traces, linkstats = runner.run(
+                                label, plans[mode != "off"], inputs, world, row["flags"],
+                                os.path.join(args.work, "runs", "%s_w%d_l%g_%s_r%d" % (model, world, gbps, mode, rnd)))
+                        except UsageRefused as e:
+                            if mode == "off":
+                                raise
+                            # A mode whose flags this ember-run takes otherwise: reported, not fatal.
+                            row["skipped"] = "ember-run refused %s: %s" % (" ".join(row["flags"]), str(e)[:300])
+                            runs[mode] = []
+                            continue
                         outputs = read_outputs(outdir)
                         if reference is None:
                             reference = outputs  # mode off of round 1
@@ -525,7 +542,7 @@ def bench_world(args, features, model_dirs, world, results):
                         runs[mode].append(run)
                 for mode in modes:
                     row = rows[mode]
-                    del row["flags"]
+                    row.pop("flags", None)
                     if "skipped" not in row:
                         summarize_runs(row, runs[mode], runs["off"])
                         row["identical_to_off"] = True
