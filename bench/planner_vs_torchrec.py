@@ -378,6 +378,7 @@ class Yardstick:
         self.comm = {(d, s, n): zeros() for d in ("in", "out") for s in ("sent", "recv")
                      for n in ("intra", "inter")}
         self.allreduce_s = zeros()
+        self._broadcast = {}
         entries = flatten(plan)
         nodes = (w + PER_NODE - 1) // PER_NODE
         for t in case["tables"]:
@@ -417,10 +418,7 @@ class Yardstick:
                     self.hbm[r] += weights * cached
                     self.host_mem[r] += weights
                 # input: ids and lengths from every other rank
-                per_sender = BATCH * (L * rho * 8 + F * 4)
-                for q in range(w):
-                    if q != r:
-                        self._move("in", q, r, per_sender)
+                self._gather("in", r, BATCH * (L * rho * 8 + F * 4))
                 # output
                 if kind == "table_row_wise" and n > 1:
                     node_ranks = [s[0] for s in shards]
@@ -428,15 +426,55 @@ class Yardstick:
                     for q in node_ranks:
                         if q != r:
                             self._move("out", r, q, part)
-                    for q in range(w):
-                        if q % n == position and q != r:
+                    for q in range(position, w, n):
+                        if q != r:
                             self._move("out", r, q, BATCH * F * D * 4)
                 else:
                     width = D if kind == "row_wise" else cols
-                    for q in range(w):
-                        if q != r:
-                            self._move("out", r, q, BATCH * F * width * 4)
+                    self._scatter("out", r, BATCH * F * width * 4)
+        self._settle()
         self.nodes = nodes
+
+    def _gather(self, dist, receiver, nbytes):
+        """Every other rank sends `nbytes` to `receiver` (the senders' side is
+        settled once at the end: O(1) per call, so 512 ranks stay fast)."""
+        node = receiver // PER_NODE
+        peers = self._node_size(node) - 1
+        self.comm[(dist, "recv", "intra")][receiver] += peers * nbytes
+        self.comm[(dist, "recv", "inter")][receiver] += (self.world - 1 - peers) * nbytes
+        acc = self._broadcast.setdefault((dist, "sent"), ([0.0] * self._nodes(), [0.0],
+                                                         [0.0] * self.world))
+        acc[0][node] += nbytes
+        acc[1][0] += nbytes
+        acc[2][receiver] += nbytes
+
+    def _scatter(self, dist, sender, nbytes):
+        """`sender` sends `nbytes` to every other rank."""
+        node = sender // PER_NODE
+        peers = self._node_size(node) - 1
+        self.comm[(dist, "sent", "intra")][sender] += peers * nbytes
+        self.comm[(dist, "sent", "inter")][sender] += (self.world - 1 - peers) * nbytes
+        acc = self._broadcast.setdefault((dist, "recv"), ([0.0] * self._nodes(), [0.0],
+                                                         [0.0] * self.world))
+        acc[0][node] += nbytes
+        acc[1][0] += nbytes
+        acc[2][sender] += nbytes
+
+    def _settle(self):
+        """The other side of every _gather / _scatter: rank q sends to (receives
+        from) each rank of its node but itself over NVLink, the rest across nodes."""
+        for (dist, side), (per_node, everyone, own) in self._broadcast.items():
+            for q in range(self.world):
+                node_total = per_node[q // PER_NODE]
+                self.comm[(dist, side, "intra")][q] += node_total - own[q]
+                self.comm[(dist, side, "inter")][q] += everyone[0] - node_total
+        self._broadcast = {}
+
+    def _nodes(self):
+        return (self.world + PER_NODE - 1) // PER_NODE
+
+    def _node_size(self, node):
+        return min(PER_NODE, self.world - node * PER_NODE)
 
     def _move(self, dist, sender, receiver, nbytes):
         where = "intra" if sender // PER_NODE == receiver // PER_NODE else "inter"
