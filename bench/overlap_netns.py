@@ -29,6 +29,8 @@ Models (built once under --work):
         per bag), bottom MLP 13-128-64, top MLP 1728-256-64-1; table-wise, so each rank's
         kjt_all_to_all sends the ids of the other ranks' tables and its pooled all_to_all
         sends B x 64 x (its tables) floats per peer
+  wide  the same with a bottom MLP of 13-512-512-64 (not in the default --models): compute
+        that needs no collective, to show what streams hide when a plan has some
 Each is compiled per world size twice: with --comm-stream=false (mode off: one stream,
 program order) and --comm-stream=true (collectives on stream 1, reordered; modes streams
 and pipeline). Each rank takes batch-per-rank samples of one global batch (--split-batch).
@@ -98,8 +100,13 @@ def build_dlrm(work, batch):
     return d
 
 
-def build_many(work, batch):
-    d = os.path.join(work, "many")
+BOTTOM_MLPS = {"many": (128,), "wide": (512, 512)}  # hidden widths of the bottom MLP
+
+
+def build_many(work, batch, name="many"):
+    """The 26-table model; `wide`: the same with a bottom MLP of 13-512-512-64, compute
+    that does not depend on the embeddings (what streams can hide the input dist behind)."""
+    d = os.path.join(work, name)
     if os.path.exists(os.path.join(d, "model.onnx")) and _batch_of(d) >= batch:
         return d
     os.makedirs(d, exist_ok=True)
@@ -112,8 +119,11 @@ def build_many(work, batch):
     class ManyTables(nn.Module):
         def __init__(self):
             super().__init__()
-            self.bottom = nn.Sequential(nn.Linear(13, 128), nn.ReLU(), nn.Linear(128, MANY_DIM),
-                                        nn.ReLU())
+            layers, width = [], 13
+            for hidden in BOTTOM_MLPS[name] + (MANY_DIM,):
+                layers += [nn.Linear(width, hidden), nn.ReLU()]
+                width = hidden
+            self.bottom = nn.Sequential(*layers)
             self.ebc = EmbeddingBagCollection([
                 EmbeddingBagConfig("t%d" % i, MANY_ROWS, MANY_DIM, ["f%d" % i], "sum")
                 for i in range(MANY_TABLES)])
@@ -292,36 +302,41 @@ def trace_split(paths, world):
 
 def hideable_compute(path):
     """Compute the schedule puts in the shadow of its collectives, per step (ms, mean over
-    ranks and steps), from a trace with a communication stream: for each collective on
-    tid 1, the compute slices on tid 0 from the end of the instruction it waited for
-    (tid 1's wait before it) to the start of tid 0's wait for it (or its end, when tid 0
-    never waited). Stream 0 runs in program order, so that is all the compute that can
-    overlap the collective: exposed communication is at least comm minus this."""
+    ranks), from a trace with a communication stream. Stream 0 runs its instructions in
+    index order; a collective c on stream 1 overlaps at most the stream-0 compute between
+    c's index and its consumer's (the compute instruction that follows stream 0's wait for
+    c, in any step; a collective stream 0 never waited for counts as all hidden). Exposed
+    communication is at least comm minus this."""
     with open(path) as f:
         doc = json.load(f)
-    steps = {}
+    by_rank = {}
     for ev in doc.get("traceEvents", []):
         if ev.get("ph") == "X":
-            a = ev.get("args", {})
-            steps.setdefault((ev["pid"], a.get("batch", 0)), []).append(
-                (float(ev["ts"]), float(ev["ts"]) + float(ev["dur"]), ev["tid"], ev.get("cat"),
-                 a.get("instruction")))
-    totals = []
-    for slices in steps.values():
-        slices.sort()
-        compute0 = [s for s in slices if s[2] == 0 and s[3] == "compute"]
+            by_rank.setdefault(ev["pid"], []).append(ev)
+    per_rank = []
+    for evs in by_rank.values():
+        evs.sort(key=lambda e: e["ts"])
+        durations, runs, consumer, comm = {}, {}, {}, {}
+        for i, e in enumerate(evs):
+            instr = e.get("args", {}).get("instruction")
+            if e["tid"] == 0 and e.get("cat") == "compute":
+                durations[instr] = durations.get(instr, 0.0) + float(e["dur"])
+                runs[instr] = runs.get(instr, 0) + 1
+            elif e["tid"] == 1 and e.get("cat") == "collective":
+                comm[instr] = comm.get(instr, 0.0) + float(e["dur"])
+            elif e["tid"] == 0 and e.get("cat") == "wait":
+                nxt = [x for x in evs[i + 1:] if x["tid"] == 0 and x.get("cat") == "compute"]
+                if nxt:
+                    consumer.setdefault(instr, nxt[0]["args"].get("instruction"))
+        steps = max(runs.values()) if runs else 1
         hidden = 0.0
-        for i, (start, end, tid, cat, instr) in enumerate(slices):
-            if tid != 1 or cat != "collective":
+        for c, total in comm.items():
+            if c not in consumer:
+                hidden += total  # never waited for: all of it was hidden
                 continue
-            waits1 = [s for s in slices[:i] if s[2] == 1 and s[3] == "wait"]
-            dep = [s for s in compute0 if waits1 and s[4] == waits1[-1][4]]
-            t0 = dep[-1][1] if dep else start
-            waits0 = [s for s in slices if s[2] == 0 and s[3] == "wait" and s[4] == instr]
-            t1 = waits0[0][0] if waits0 else end
-            hidden += sum(e - b for b, e, _, _, _ in compute0 if b >= t0 and e <= t1)
-        totals.append(hidden / 1000)
-    return sum(totals) / len(totals) if totals else 0.0
+            hidden += sum(d for i, d in durations.items() if c < i < consumer[c])
+        per_rank.append(hidden / steps / 1000)
+    return sum(per_rank) / len(per_rank) if per_rank else 0.0
 
 
 def handoff_latencies(path):
@@ -673,8 +688,8 @@ def parse_args(argv):
     except argparse.ArgumentTypeError as e:
         ap.error(str(e))
     for m in args.models:
-        if m not in ("dlrm", "many"):
-            ap.error("--models: unknown model '%s' (dlrm, many)" % m)
+        if m not in ("dlrm", "many", "wide"):
+            ap.error("--models: unknown model '%s' (dlrm, many, wide)" % m)
     for m in args.modes:
         if m not in MODES:
             ap.error("--modes: unknown mode '%s' (%s)" % (m, ", ".join(MODES)))
@@ -732,7 +747,7 @@ def main(argv):
         batch = args.batch_per_rank * max(args.ranks)
         model_dirs = {}
         for m in args.models:
-            model_dirs[m] = build_dlrm(args.work, batch) if m == "dlrm" else build_many(args.work, batch)
+            model_dirs[m] = build_dlrm(args.work, batch) if m == "dlrm" else build_many(args.work, batch, m)
         for world in args.ranks:
             bench_world(args, features, model_dirs, world, results)
     except BenchError as e:
