@@ -10,8 +10,8 @@ usage: overlap_netns_test.py CASE BIN_DIR WORKDIR
             ember-run is left
   failure   rank 1 killed in the middle of the run (--fail-rank 1): the benchmark exits 1
             naming the failed rank, writes no JSON, and leaves nothing behind
-  sigterm   SIGTERM while the ranks run (and SIGINT in a second run): exit 143 / 130, the
-            namespaces, veths, bridge and ranks gone
+  sigterm   SIGTERM while the ranks run (then SIGINT and SIGHUP in two more runs): exit
+            143 / 130 / 129, the namespaces, veths, bridge and ranks gone
   bad_args  bad arguments: exit 2 naming the argument, before anything is made (no root)
   full      the whole benchmark (bench/overlap_netns.py defaults, several minutes): only
             with EMBER_LONG_BENCH=1, otherwise skipped (77)
@@ -239,6 +239,7 @@ def main():
     elif case == "sigterm":
         case_signal(bin_dir, work, signal.SIGTERM, 143)
         case_signal(bin_dir, work, signal.SIGINT, 130)
+        case_signal(bin_dir, work, signal.SIGHUP, 129)
     elif case == "full":
         case_full(bin_dir, work)
     else:
