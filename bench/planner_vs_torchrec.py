@@ -540,9 +540,13 @@ def cached_torchrec_plan(name, case, cache):
         return torchrec_plan(case)
     path = os.path.join(cache, f"{name}.json")
     if os.path.exists(path):
-        with open(path) as f:
-            saved = json.load(f)
-        return saved["plan"], saved["seconds"], saved["error"]
+        try:
+            with open(path) as f:
+                saved = json.load(f)
+            return saved["plan"], saved["seconds"], saved["error"]
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise SystemExit(f"{path}: not a TorchRec plan written by --torchrec-plans "
+                             f"({type(error).__name__}: {error}); delete it to plan again")
     plan, seconds, error = torchrec_plan(case)
     os.makedirs(cache, exist_ok=True)
     partial = path + ".partial"

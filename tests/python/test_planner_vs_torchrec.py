@@ -1,0 +1,113 @@
+"""bench/planner_vs_torchrec.py: its yardstick against hand-computed bytes, TorchRec's own
+estimators applied to a plan (the adapter that lets them score Ember's plans) against
+TorchRec's planner's rating of its own plan, and the TorchRec plan cache with bad input.
+
+Optional: skipped unless TorchRec is importable (the venv of scripts/setup-torchrec-venv.sh).
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+torchrec = pytest.importorskip("torchrec")
+pytestmark = pytest.mark.torchrec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import planner_vs_torchrec as bench  # noqa: E402
+
+
+def tw(rank, rows, dim):
+    return {"sharding_type": "table_wise", "compute_kernel": "fused", "ranks": [rank],
+            "sharding_spec": {"shards": [{"shard_offsets": [0, 0],
+                                          "shard_sizes": [rows, dim],
+                                          "placement": f"rank:{rank}/cuda:{rank % 8}"}]}}
+
+
+def test_yardstick_table_wise_bytes_by_hand():
+    # 16 ranks on 2 nodes; one table (dim 8, 2 ids per sample) on rank 3.
+    case = {"world": 16, "device": 80e9,
+            "tables": [bench.table("t", 1000, 8, [2.0])]}
+    y = bench.Yardstick(case, {"t": tw(3, 1000, 8)})
+    B = bench.BATCH
+    ids = B * (2 * 8 + 4)          # per sender: ids and lengths
+    rows = B * 8 * 4               # per receiver: pooled rows
+    # rank 3 receives ids from 7 node peers and 8 remote ranks, sends rows to them
+    assert y.comm[("in", "recv", "intra")][3] == 7 * ids
+    assert y.comm[("in", "recv", "inter")][3] == 8 * ids
+    assert y.comm[("out", "sent", "inter")][3] == 8 * rows
+    # rank 0 (same node) and rank 12 (other node) send ids and receive rows
+    assert y.comm[("in", "sent", "intra")][0] == ids
+    assert y.comm[("in", "sent", "inter")][12] == ids
+    assert y.comm[("out", "recv", "inter")][12] == rows
+    assert y.comm[("out", "recv", "intra")][12] == 0
+    assert y.lookup[3] == B * 16 * 2 * 8 * 4
+    f = y.figures()
+    # the busiest rank's bytes sent or received (the larger): rank 3 sends rows
+    assert f["max_a2a_bytes"] == max(15 * ids, 15 * rows) == 15 * rows
+    assert f["max_inter_node_bytes"] == 8 * rows
+
+
+def test_yardstick_replica_all_reduce_by_hand():
+    case = {"world": 16, "device": 80e9, "tables": [bench.table("t", 1000, 8, [1.0])]}
+    plan = {"t": {"sharding_type": "data_parallel", "compute_kernel": "dense",
+                  "ranks": list(range(16)), "sharding_spec": None}}
+    y = bench.Yardstick(case, plan)
+    size = 1000 * 8 * 4
+    expected = 2 * 7 / 8 * size / bench.INTRA_BW + 2 * 1 / 2 * size / 8 / bench.INTER_BW
+    assert y.allreduce_s[5] == pytest.approx(expected)
+    assert y.figures()["max_a2a_bytes"] == 0
+
+
+def test_torchrec_estimators_rate_torchrec_plan_as_its_planner_does():
+    from torchrec.distributed.planner import EmbeddingShardingPlanner
+    from torchrec.distributed.planner.perf_models import NoopPerfModel
+
+    from ember.torchrec_plan import plan_to_json
+
+    case = {"world": 8, "device": bench.DEVICE_BYTES,
+            "tables": [bench.table(f"t{i}", 10 ** (3 + i % 5), 32 * (1 + i % 4), [1.0 + i])
+                       for i in range(12)]}
+    model, sharders, topology, constraints = bench.torchrec_setup(case)
+    planner = EmbeddingShardingPlanner(topology=topology, batch_size=bench.BATCH,
+                                       constraints=constraints)
+    plan = plan_to_json(planner.plan(model, sharders))
+    own_rating = NoopPerfModel(topology).rate(planner.get_selected_options()) * 1e6
+    perf_us, hbm = bench.TorchRecEstimator(case).score(case, plan)
+    assert perf_us == pytest.approx(own_rating, rel=1e-9)
+    assert hbm > 0
+
+
+def test_torchrec_estimators_say_what_they_cannot_take():
+    case = {"world": 8, "device": bench.DEVICE_BYTES,
+            "tables": [bench.table("t0", 1000, 32, [1.0])]}
+    plan = {"t0": dict(tw(0, 1000, 32), compute_kernel="no_such_kernel")}
+    why = bench.TorchRecEstimator(case).score(case, plan)
+    assert isinstance(why, str) and "no table_wise / no_such_kernel option for t0" in why
+
+
+def run_script(*args):
+    return subprocess.run([sys.executable, os.path.join(ROOT, "bench", "planner_vs_torchrec.py"),
+                           *args], capture_output=True, text=True)
+
+
+def test_torchrec_plan_cache_is_reused(tmp_path):
+    case = bench.make_cases()["criteo-8"]
+    plan = {"ebc": {t["name"]: tw(0, t["rows"], t["dim"]) for t in case["tables"]}}
+    (tmp_path / "criteo-8.json").write_text(json.dumps(
+        {"plan": plan, "seconds": 123.0, "error": None}))
+    got = bench.cached_torchrec_plan("criteo-8", case, str(tmp_path))
+    assert got == (plan, 123.0, None)
+
+
+def test_bad_cache_and_arguments_are_errors(tmp_path):
+    (tmp_path / "criteo-8.json").write_text("{not json")
+    with pytest.raises(SystemExit, match="not a TorchRec plan written by --torchrec-plans"):
+        bench.cached_torchrec_plan("criteo-8", bench.make_cases()["criteo-8"], str(tmp_path))
+    proc = run_script(str(tmp_path), "--torchrec-only")
+    assert proc.returncode == 2 and "--torchrec-only needs --torchrec-plans DIR" in proc.stderr
+    proc = run_script(str(tmp_path), "--cases", "criteo-9")
+    assert proc.returncode == 2 and "unknown case(s) criteo-9" in proc.stderr
