@@ -18,7 +18,8 @@ For each world size: `ember-compile --emit timeline --target cuda --ranks-per-no
 communication stream (the CUDA default) and without it (--comm-stream=false), summed up
 by scripts/ember-trace-summary.py; the table gives per configuration the predicted step,
 comm and exposed comm (the largest over the ranks), and ember-compile's time and peak
-RSS. Needs torch and onnx (Debian's python3-torch is enough); exits 77 without them.
+RSS (--max-rss-gb fails the run above a bound: the tables must never be read). Needs
+torch and onnx (Debian's python3-torch is enough); exits 77 without them.
 """
 import argparse
 import importlib.util
@@ -164,6 +165,9 @@ def main():
     parser.add_argument("--batch-per-rank", type=int, default=8192)
     parser.add_argument("--keep", action="store_true",
                         help="keep the work directory")
+    parser.add_argument("--max-rss-gb", type=float,
+                        help="fail (exit 1) when an ember-compile's peak RSS exceeds "
+                             "this: the tables (104.5 GB) must never be read")
     parser.add_argument("--build-model-only", action="store_true",
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -179,6 +183,8 @@ def main():
         parser.error("--ranks takes a comma-separated list of integers")
     if any(w < 1 for w in world_sizes) or args.batch_per_rank < 1:
         parser.error("world sizes and the batch must be positive")
+    if args.max_rss_gb is not None and not args.max_rss_gb > 0:
+        parser.error("--max-rss-gb must be positive")
     if not os.access(args.ember_compile, os.X_OK):
         parser.error("no ember-compile at %s" % args.ember_compile)
     missing = [m for m in ("onnx", "torch") if importlib.util.find_spec(m) is None]
@@ -210,6 +216,10 @@ def main():
                       % (ranks, "on" if streams else "off", f["step_us"] / 1e3,
                          f["comm_us"] / 1e3, f["exposed_comm_us"] / 1e3,
                          f["compute_us"] / 1e3, seconds, rss / 1e9), flush=True)
+                if args.max_rss_gb is not None and rss / 1e9 > args.max_rss_gb:
+                    print("FAIL: ember-compile's peak RSS %.2f GB exceeds --max-rss-gb %g"
+                          % (rss / 1e9, args.max_rss_gb))
+                    return 1
     finally:
         if args.keep:
             print("work directory kept:", work)

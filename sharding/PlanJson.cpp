@@ -147,6 +147,10 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
       error = number(topology.hostToDeviceBandwidth, kGB, false);
     else if (key == "device_tflops")
       error = number(topology.deviceFlops, 1e12, false);
+    else if (key == "kernel_launch_us")
+      error = number(topology.kernelLaunchSeconds, 1e-6, true);
+    else if (key == "collective_latency_us")
+      error = number(topology.collectiveLatencySeconds, 1e-6, true);
     else
       error = makeError("topology: unknown field '" + key +
                         "' (known: world_size, ranks_per_node, "
@@ -154,7 +158,8 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
                         "reserved_device_fraction, device_bandwidth_gb_per_s, "
                         "lookup_efficiency, intra_node_bandwidth_gb_per_s, "
                         "inter_node_bandwidth_gb_per_s, "
-                        "host_to_device_bandwidth_gb_per_s, device_tflops)");
+                        "host_to_device_bandwidth_gb_per_s, device_tflops, "
+                        "kernel_launch_us, collective_latency_us)");
     if (error)
       return error;
   }

@@ -107,6 +107,11 @@ struct Topology {
   /// tensor cores: 67 TFLOP/s). Only the predicted timeline reads it
   /// (compiler/timeline/, docs/timeline.md); the planner does not.
   double deviceFlops = 67e12;
+  /// Fixed seconds per kernel and per collective round (a KJT all-to-all
+  /// has two: splits, then values). Default 0, as in the planner's costs;
+  /// only the predicted timeline reads them.
+  double kernelLaunchSeconds = 0;
+  double collectiveLatencySeconds = 0;
 
   int64_t numNodes() const {
     return (worldSize + ranksPerNode - 1) / ranksPerNode;

@@ -329,8 +329,11 @@ InstructionCost costCollective(const pb::Plan &plan, const pb::Instruction &in,
   cost.bytes = sent + received;
   Topology group = groupTopology(topology, d, rank);
   double seconds = allToAllSeconds(group, std::max(sent, received));
-  // An all-reduce is a reduce-scatter then an all-gather.
-  cost.seconds = k == kn::kAllReduce ? 2 * seconds : seconds;
+  // An all-reduce is a reduce-scatter then an all-gather; a KJT all-to-all
+  // exchanges its splits, then the values: two rounds of latency each.
+  bool twoRounds = k == kn::kAllReduce || k == kn::kKjtAllToAll;
+  cost.seconds = (k == kn::kAllReduce ? 2 * seconds : seconds) +
+                 (twoRounds ? 2 : 1) * topology.collectiveLatencySeconds;
   return cost;
 }
 
@@ -493,6 +496,8 @@ costInstructions(const pb::Plan &plan, int rank, const Topology &topology,
       cost = costLookup(program, in, topology, sizes);
     else
       cost = costDense(program, in, topology, sizes, isConstant);
+    if (!cost.view && !(in.collective() > 0))
+      cost.seconds += topology.kernelLaunchSeconds;
     costs.push_back(cost);
   }
   return costs;

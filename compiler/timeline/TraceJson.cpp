@@ -135,6 +135,9 @@ std::string traceJson(const Timeline &timeline,
                      topology.intraNodeBandwidth / 1e9);
       json.attribute("inter_node_bandwidth_gb_per_s",
                      topology.interNodeBandwidth / 1e9);
+      json.attribute("kernel_launch_us", topology.kernelLaunchSeconds * 1e6);
+      json.attribute("collective_latency_us",
+                     topology.collectiveLatencySeconds * 1e6);
     });
   });
   std::string text = "{\"traceEvents\": [\n";
