@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <new>
 #include <thread>
 
 namespace ember {
@@ -176,9 +177,28 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
                                 &run.shared());
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
                              nullptr, &run.shared());
-  streams.commThread->submit(
-      [&run, &commCtx] { run.finishCommunication(run.runStream(1, commCtx)); });
-  Status status = run.runStream(0, computeCtx);
+  streams.commThread->submit([&run, &commCtx] {
+    // Nothing may escape the thread (std::terminate); the run must end.
+    Status status;
+    try {
+      status = run.runStream(1, commCtx);
+    } catch (const std::bad_alloc &) {
+      status = resourceExhausted("out of memory on the communication thread");
+    } catch (...) {
+      status = internalError("an exception on the communication thread");
+    }
+    run.finishCommunication(std::move(status));
+  });
+  // The communication thread holds references into this frame: whatever
+  // happens here, it is joined before returning.
+  Status status;
+  try {
+    status = run.runStream(0, computeCtx);
+  } catch (const std::bad_alloc &) {
+    status = resourceExhausted("out of memory while running stream 0");
+  } catch (...) {
+    status = internalError("an exception while running stream 0");
+  }
   if (!status.isOk())
     run.abortCommunication();
   // The communication thread uses this run's memory until it is done.

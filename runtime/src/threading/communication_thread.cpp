@@ -17,8 +17,14 @@ void CommunicationThread::submit(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     jobs_.push_back(std::move(job));
-    if (!thread_.joinable())
-      thread_ = std::thread([this] { loop(); });
+    if (!thread_.joinable()) {
+      try {
+        thread_ = std::thread([this] { loop(); });
+      } catch (...) {
+        jobs_.pop_back(); // never to run later with what it refers to gone
+        throw;
+      }
+    }
   }
   wake_.notify_all();
 }

@@ -30,7 +30,7 @@ public:
   CommunicationThread &operator=(const CommunicationThread &) = delete;
 
   /// Queues `job`; it runs after every job submitted before it. `job` must
-  /// not throw.
+  /// not throw. Throws (and queues nothing) when the thread cannot start.
   void submit(std::function<void()> job);
 
 private:
