@@ -22,6 +22,8 @@ Cases:
             rank's split; no part file is left. With --overlap off every
             collective is on track 0 and nothing waits.
   trace_1   one rank (no collectives): one process, no flow events.
+  trace_fault  2 ranks, rank 1 exits during its second run: ember-run
+            fails, and neither the trace nor a part file is left.
   bad_args  --overlap sometimes: usage error; --trace into a missing
             directory, or naming a directory: a clear error before anything
             runs (no output directory made), also with --nproc 2.
@@ -322,6 +324,28 @@ def bad_args(compiler, runner, work):
     print("ok: bad --overlap and --trace refused before running")
 
 
+def trace_fault(compiler, runner, work):
+    """A rank that dies mid-run: the run fails, no trace and no part left."""
+    inputs, _ = make_model("dlrm", work)
+    plan, _ = compile_plan(compiler, work, "plan", ["--world-size", "2",
+                                                    "--sharding",
+                                                    "table_wise"])
+    trace = os.path.join(work, "trace.json")
+    cmd = [runner, plan, "--quiet", "--nproc", "2", "--timeout", "10",
+           "--repeat", "3", "--trace", trace, "--output-dir",
+           os.path.join(work, "out")]
+    for name in inputs:
+        cmd += ["--input", "%s=%s" % (name, os.path.join(work, name + ".npy"))]
+    env = dict(os.environ, EMBER_RUN_TEST_FAULT="1:exit@1")
+    proc = run(cmd, timeout=120, env=env)
+    if proc.returncode == 0:
+        fail("a rank exited mid-run but ember-run succeeded", proc)
+    left = [f for f in os.listdir(work) if f.startswith("trace.json")]
+    if left or os.path.exists(os.path.join(work, "out")):
+        fail("a failed run left %s" % left, proc)
+    print("ok: a failed run leaves no trace and no part")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__)
@@ -336,6 +360,8 @@ def main():
         trace_case(4, compiler, runner, work)
     elif case == "trace_1":
         trace_case(1, compiler, runner, work)
+    elif case == "trace_fault":
+        trace_fault(compiler, runner, work)
     elif case == "bad_args":
         bad_args(compiler, runner, work)
     else:
