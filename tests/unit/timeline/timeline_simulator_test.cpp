@@ -150,6 +150,21 @@ TEST(TimelineSimulator, ProgramOrderOnOneStream) {
   EXPECT_EQ(t->streamsPerRank, (std::vector<int>{1, 1}));
 }
 
+TEST(TimelineSimulator, FixedCostsPerKernelAndCollective) {
+  ember::sharding::Topology topology = roundTopology();
+  topology.kernelLaunchSeconds = 1 * kUs;
+  topology.collectiveLatencySeconds = 1 * kUs;
+  llvm::Expected<Timeline> t =
+      simulatePlan(twoRankPlan(false), topology, SizeAssumptions());
+  ASSERT_TRUE(static_cast<bool>(t)) << llvm::toString(t.takeError());
+  // Each relu 1 us longer; rank 1 issues the gather at 6 us; it takes its
+  // 1 us of bytes plus 1 us of latency.
+  expectSpan(sliceOf(*t, 0, 0, SliceKind::Compute), 0, 3, 0);
+  expectSpan(sliceOf(*t, 0, 1, SliceKind::Collective), 3, 8, 0);
+  expectSpan(sliceOf(*t, 1, 2, SliceKind::Collective), 6, 8, 0);
+  expectSpan(sliceOf(*t, 0, 3, SliceKind::Compute), 11, 16, 0);
+}
+
 TEST(TimelineSimulator, TraceJsonFlowsAndMetadata) {
   llvm::Expected<Timeline> t =
       simulatePlan(twoRankPlan(true), roundTopology(), SizeAssumptions());
