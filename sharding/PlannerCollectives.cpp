@@ -1,6 +1,6 @@
 //===- PlannerCollectives.cpp - the step as its collectives see it --------===//
 //
-// Step 4 of the search, on the best plan: the per-rank score adds each
+// Step 6 of the search, on the best plan: the per-rank score adds each
 // rank's lookups and its share of the input and output all-to-alls, but a
 // step waits for the slowest rank of each collective in turn. Here the
 // plan's "collective step" (the sum over the cost parts, lookup, input

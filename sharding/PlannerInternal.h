@@ -8,7 +8,7 @@
 //   PlannerCandidates.cpp  1. the shardings each table may take
 //   PlannerSeed.cpp        2. greedy seed placements (and State::place)
 //   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
-//   PlannerCollectives.cpp 4. the best plan's collective step lowered
+//   PlannerCollectives.cpp 6. the best plan's collective step lowered
 // Not part of the library's interface (Planner.h is).
 //
 //===----------------------------------------------------------------------===//
