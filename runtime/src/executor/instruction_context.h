@@ -44,9 +44,11 @@ class InstructionContext : public KernelContext {
 public:
   InstructionContext(const Program &program, RunContext &run, ThreadPool &pool,
                      BoundsCheckMode mode, Communicator *comm,
-                     ExecutionDevice *device, std::mutex *shared = nullptr)
+                     ExecutionDevice *device, std::mutex *shared = nullptr,
+                     int thread = 0)
       : program_(program), run_(run), pool_(pool), mode_(mode), comm_(comm),
-        device_(device), shared_(shared) {}
+        device_(device), shared_(shared), scratch_(run.scratchBlocks[thread]) {
+  }
 
   /// Returns the scratch blocks of the instruction that ran to the arena
   /// (`reuse`) or forgets them (the arena frees them at the run's end).
@@ -196,7 +198,7 @@ private:
   Communicator *comm_;
   ExecutionDevice *device_;
   std::mutex *shared_;
-  std::vector<int> scratch_; // the running instruction's scratch blocks
+  std::vector<int> &scratch_; // the running instruction's scratch blocks
   const InstructionInfo *instr_ = nullptr;
 };
 

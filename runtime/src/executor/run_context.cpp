@@ -7,6 +7,8 @@ RunContext::RunContext(const Program &program, MemoryResource &memory)
     : slots(program.slots.size()), symbolValues(program.symbols.size(), -1),
       symbolSources(program.symbols.size(), nullptr), arena(memory),
       staticArena(memory) {
+  for (std::vector<int> &scratch : scratchBlocks)
+    scratch.reserve(16);
   arena.setLimit(static_cast<size_t>(program.maxTensorBytes));
 }
 
@@ -19,6 +21,8 @@ void RunContext::reset() {
     symbolValues[i] = -1;
     symbolSources[i] = nullptr;
   }
+  for (std::vector<int> &scratch : scratchBlocks)
+    scratch.clear();
   arena.releaseAll();
   invalidIds = 0;
 }

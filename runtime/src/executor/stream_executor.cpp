@@ -20,8 +20,11 @@ public:
   StreamRun(const Program &program, RunContext &ctx,
             const StreamExecution &streams)
       : program_(program), ctx_(ctx), streams_(streams),
-        done_(program.instructions.size(), 0),
-        uses_(streams.schedule->slotUses) {}
+        done_(ctx.instructionDone), uses_(ctx.slotUsesLeft) {
+    // Kept in the run context: a steady-state run allocates nothing.
+    done_.assign(program.instructions.size(), 0);
+    uses_ = streams.schedule->slotUses;
+  }
 
   /// Runs the instructions of `stream` in order on this thread, with
   /// `kctx`; returns the first error (or, on stream 0, the collective's
@@ -65,12 +68,12 @@ private:
 
   std::mutex m_; // done_, the flags, commStatus_
   std::condition_variable cv_;
-  std::vector<char> done_;
+  std::vector<char> &done_;
   bool abort_ = false;
   bool commFinished_ = false;
   std::atomic<bool> commFailed_{false};
   Status commStatus_;
-  std::vector<int> uses_; // per slot: uses still to come (under shared_)
+  std::vector<int> &uses_; // per slot: uses still to come (under shared_)
 };
 
 bool StreamRun::awaitInstruction(int stream, int j, int track) {
@@ -176,7 +179,7 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
   InstructionContext computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
                                 &run.shared());
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
-                             nullptr, &run.shared());
+                             nullptr, &run.shared(), /*thread=*/1);
   streams.commThread->submit([&run, &commCtx] {
     // Nothing may escape the thread (std::terminate); the run must end.
     Status status;
