@@ -2,6 +2,7 @@
 #include "plan/PlanMemoryPlanner.h"
 
 #include "kernel_contract/kernel_contract.h"
+#include "plan/PlanDataTypes.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -23,30 +24,10 @@ int64_t alignUp(int64_t v) {
   return (v + kAlignment - 1) / kAlignment * kAlignment;
 }
 
-int64_t dtypeBytes(int dtype) {
-  switch (dtype) {
-  case pb::FLOAT32:
-  case pb::INT32:
-    return 4;
-  case pb::FLOAT16:
-  case pb::BFLOAT16:
-    return 2;
-  case pb::INT8:
-  case pb::UINT8:
-  case pb::BOOL:
-    return 1;
-  case pb::INT64:
-  case pb::FLOAT64:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
 /// The slot's size with every symbol at its bound; -1 when unbounded.
 int64_t boundedBytes(const pb::Slot &slot,
                      const std::map<std::string, int64_t> &bounds) {
-  int64_t bytes = dtypeBytes(slot.dtype());
+  int64_t bytes = planDtypeBytes(slot.dtype());
   if (bytes == 0)
     return -1;
   for (const pb::Dim &d : slot.shape()) {

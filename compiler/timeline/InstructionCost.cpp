@@ -6,6 +6,7 @@
 #include "timeline/InstructionCost.h"
 
 #include "kernel_contract/kernel_contract.h"
+#include "plan/PlanDataTypes.h"
 #include "sharding/CostModel.h"
 
 #include <algorithm>
@@ -15,29 +16,13 @@ namespace ember::timeline {
 namespace {
 
 namespace pb = ::ember::plan;
+namespace plan_emitter = ::mlir::ember::plan_emitter;
 namespace kn = ::ember::contract::kernel_names;
 using ::ember::sharding::CostModel;
 using ::ember::sharding::PlannerOptions;
 using ::ember::sharding::TableFormat;
 using ::ember::sharding::TableSpec;
 using ::ember::sharding::Topology;
-
-double bytesOf(pb::DataType dtype) {
-  switch (dtype) {
-  case pb::FLOAT16:
-  case pb::BFLOAT16:
-    return 2;
-  case pb::INT8:
-  case pb::UINT8:
-  case pb::BOOL:
-    return 1;
-  case pb::INT64:
-  case pb::FLOAT64:
-    return 8;
-  default:
-    return 4;
-  }
-}
 
 const pb::Attribute *attrNamed(const pb::Instruction &in,
                                const std::string &name) {
@@ -104,7 +89,9 @@ public:
     return n;
   }
   double bytes(int slot) const {
-    return valid(slot) ? elements(slot) * bytesOf(program.slots(slot).dtype())
+    return valid(slot) ? elements(slot) *
+                             static_cast<double>(plan_emitter::planDtypeBytes(
+                                 program.slots(slot).dtype()))
                        : 0.0;
   }
 

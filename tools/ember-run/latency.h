@@ -2,6 +2,8 @@
 #ifndef EMBER_TOOLS_EMBER_RUN_LATENCY_H
 #define EMBER_TOOLS_EMBER_RUN_LATENCY_H
 
+#include "core/json_string.h" // jsonString, for the JSON report
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,9 +19,6 @@ struct LatencyStats {
 /// Nearest-rank percentiles over per-run latencies in milliseconds.
 LatencyStats computeLatencyStats(std::vector<double> latenciesMs,
                                  int64_t batchSize);
-
-/// Escapes a string for a JSON string literal (quotes included).
-std::string jsonString(const std::string &s);
 
 } // namespace ember::tools
 

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "ember/trace.h"
 
+#include "core/json_string.h"
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -19,35 +21,6 @@
 namespace ember {
 
 namespace {
-
-std::string jsonQuote(const std::string &s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  return out + "\"";
-}
 
 const char *kPartHeader = "ember-trace-part 1";
 
@@ -121,17 +94,17 @@ std::string encodeTracePart(const SessionTrace &trace, bool batchArgs) {
           batchArgs ? ",\"batch\":" + std::to_string(batch) : "";
       out << s.beginNs << '\t' << dur << "\t\"ph\":\"X\"," << where;
       if (s.wait) {
-        out << ",\"name\":" << jsonQuote("wait " + in.kernel)
+        out << ",\"name\":" << jsonString("wait " + in.kernel)
             << ",\"cat\":\"wait\",\"args\":{\"instruction\":" << s.instruction
             << batchArg << "}\n";
         continue;
       }
       const bool collective = in.collectiveSequence >= 0;
-      out << ",\"name\":" << jsonQuote(in.kernel) << ",\"cat\":\""
+      out << ",\"name\":" << jsonString(in.kernel) << ",\"cat\":\""
           << (collective ? "collective" : "compute")
           << "\",\"args\":{\"instruction\":" << s.instruction
           << ",\"bytes\":" << s.bytes
-          << ",\"location\":" << jsonQuote(in.location) << batchArg << "}\n";
+          << ",\"location\":" << jsonString(in.location) << batchArg << "}\n";
       if (!collective || world < 2)
         continue;
       // The flow that links this collective across the ranks.
@@ -140,7 +113,7 @@ std::string encodeTracePart(const SessionTrace &trace, bool batchArgs) {
           in.collectiveSequence + static_cast<int64_t>(batch) * 1000000;
       out << s.beginNs + dur / 2 << "\t-\t\"ph\":\"" << ph << "\"," << where
           << ",\"id\":" << id
-          << ",\"cat\":\"collective\",\"name\":" << jsonQuote(in.kernel)
+          << ",\"cat\":\"collective\",\"name\":" << jsonString(in.kernel)
           << (rank == world - 1 ? ",\"bp\":\"e\"" : "") << "\n";
     }
   }
@@ -235,7 +208,7 @@ Result<std::string> mergeTraceParts(
       "\"kind\": \"measured\", \"ranks\": " +
       std::to_string(world);
   for (const auto &[name, value] : provenance)
-    json += ", " + jsonQuote(name) + ": " + value;
+    json += ", " + jsonString(name) + ": " + value;
   json += "}\n}\n";
   return json;
 }
