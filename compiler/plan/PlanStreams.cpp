@@ -1,6 +1,8 @@
 //===- PlanStreams.cpp - Communication on its own stream ------------------===//
 #include "plan/PlanStreams.h"
 
+#include "plan/PlanPipelineStages.h"
+
 #include <algorithm>
 
 namespace mlir::ember::plan_emitter {
@@ -118,6 +120,8 @@ std::vector<int> assignCommunicationStream(pb::RankProgram &program) {
   if (!any)
     return keepUntil;
   scheduleForOverlap(program);
+  // The input distribution first, marked for cross-batch pipelining.
+  markInputDistribution(program);
 
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
   // What collective c reads or writes must not be reused before `until`:

@@ -12,7 +12,10 @@
 //     collective's event (stream 1 runs in order);
 //   - every slot a collective reads or writes stays alive (for the memory
 //     plan) until the stream-0 instruction that waits for that collective,
-//     or the end.
+//     or the end;
+//   - the input distribution (the first collectives that read no
+//     collective's result, with what feeds them) goes first, marked for
+//     cross-batch pipelining (PlanPipelineStages.h).
 // The CPU backend runs instructions in program order and ignores streams.
 //
 //===----------------------------------------------------------------------===//

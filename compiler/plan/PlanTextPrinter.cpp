@@ -199,6 +199,8 @@ void printProgram(llvm::raw_ostream &os, const pb::Plan &plan,
       os << " record ";
       printList(os, instr.record_events(), false);
     }
+    if (instr.input_distribution())
+      os << " input_distribution";
     if (!instr.name().empty())
       os << "  // " << instr.name();
     os << "\n";

@@ -58,7 +58,8 @@ std::string forRank(std::string path, int rank) {
   return path;
 }
 
-Status readInputs(const RunOptions &o, int rank, NamedArrays &arrays) {
+Status readInputs(const RunOptions &o, const std::vector<std::string> &npzFiles,
+                  int rank, NamedArrays &arrays) {
   auto add = [&](const std::string &name, Tensor t,
                  const std::string &from) -> Status {
     if (!arrays.emplace(name, std::move(t)).second)
@@ -66,7 +67,7 @@ Status readInputs(const RunOptions &o, int rank, NamedArrays &arrays) {
                              "' is given twice (again in " + from + ")");
     return Status::ok();
   };
-  for (const std::string &npzPattern : o.npzFiles) {
+  for (const std::string &npzPattern : npzFiles) {
     std::string npz = forRank(npzPattern, rank);
     EMBER_ASSIGN_OR_RETURN(auto entries, npy::readNpz(npz));
     for (auto &e : entries)
@@ -78,6 +79,50 @@ Status readInputs(const RunOptions &o, int rank, NamedArrays &arrays) {
     EMBER_RETURN_IF_ERROR(add(name, std::move(t), "'" + file + "'"));
   }
   return Status::ok();
+}
+
+/// The .npz files of each batch: --inputs as given (one batch), or the
+/// list of --inputs A.npz,B.npz,... / the *.npz of --inputs DIR, by name.
+Result<std::vector<std::vector<std::string>>> batchFiles(const RunOptions &o,
+                                                         int rank) {
+  std::vector<std::vector<std::string>> batches;
+  if (o.batchList.empty()) {
+    batches.push_back(o.npzFiles);
+    return batches;
+  }
+  const std::string list = forRank(o.batchList, rank);
+  std::error_code ec;
+  if (std::filesystem::is_directory(list, ec)) {
+    std::vector<std::string> files;
+    for (const auto &entry : std::filesystem::directory_iterator(list, ec))
+      if (entry.path().extension() == ".npz")
+        files.push_back(entry.path().string());
+    if (ec)
+      return invalidArgument("cannot list the directory '" + list +
+                             "': " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+      return invalidArgument("--inputs '" + list +
+                             "': the directory has no .npz file");
+    for (std::string &f : files)
+      batches.push_back({std::move(f)});
+    return batches;
+  }
+  size_t begin = 0;
+  for (;;) {
+    size_t comma = list.find(',', begin);
+    std::string file = list.substr(begin, comma == std::string::npos
+                                              ? std::string::npos
+                                              : comma - begin);
+    if (file.empty())
+      return invalidArgument("--inputs '" + list +
+                             "': an empty file name in the list of batches");
+    batches.push_back({file});
+    if (comma == std::string::npos)
+      break;
+    begin = comma + 1;
+  }
+  return batches;
 }
 
 /// Groups NAME.values / NAME.lengths / NAME.offsets / NAME.weights into the
@@ -258,7 +303,8 @@ void injectTestFault(int rank, int runIndex) {
       ::pause();
 }
 
-int report(const RunOptions &o, const Session &session, const RunOutputs &out,
+int report(const RunOptions &o, const Session &session,
+           const std::vector<const RunOutputs *> &outs,
            const std::vector<double> &latencies, const std::string &trace);
 
 /// What otherData of the trace says about the run.
@@ -325,38 +371,70 @@ int run(const RunOptions &o) {
     for (const std::string &where : onHost)
       std::fprintf(stderr, "  %s\n", where.c_str());
   }
-  NamedArrays arrays;
-  s = readInputs(o, rank, arrays);
-  if (!s.isOk())
-    return fail(s);
-  if (o.splitBatch &&
-      !(s = splitGlobalBatch((*session)->signature(), arrays, rank, world))
-           .isOk())
-    return fail(s);
-  RunInputs inputs;
-  s = buildRunInputs((*session)->signature(), arrays, inputs);
-  if (!s.isOk())
-    return fail(s);
+  auto files = batchFiles(o, rank);
+  if (!files)
+    return fail(files.status());
+  const size_t numBatches = files->size();
+  std::vector<RunInputs> batches(numBatches);
+  for (size_t b = 0; b < numBatches; ++b) {
+    NamedArrays arrays;
+    s = readInputs(o, (*files)[b], rank, arrays);
+    if (s.isOk() && o.splitBatch)
+      s = splitGlobalBatch((*session)->signature(), arrays, rank, world);
+    if (s.isOk())
+      s = buildRunInputs((*session)->signature(), arrays, batches[b]);
+    if (!s.isOk())
+      return fail(numBatches > 1
+                      ? s.withContext("batch " + std::to_string(b) + " ('" +
+                                      (*files)[b][0] + "')")
+                      : s);
+  }
 
-  RunOutputs localOut;
-  RunOutputs &out = localOut;
+  // The outputs of the last repetition, per batch.
+  std::vector<RunOutputs> outs(numBatches);
   for (int i = 0; i < o.warmup; ++i) {
     injectTestFault(rank, i);
-    if (!(s = (*session)->run(inputs, &out)).isOk())
+    if (!(s = (*session)->run(batches[i % numBatches], &outs[i % numBatches]))
+             .isOk())
       return fail(s);
   }
   (*session)->takeTrace(); // the warmup runs are not traced
   std::vector<double> latencies;
-  latencies.reserve(o.repeat);
-  for (int i = 0; i < o.repeat; ++i) {
-    injectTestFault(rank, o.warmup + i);
+  const size_t total = numBatches * static_cast<size_t>(o.repeat);
+  latencies.reserve(total);
+  if (o.pipelineDepth > 1) {
+    // One pipelined call over the list, --repeat times: the time per batch
+    // is the call's over the number of batches.
+    std::vector<RunInputs> all;
+    all.reserve(total);
+    for (int r = 0; r < o.repeat; ++r)
+      all.insert(all.end(), batches.begin(), batches.end());
+    injectTestFault(rank, o.warmup);
+    std::vector<RunOutputs> results;
     auto start = std::chrono::steady_clock::now();
-    s = (*session)->run(inputs, &out);
+    s = (*session)->runPipelined(all, o.pipelineDepth, &results);
     auto end = std::chrono::steady_clock::now();
     if (!s.isOk())
       return fail(s);
-    latencies.push_back(
-        std::chrono::duration<double, std::milli>(end - start).count());
+    const double ms =
+        std::chrono::duration<double, std::milli>(end - start).count();
+    latencies.assign(total, ms / static_cast<double>(total));
+    for (size_t b = 0; b < numBatches; ++b)
+      outs[b] = std::move(results[total - numBatches + b]);
+  } else {
+    for (size_t i = 0; i < total; ++i) {
+      injectTestFault(rank, o.warmup + static_cast<int>(i));
+      auto start = std::chrono::steady_clock::now();
+      s = (*session)->run(batches[i % numBatches], &outs[i % numBatches]);
+      auto end = std::chrono::steady_clock::now();
+      if (!s.isOk())
+        return fail(numBatches > 1
+                        ? s.withContext("batch " +
+                                        std::to_string(i % numBatches))
+                        : s);
+      latencies.push_back(
+          std::chrono::duration<double, std::milli>(end - start).count());
+    }
   }
   SessionTrace trace;
   if (sessionOptions.recordTrace)
@@ -365,23 +443,28 @@ int run(const RunOptions &o) {
     std::printf("%s\n", formatTraceSplit(trace).c_str());
   std::string tracePart;
   if (!o.tracePath.empty())
-    tracePart = encodeTracePart(trace, o.repeat > 1);
+    tracePart = encodeTracePart(trace, total > 1);
   // Each rank's part is complete before the final barrier.
   if (multi && !o.tracePath.empty() &&
       !(s = writeTracePart(o.tracePath, rank, tracePart)).isOk())
     return fail(s);
-  RunOutputs gathered;
-  const RunOutputs *result = &out;
+  std::vector<RunOutputs> gathered(multi ? numBatches : 0);
+  std::vector<const RunOutputs *> results;
+  for (const RunOutputs &out : outs)
+    results.push_back(&out);
   if (multi) {
-    // Every rank takes part in the gather; the final barrier makes sure
-    // that rank 0 writes only when no rank failed up to here.
-    if (!(s = (*session)->gatherOutputs(out, &gathered)).isOk() ||
-        !(s = (*session)->barrier()).isOk()) {
+    // Every rank takes part in the gathers (batch by batch, the same order
+    // everywhere); the final barrier makes sure that rank 0 writes only
+    // when no rank failed up to here.
+    for (size_t b = 0; b < numBatches && s.isOk(); ++b) {
+      s = (*session)->gatherOutputs(outs[b], &gathered[b]);
+      results[b] = &gathered[b];
+    }
+    if (!s.isOk() || !(s = (*session)->barrier()).isOk()) {
       if (!o.tracePath.empty())
         removeTracePart(o.tracePath, rank);
       return fail(s);
     }
-    result = &gathered;
     if (rank != 0)
       return 0;
   }
@@ -394,32 +477,47 @@ int run(const RunOptions &o) {
       return fail(merged.status());
     traceJson = std::move(*merged);
   }
-  return report(o, **session, *result, latencies, traceJson);
+  return report(o, **session, results, latencies, traceJson);
 }
 
-int report(const RunOptions &o, const Session &session, const RunOutputs &out,
+int report(const RunOptions &o, const Session &session,
+           const std::vector<const RunOutputs *> &outs,
            const std::vector<double> &latencies, const std::string &trace) {
   Status s;
+  const RunOutputs &out = *outs[0];
+  const bool several = outs.size() > 1;
   int64_t batch = batchSizeOf(out);
   LatencyStats stats = computeLatencyStats(latencies, batch);
 
-  for (size_t i = 0; i < out.size(); ++i)
-    std::printf("output %s: %s\n", out.name(i).c_str(),
-                out.tensor(i).describe().c_str());
-  if (out.invalidIds() > 0)
-    std::printf("invalid ids (zeroed, --bounds-check warning): %lld\n",
-                static_cast<long long>(out.invalidIds()));
+  for (size_t b = 0; b < outs.size(); ++b) {
+    const std::string prefix = several ? "batch " + std::to_string(b) + " " : "";
+    for (size_t i = 0; i < outs[b]->size(); ++i)
+      std::printf("%soutput %s: %s\n", prefix.c_str(),
+                  outs[b]->name(i).c_str(),
+                  outs[b]->tensor(i).describe().c_str());
+    if (outs[b]->invalidIds() > 0)
+      std::printf("%sinvalid ids (zeroed, --bounds-check warning): %lld\n",
+                  prefix.c_str(),
+                  static_cast<long long>(outs[b]->invalidIds()));
+  }
+  if (o.pipelineDepth > 1)
+    std::printf("pipeline depth %d: %zu batch(es) in %.3f ms\n",
+                o.pipelineDepth, latencies.size(),
+                stats.meanMs * static_cast<double>(latencies.size()));
   std::printf(
-      "latency over %d run(s), batch %lld: min %.3f ms, median %.3f ms, "
+      "latency over %zu run(s), batch %lld: min %.3f ms, median %.3f ms, "
       "p90 %.3f ms, p99 %.3f ms; throughput %.1f samples/s\n",
-      o.repeat, static_cast<long long>(batch), stats.minMs, stats.medianMs,
-      stats.p90Ms, stats.p99Ms, stats.samplesPerSecond);
+      latencies.size(), static_cast<long long>(batch), stats.minMs,
+      stats.medianMs, stats.p90Ms, stats.p99Ms, stats.samplesPerSecond);
 
   // Outputs and report are written in full first, then published together.
   FileTransaction files;
-  if (!o.outputDir.empty() &&
-      !(s = stageOutputs(o.outputDir, out, files)).isOk())
-    return fail(s);
+  for (size_t b = 0; b < outs.size() && !o.outputDir.empty(); ++b)
+    if (!(s = stageOutputs(several ? o.outputDir + "/batch" + std::to_string(b)
+                                   : o.outputDir,
+                           *outs[b], files))
+             .isOk())
+      return fail(several ? s.withContext("batch " + std::to_string(b)) : s);
   if (!o.reportJson.empty() &&
       !(s = stageFile(files, o.reportJson,
                       reportJson(o, stats, batch, out, session.stats())))

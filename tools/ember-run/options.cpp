@@ -1,6 +1,8 @@
 //===- options.cpp - ember-run's command line -----------------------------===//
 #include "options.h"
 
+#include <filesystem>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -18,8 +20,16 @@ read from NumPy files and writes its outputs as NAME.npy files.
                            NAME.lengths (or NAME.offsets) and NAME.weights
   --inputs FILE.npz        every array of an .npz (np.savez or
                            np.savez_compressed), named as above
+  --inputs A.npz,B.npz,... several batches, run in this order (or
+  --inputs DIR             DIR's *.npz by name); --input arrays go to every
+                           batch; outputs go to DIR/batchK/NAME.npy
+  --pipeline-depth N       run the batches with up to N in flight: the input
+                           distribution of the next ones overlaps this one's
+                           compute (default 1: one after the other; needs a
+                           multi-rank plan compiled with pipeline stages)
   --output-dir DIR         write each output to DIR/NAME.npy
-  --repeat N               run N times and report latency (default 1)
+  --repeat N               run N times (the list of batches N times) and
+                           report latency (default 1)
   --warmup K               untimed runs before those (default 0)
   --threads T              kernel threads (default 1; 0 = one per core)
   --bounds-check MODE      fatal (default), warning or ignore
@@ -131,7 +141,18 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
       o.inputFiles.emplace_back(spec.substr(0, eq), spec.substr(eq + 1));
     } else if (arg == "--inputs") {
       EMBER_ASSIGN_OR_RETURN(std::string f, next());
-      o.npzFiles.push_back(f);
+      bool isDir = std::filesystem::is_directory(f);
+      if (f.find(',') != std::string::npos || isDir) {
+        if (!o.batchList.empty())
+          return invalidArgument("--inputs: a list of batches is given twice "
+                                 "('" + o.batchList + "' and '" + f + "')");
+        o.batchList = f;
+      } else {
+        o.npzFiles.push_back(f);
+      }
+    } else if (arg == "--pipeline-depth") {
+      EMBER_ASSIGN_OR_RETURN(std::string v, next());
+      EMBER_ASSIGN_OR_RETURN(o.pipelineDepth, parseCount(arg, v.c_str(), 1));
     } else if (arg == "--output-dir") {
       EMBER_ASSIGN_OR_RETURN(o.outputDir, next());
     } else if (arg == "--report-json") {
@@ -204,6 +225,10 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
   }
   if (!o.help && !o.listKernels && o.planPath.empty())
     return invalidArgument("no plan given");
+  if (!o.batchList.empty() && !o.npzFiles.empty())
+    return invalidArgument("--inputs '" + o.batchList +
+                           "' is a list of batches: give the other .npz files "
+                           "in it, not as --inputs '" + o.npzFiles[0] + "'");
   if (o.cudaGraphs && o.device == "cpu")
     return invalidArgument("--cuda-graphs needs --device cuda");
   return o;

@@ -15,6 +15,9 @@ struct RunOptions {
   std::string planPath;
   std::vector<std::pair<std::string, std::string>> inputFiles; // NAME=FILE.npy
   std::vector<std::string> npzFiles;
+  /// --inputs A.npz,B.npz,... or --inputs DIR: one batch per file.
+  std::string batchList;
+  int pipelineDepth = 1; // --pipeline-depth N
   std::string outputDir;
   int repeat = 1;
   int warmup = 0;

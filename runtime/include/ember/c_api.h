@@ -201,6 +201,18 @@ EmberStatusCode ember_inputs_set_kjt(EmberInputs *inputs, const char *name,
 EmberStatusCode ember_session_run(const EmberSession *session,
                                   const EmberInputs *inputs,
                                   EmberOutputs **outputs, EmberStatus **status);
+/* Cross-batch pipelining (Session::runPipelined, docs/runtime.md): runs
+ * inputs[0..num_batches) in order with up to `depth` batches in flight;
+ * outputs[b] (created when NULL, else overwritten)
+ * receives batch b's outputs, identical to running the batches one by one.
+ * Depth 1 runs them one by one; depth > 1 needs a plan compiled with
+ * pipeline stages and overlap on. Every rank passes the same depth and
+ * number of batches. */
+EmberStatusCode ember_session_run_pipelined(const EmberSession *session,
+                                            const EmberInputs *const *inputs,
+                                            size_t num_batches, int depth,
+                                            EmberOutputs **outputs,
+                                            EmberStatus **status);
 void ember_outputs_free(EmberOutputs *outputs);
 size_t ember_outputs_count(const EmberOutputs *outputs);
 const char *ember_outputs_name(const EmberOutputs *outputs, size_t index);

@@ -225,6 +225,18 @@ public:
   /// Runs the plan. Thread-safe. On error `outputs` is left with no entries.
   Status run(const RunInputs &inputs, RunOutputs *outputs) const;
   Result<RunOutputs> run(const RunInputs &inputs) const;
+  /// Cross-batch pipelining (docs/runtime.md, "Cross-batch pipelining"):
+  /// runs `batches` in order with up to `depth` of them in flight: the
+  /// input distribution of the next batches (their first collectives and
+  /// the compute that feeds them, marked by the compiler) runs on the
+  /// communication thread while this thread computes the current one.
+  /// `outputs` gets one entry per batch, in order, identical to running
+  /// them one by one. Depth 1 is `run` per batch; depth > 1 needs a plan
+  /// with marks and overlap on. In a multi-rank session every rank must
+  /// call it with the same depth and number of batches. An error (naming
+  /// the batch) leaves `outputs` empty; nothing is left running.
+  Status runPipelined(const std::vector<RunInputs> &batches, int depth,
+                      std::vector<RunOutputs> *outputs) const;
 
   const ModelSignature &signature() const;
   const SessionOptions &options() const;

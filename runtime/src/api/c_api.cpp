@@ -587,6 +587,44 @@ EmberStatusCode ember_session_run(const EmberSession *session,
   });
 }
 
+EmberStatusCode ember_session_run_pipelined(const EmberSession *session,
+                                            const EmberInputs *const *inputs,
+                                            size_t num_batches, int depth,
+                                            EmberOutputs **outputs,
+                                            EmberStatus **status) {
+  const char *fn = "ember_session_run_pipelined";
+  return guarded(status, fn, [&]() -> EmberStatusCode {
+    if (!session)
+      return nullArgument(status, fn, "session");
+    if (num_batches > 0 && !inputs)
+      return nullArgument(status, fn, "inputs");
+    if (num_batches > 0 && !outputs)
+      return nullArgument(status, fn, "outputs");
+    std::vector<ember::RunInputs> batches;
+    batches.reserve(num_batches);
+    for (size_t b = 0; b < num_batches; ++b) {
+      if (!inputs[b])
+        return nullArgument(status, fn,
+                            ("inputs[" + std::to_string(b) + "]").c_str());
+      batches.push_back(inputs[b]->inputs);
+    }
+    std::vector<ember::RunOutputs> results;
+    ember::Status s = session->session->runPipelined(batches, depth, &results);
+    if (!s.isOk())
+      return report(status, s);
+    for (size_t b = 0; b < num_batches; ++b) {
+      if (!outputs[b])
+        outputs[b] = new EmberOutputs();
+      EmberOutputs &out = *outputs[b];
+      out.tensors.clear();
+      out.outputs = std::move(results[b]);
+      for (size_t i = 0; i < out.outputs.size(); ++i)
+        out.tensors.push_back(EmberTensor{out.outputs.tensor(i)});
+    }
+    return ok(status);
+  });
+}
+
 void ember_outputs_free(EmberOutputs *outputs) { delete outputs; }
 
 size_t ember_outputs_count(const EmberOutputs *outputs) {

@@ -8,6 +8,7 @@
 #include "executor/input_binding.h"
 #include "executor/run_context.h"
 #include "executor/run_trace.h"
+#include "executor/pipeline_stages.h"
 #include "executor/stream_executor.h"
 #include "executor/stream_schedule.h"
 #include "kernels/kernel_registry.h"
@@ -25,6 +26,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <mutex>
 
@@ -94,6 +96,10 @@ struct Session::Impl {
   /// concurrently, the thread it runs on and its pool of one.
   StreamSchedule schedule;
   bool overlap = false;
+  /// Cross-batch pipelining: the number of instructions of the input
+  /// distribution (pipeline_stages.h), 0 when the plan has no marks.
+  int pipelineStageEnd = 0;
+  std::string planPath;
   int64_t commDelayMicros = 0; // EMBER_TEST_COMM_DELAY_US (tests only)
   std::unique_ptr<ThreadPool> commPool;
   std::unique_ptr<CommunicationThread> commThread;
@@ -125,6 +131,19 @@ struct Session::Impl {
     if (idle.capacity() < static_cast<size_t>(created))
       idle.reserve(static_cast<size_t>(created) * 2);
     return ctx;
+  }
+  /// Keeps a recorded run for takeTrace.
+  void keepTrace(RunTrace &trace) const {
+    std::vector<TraceSlice> slices = std::move(trace.tracks[0]);
+    slices.insert(slices.end(), trace.tracks[1].begin(), trace.tracks[1].end());
+    std::lock_guard<std::mutex> lock(traceMutex);
+    tracedRuns.push_back(std::move(slices));
+  }
+  /// Copies the outputs of the run in `ctx` into `outputs`.
+  Status collectOutputs(const RunContext &ctx, RunOutputs *outputs) const;
+  static void clearOutputs(RunOutputs *outputs) {
+    outputs->entries_.clear();
+    outputs->invalidIds_ = 0;
   }
   void giveBack(std::unique_ptr<RunContext> ctx) const {
     ctx->reset();
@@ -260,9 +279,21 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
       announceRendezvousFailure(comm, status);
     return status;
   }
+  auto stages = checkPipelineStages(**program);
+  if (!stages) {
+    Status status =
+        stages.status()
+            .withContext("rank " + std::to_string(options.rank) + " program")
+            .withContext("plan '" + planPath + "'");
+    if (options.worldSize > 1)
+      announceRendezvousFailure(comm, status);
+    return status;
+  }
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(*program);
   impl->schedule = std::move(*schedule);
+  impl->pipelineStageEnd = *stages;
+  impl->planPath = planPath;
   impl->overlap =
       !onCuda && impl->schedule.concurrent && options.overlap != "off";
   impl->commDelayMicros = commDelayMicros;
@@ -311,6 +342,24 @@ Status copyOutput(const Tensor &src, Tensor &dst) {
 }
 } // namespace
 
+Status Session::Impl::collectOutputs(const RunContext &ctx,
+                                     RunOutputs *outputs) const {
+  auto &entries = outputs->entries_;
+  bool sameNames = entries.size() == program->outputs.size();
+  for (size_t i = 0; sameNames && i < entries.size(); ++i)
+    sameNames = entries[i].first == program->outputs[i].name;
+  if (!sameNames) {
+    entries.clear();
+    for (const OutputBinding &out : program->outputs)
+      entries.emplace_back(out.name, Tensor());
+  }
+  for (size_t i = 0; i < program->outputs.size(); ++i)
+    EMBER_RETURN_IF_ERROR(copyOutput(
+        ctx.slots[program->outputs[i].slot].tensor, entries[i].second));
+  outputs->invalidIds_ = ctx.invalidIds;
+  return Status::ok();
+}
+
 Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
   if (!outputs)
     return invalidArgument("Session::run: outputs is null");
@@ -349,35 +398,153 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
                             impl_->options.boundsCheck, impl_->comm.get(),
                             nullptr, trace.get());
   }
-  if (trace && status.isOk()) {
-    std::vector<TraceSlice> slices = std::move(trace->tracks[0]);
-    slices.insert(slices.end(), trace->tracks[1].begin(),
-                  trace->tracks[1].end());
-    std::lock_guard<std::mutex> lock(impl_->traceMutex);
-    impl_->tracedRuns.push_back(std::move(slices));
-  }
-  if (status.isOk()) {
-    auto &entries = outputs->entries_;
-    bool sameNames = entries.size() == program.outputs.size();
-    for (size_t i = 0; sameNames && i < entries.size(); ++i)
-      sameNames = entries[i].first == program.outputs[i].name;
-    if (!sameNames) {
-      entries.clear();
-      for (const OutputBinding &out : program.outputs)
-        entries.emplace_back(out.name, Tensor());
-    }
-    for (size_t i = 0; status.isOk() && i < program.outputs.size(); ++i)
-      status = copyOutput(ctx->slots[program.outputs[i].slot].tensor,
-                          entries[i].second);
-    outputs->invalidIds_ = ctx->invalidIds;
-  }
-  if (!status.isOk()) {
-    outputs->entries_.clear();
-    outputs->invalidIds_ = 0;
-  }
+  if (trace && status.isOk())
+    impl_->keepTrace(*trace);
+  if (status.isOk())
+    status = impl_->collectOutputs(*ctx, outputs);
+  if (!status.isOk())
+    impl_->clearOutputs(outputs);
   impl_->giveBack(std::move(ctx));
   impl_->runs.fetch_add(1, std::memory_order_relaxed);
   return status;
+}
+
+Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
+                             std::vector<RunOutputs> *outputs) const {
+  if (!outputs)
+    return invalidArgument("Session::runPipelined: outputs is null");
+  if (depth < 1)
+    return invalidArgument("Session::runPipelined: pipeline depth " +
+                           std::to_string(depth) + ": expected 1 or more");
+  outputs->resize(batches.size());
+  if (depth == 1 || batches.size() <= 1) {
+    for (size_t b = 0; b < batches.size(); ++b) {
+      Status status = run(batches[b], &(*outputs)[b]);
+      if (!status.isOk()) {
+        outputs->clear();
+        return status.withContext("batch " + std::to_string(b));
+      }
+    }
+    return Status::ok();
+  }
+  const std::string what = "pipeline depth " + std::to_string(depth) + ": ";
+  if (impl_->pipelineStageEnd == 0) {
+    outputs->clear();
+    return invalidArgument(
+        what + "plan '" + impl_->planPath +
+        "' marks no input distribution to pipeline (no instruction has "
+        "input_distribution: a single-rank plan, or one compiled before "
+        "pipelining; recompile it with ember-compile), or use depth 1");
+  }
+  if (!impl_->overlap) {
+    outputs->clear();
+    return invalidArgument(
+        what + "pipelining runs the communication on its own thread: it "
+               "needs overlap 'auto' or 'streams' (this session runs " +
+        std::string(impl_->options.overlap == "off"
+                         ? "with overlap 'off'"
+                         : "the plan on a device") +
+        ")");
+  }
+  const Program &program = *impl_->program;
+  std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
+  if (impl_->comm)
+    serial.lock();
+
+  // Every batch's inputs are checked before any collective is issued: a
+  // bad batch fails the call here, not halfway with collectives in flight.
+  {
+    std::unique_ptr<RunContext> check = impl_->acquire();
+    Status status;
+    for (size_t b = 0; b < batches.size() && status.isOk(); ++b) {
+      status = bindInputs(program, batches[b], *check);
+      if (!status.isOk())
+        status = status.withContext("batch " + std::to_string(b));
+      check->reset();
+    }
+    impl_->giveBack(std::move(check));
+    if (!status.isOk()) {
+      outputs->clear();
+      return status;
+    }
+  }
+  // Batches in flight, oldest first; each owns its run context.
+  struct InFlight {
+    size_t index = 0;
+    std::unique_ptr<RunContext> ctx;
+    std::unique_ptr<RunTrace> trace;
+    StreamExecution streams;
+    PipelinedBatch batch;
+  };
+  std::deque<std::unique_ptr<InFlight>> inFlight;
+  auto giveUp = [&](Status status) {
+    // All are stopped first, so that none waits behind another's work.
+    for (auto &f : inFlight)
+      f->batch.cancel();
+    while (!inFlight.empty()) {
+      inFlight.back()->batch.abandon();
+      impl_->giveBack(std::move(inFlight.back()->ctx));
+      inFlight.pop_back();
+    }
+    outputs->clear();
+    return status;
+  };
+  size_t next = 0;
+  auto startNext = [&]() -> Status {
+    auto f = std::make_unique<InFlight>();
+    f->index = next;
+    f->ctx = impl_->acquire();
+    const std::string batchName = "batch " + std::to_string(next);
+    Status status = bindInputs(program, batches[next], *f->ctx);
+    if (!status.isOk()) {
+      impl_->giveBack(std::move(f->ctx));
+      return status.withContext(batchName);
+    }
+    if (impl_->options.recordTrace)
+      f->trace = std::make_unique<RunTrace>();
+    f->streams.schedule = &impl_->schedule;
+    f->streams.commThread = impl_->commThread.get();
+    f->streams.commPool = impl_->commPool.get();
+    f->streams.trace = f->trace.get();
+    f->streams.commDelayMicros = impl_->commDelayMicros;
+    status = f->batch.start(program, *f->ctx, *impl_->pool,
+                            impl_->options.boundsCheck, impl_->comm.get(),
+                            f->streams, impl_->pipelineStageEnd);
+    if (!status.isOk()) {
+      impl_->giveBack(std::move(f->ctx));
+      return status.withContext(batchName);
+    }
+    inFlight.push_back(std::move(f));
+    ++next;
+    return Status::ok();
+  };
+  const size_t ahead = static_cast<size_t>(depth) - 1;
+  // The input distribution of the first depth-1 batches, then per step:
+  // that of batch i+depth-1, and batch i's rest.
+  while (next < batches.size() && next < ahead) {
+    Status status = startNext();
+    if (!status.isOk())
+      return giveUp(status);
+  }
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if (next < batches.size()) {
+      Status status = startNext();
+      if (!status.isOk())
+        return giveUp(status);
+    }
+    std::unique_ptr<InFlight> f = std::move(inFlight.front());
+    inFlight.pop_front();
+    Status status = f->batch.finish();
+    if (status.isOk() && f->trace)
+      impl_->keepTrace(*f->trace);
+    if (status.isOk())
+      status = impl_->collectOutputs(*f->ctx, &(*outputs)[i]);
+    impl_->giveBack(std::move(f->ctx));
+    impl_->runs.fetch_add(1, std::memory_order_relaxed);
+    if (!status.isOk())
+      return giveUp(status.withContext("batch " + std::to_string(i)));
+  }
+  return Status::ok();
 }
 
 Result<RunOutputs> Session::run(const RunInputs &inputs) const {

@@ -26,21 +26,42 @@ public:
     uses_ = streams.schedule->slotUses;
   }
 
-  /// Runs the instructions of `stream` in order on this thread, with
-  /// `kctx`; returns the first error (or, on stream 0, the collective's
-  /// error that stopped it).
-  Status runStream(int stream, InstructionContext &kctx);
+  /// Runs, in order on thread `thread` (0: the caller's, 1: the
+  /// communication thread) with `kctx`, the instructions [begin, end) of
+  /// stream `stream` (-1: of every stream); returns the first error (or,
+  /// on the caller's thread, the communication thread's error that
+  /// stopped it).
+  Status runInstructions(int thread, InstructionContext &kctx, size_t begin,
+                         size_t end, int stream);
 
-  /// Stream 1's end (its status) for the caller's join.
-  void finishCommunication(Status status) {
+  /// A job of this run was queued on the communication thread.
+  void jobQueued() {
     std::lock_guard<std::mutex> lock(m_);
-    commStatus_ = std::move(status);
-    commFinished_ = true;
-    if (!commStatus_.isOk())
+    ++jobsPending_;
+  }
+  /// A job of the communication thread ended with `status`; `last`: the
+  /// run's last one (stream 1 is done), else the input distribution.
+  void finishJob(Status status, bool last) {
+    std::lock_guard<std::mutex> lock(m_);
+    --jobsPending_;
+    if (!status.isOk() && commStatus_.isOk()) {
+      commStatus_ = std::move(status);
       commFailed_.store(true, std::memory_order_relaxed);
+    }
+    if (last || commFailed_.load(std::memory_order_relaxed))
+      commFinished_ = true;
+    if (!last)
+      inputsDistributed_ = true;
     cv_.notify_all();
   }
-  /// Stream 0 failed: stream 1 stops before its next instruction.
+  /// Whether the communication thread should not start (or go on with)
+  /// this run's work: it failed, or the run was aborted.
+  bool stopped() {
+    std::lock_guard<std::mutex> lock(m_);
+    return abort_ || commFailed_.load(std::memory_order_relaxed);
+  }
+  /// Stream 0 failed (or the pipeline gave up): stream 1 stops before its
+  /// next instruction.
   void abortCommunication() {
     std::lock_guard<std::mutex> lock(m_);
     abort_ = true;
@@ -51,13 +72,31 @@ public:
     cv_.wait(lock, [&] { return commFinished_; });
     return commStatus_;
   }
+  /// Waits until the input distribution ran (or the communication failed).
+  Status awaitInputDistribution() {
+    std::unique_lock<std::mutex> lock(m_);
+    auto ready = [&] { return inputsDistributed_ || commFinished_; };
+    if (!ready()) {
+      const int64_t begin = streams_.trace ? RunTrace::nowNs() : 0;
+      cv_.wait(lock, ready);
+      if (streams_.trace)
+        streams_.trace->tracks[0].push_back(
+            {0, 0, true, begin, RunTrace::nowNs(), 0});
+    }
+    return commStatus_;
+  }
+  /// Waits until no job of this run is queued or running.
+  void drain() {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return jobsPending_ == 0; });
+  }
 
   std::mutex &shared() { return shared_; }
 
 private:
-  /// Waits until instruction `j` (of the other stream) completed. False
-  /// when the other stream stopped instead (failure or abort).
-  bool awaitInstruction(int stream, int j, int track);
+  /// Waits until instruction `j` (of the other thread) completed. False
+  /// when the other thread stopped instead (failure or abort).
+  bool awaitInstruction(int thread, int j);
   void complete(int index);
   void releaseUses(const InstructionInfo &instr);
 
@@ -71,23 +110,25 @@ private:
   std::vector<char> &done_;
   bool abort_ = false;
   bool commFinished_ = false;
+  bool inputsDistributed_ = false;
+  int jobsPending_ = 0;
   std::atomic<bool> commFailed_{false};
   Status commStatus_;
   std::vector<int> &uses_; // per slot: uses still to come (under shared_)
 };
 
-bool StreamRun::awaitInstruction(int stream, int j, int track) {
+bool StreamRun::awaitInstruction(int thread, int j) {
   std::unique_lock<std::mutex> lock(m_);
   auto ready = [&] {
-    return done_[j] || (stream == 0 ? commFinished_ : abort_);
+    return done_[j] || (thread == 0 ? commFinished_ : abort_);
   };
   if (ready())
     return done_[j];
   const int64_t begin = streams_.trace ? RunTrace::nowNs() : 0;
   cv_.wait(lock, ready);
   if (streams_.trace)
-    streams_.trace->tracks[track].push_back(
-        {j, track, true, begin, RunTrace::nowNs(), 0});
+    streams_.trace->tracks[thread].push_back(
+        {j, thread, true, begin, RunTrace::nowNs(), 0});
   return done_[j];
 }
 
@@ -116,25 +157,27 @@ void StreamRun::releaseUses(const InstructionInfo &instr) {
     }
 }
 
-Status StreamRun::runStream(int stream, InstructionContext &kctx) {
-  const int track = stream;
+Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
+                                  size_t begin, size_t end, int stream) {
   const StreamSchedule &schedule = *streams_.schedule;
-  for (size_t index = 0; index < program_.instructions.size(); ++index) {
+  for (size_t index = begin; index < end; ++index) {
     const InstructionInfo &instr = program_.instructions[index];
-    if (instr.stream != stream)
+    if (stream >= 0 && instr.stream != stream)
       continue;
-    if (stream == 0 && commFailed_.load(std::memory_order_relaxed))
+    if (thread == 0 && commFailed_.load(std::memory_order_relaxed))
       return joinCommunication();
+    if (thread == 1 && stopped())
+      return failedPrecondition("stream 1 stopped: stream 0 failed");
     for (int j : schedule.awaits[index])
-      if (!awaitInstruction(stream, j, track))
-        return stream == 0
+      if (static_cast<size_t>(j) >= begin && !awaitInstruction(thread, j))
+        return thread == 0
                    ? joinCommunication()
                    : failedPrecondition("stream 1 stopped: stream 0 failed");
-    if (stream == 1 && streams_.commDelayMicros > 0)
+    if (thread == 1 && streams_.commDelayMicros > 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds(streams_.commDelayMicros));
     kctx.setInstruction(&instr);
-    const int64_t begin = streams_.trace ? RunTrace::nowNs() : 0;
+    const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
     Status status = instr.kernel->run(kctx);
     if (streams_.trace) {
       int64_t bytes = 0;
@@ -142,9 +185,9 @@ Status StreamRun::runStream(int stream, InstructionContext &kctx) {
         std::lock_guard<std::mutex> lock(shared_);
         bytes = instructionBytes(instr, ctx_);
       }
-      streams_.trace->tracks[track].push_back({static_cast<int>(index), track,
-                                               false, begin, RunTrace::nowNs(),
-                                               bytes});
+      streams_.trace->tracks[thread].push_back({static_cast<int>(index),
+                                                thread, false, start,
+                                                RunTrace::nowNs(), bytes});
     }
     kctx.releaseScratch(true);
     if (!status.isOk()) {
@@ -160,43 +203,71 @@ Status StreamRun::runStream(int stream, InstructionContext &kctx) {
   return Status::ok();
 }
 
+/// Runs `body` on the communication thread as a job of `run`; nothing may
+/// escape the thread (std::terminate). Skipped when the run stopped.
+template <typename Body>
+void submitJob(const StreamExecution &streams, StreamRun &run, bool last,
+               Body body) {
+  run.jobQueued();
+  try {
+    streams.commThread->submit([&run, last, body] {
+      Status status;
+      try {
+        status = run.stopped()
+                     ? failedPrecondition("stream 1 stopped: stream 0 failed")
+                     : body();
+      } catch (const std::bad_alloc &) {
+        status =
+            resourceExhausted("out of memory on the communication thread");
+      } catch (...) {
+        status = internalError("an exception on the communication thread");
+      }
+      run.finishJob(std::move(status), last);
+    });
+  } catch (...) {
+    run.finishJob(internalError("the communication thread did not start"),
+                  last);
+    throw;
+  }
+}
+
+Status checkStreams(const StreamExecution &streams) {
+  if (!streams.schedule || !streams.schedule->concurrent ||
+      !streams.commThread || !streams.commPool)
+    return internalError("executeStreams: the program has no stream 1 to "
+                         "run concurrently");
+  return Status::ok();
+}
+
+Status prepare(const Program &program, RunContext &ctx) {
+  for (size_t s = 0; s < program.slots.size(); ++s)
+    if (program.slots[s].kind == SlotInfo::Kind::kConstant)
+      ctx.slots[s].tensor = program.constants[s];
+  return ctx.staticArena.reserve(
+      static_cast<size_t>(program.staticArenaBytes));
+}
+
 } // namespace
 
 Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
                       BoundsCheckMode boundsCheck, Communicator *comm,
                       const StreamExecution &streams) {
-  if (!streams.schedule || !streams.schedule->concurrent ||
-      !streams.commThread || !streams.commPool)
-    return internalError("executeStreams: the program has no stream 1 to "
-                         "run concurrently");
-  for (size_t s = 0; s < program.slots.size(); ++s)
-    if (program.slots[s].kind == SlotInfo::Kind::kConstant)
-      ctx.slots[s].tensor = program.constants[s];
-  EMBER_RETURN_IF_ERROR(
-      ctx.staticArena.reserve(static_cast<size_t>(program.staticArenaBytes)));
-
+  EMBER_RETURN_IF_ERROR(checkStreams(streams));
+  EMBER_RETURN_IF_ERROR(prepare(program, ctx));
+  const size_t n = program.instructions.size();
   StreamRun run(program, ctx, streams);
   InstructionContext computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
                                 &run.shared());
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
                              nullptr, &run.shared(), /*thread=*/1);
-  streams.commThread->submit([&run, &commCtx] {
-    // Nothing may escape the thread (std::terminate); the run must end.
-    Status status;
-    try {
-      status = run.runStream(1, commCtx);
-    } catch (const std::bad_alloc &) {
-      status = resourceExhausted("out of memory on the communication thread");
-    } catch (...) {
-      status = internalError("an exception on the communication thread");
-    }
-    run.finishCommunication(std::move(status));
+  submitJob(streams, run, /*last=*/true, [&run, &commCtx, n] {
+    return run.runInstructions(1, commCtx, 0, n, 1);
   });
   // The communication thread holds references into this frame: whatever
   // happens here, it is joined before returning.
   Status status;
   try {
-    status = run.runStream(0, computeCtx);
+    status = run.runInstructions(0, computeCtx, 0, n, 0);
   } catch (const std::bad_alloc &) {
     status = resourceExhausted("out of memory while running stream 0");
   } catch (...) {
@@ -206,9 +277,106 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
     run.abortCommunication();
   // The communication thread uses this run's memory until it is done.
   Status commStatus = run.joinCommunication();
+  run.drain();
   if (!status.isOk())
     return status;
   return commStatus;
+}
+
+// --- PipelinedBatch ---------------------------------------------------------
+
+struct PipelinedBatch::State {
+  State(const Program &program, RunContext &ctx, ThreadPool &pool,
+        BoundsCheckMode boundsCheck, Communicator *comm,
+        const StreamExecution &streams, int stageEnd)
+      : streams(streams), run(program, ctx, this->streams),
+        computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
+                   &run.shared()),
+        commCtx(program, ctx, *streams.commPool, boundsCheck, comm, nullptr,
+                &run.shared(), /*thread=*/1),
+        stageEnd(static_cast<size_t>(stageEnd)),
+        end(program.instructions.size()) {}
+  StreamExecution streams;
+  StreamRun run;
+  InstructionContext computeCtx, commCtx;
+  size_t stageEnd, end;
+  bool restSubmitted = false;
+};
+
+PipelinedBatch::PipelinedBatch() = default;
+PipelinedBatch::~PipelinedBatch() { abandon(); }
+
+Status PipelinedBatch::start(const Program &program, RunContext &ctx,
+                             ThreadPool &pool, BoundsCheckMode boundsCheck,
+                             Communicator *comm,
+                             const StreamExecution &streams, int stageEnd) {
+  EMBER_RETURN_IF_ERROR(checkStreams(streams));
+  if (stageEnd <= 0 ||
+      static_cast<size_t>(stageEnd) > program.instructions.size())
+    return internalError("PipelinedBatch: the program has no input "
+                         "distribution to pipeline");
+  EMBER_RETURN_IF_ERROR(prepare(program, ctx));
+  state_ = std::make_unique<State>(program, ctx, pool, boundsCheck, comm,
+                                   streams, stageEnd);
+  State *s = state_.get();
+  try {
+    submitJob(s->streams, s->run, /*last=*/false, [s] {
+      return s->run.runInstructions(1, s->commCtx, 0, s->stageEnd, -1);
+    });
+  } catch (...) {
+    state_.reset();
+    return internalError("the communication thread did not start");
+  }
+  return Status::ok();
+}
+
+Status PipelinedBatch::finish() {
+  State *s = state_.get();
+  if (!s)
+    return internalError("PipelinedBatch::finish without start");
+  // The rest of stream 1 goes after what is already queued (the input
+  // distribution of the batches ahead): the same order on every rank.
+  Status status;
+  try {
+    s->restSubmitted = true;
+    submitJob(s->streams, s->run, /*last=*/true, [s] {
+      return s->run.runInstructions(1, s->commCtx, s->stageEnd, s->end, 1);
+    });
+  } catch (...) {
+    status = internalError("the communication thread did not start");
+  }
+  if (status.isOk())
+    status = s->run.awaitInputDistribution();
+  if (status.isOk()) {
+    try {
+      status = s->run.runInstructions(0, s->computeCtx, s->stageEnd, s->end, 0);
+    } catch (const std::bad_alloc &) {
+      status = resourceExhausted("out of memory while running stream 0");
+    } catch (...) {
+      status = internalError("an exception while running stream 0");
+    }
+  }
+  if (!status.isOk())
+    s->run.abortCommunication();
+  Status commStatus = s->run.joinCommunication();
+  s->run.drain();
+  state_.reset();
+  if (!status.isOk())
+    return status;
+  return commStatus;
+}
+
+void PipelinedBatch::cancel() {
+  if (state_)
+    state_->run.abortCommunication();
+}
+
+void PipelinedBatch::abandon() {
+  if (!state_)
+    return;
+  state_->run.abortCommunication();
+  state_->run.drain();
+  state_.reset();
 }
 
 } // namespace ember

@@ -29,6 +29,8 @@
 #include "executor/executor.h"
 #include "executor/stream_schedule.h"
 
+#include <memory>
+
 namespace ember {
 
 class CommunicationThread;
@@ -47,6 +49,39 @@ struct StreamExecution {
 Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
                       BoundsCheckMode boundsCheck, Communicator *comm,
                       const StreamExecution &streams);
+
+/// One batch of a pipelined run (docs/runtime.md, "Cross-batch
+/// pipelining"): `start` queues the batch's input distribution (the
+/// program's first `stageEnd` instructions, of both streams, marked by the
+/// compiler: pipeline_stages.h) on the communication thread; `finish`
+/// queues the rest of its stream 1 after whatever was queued since (the
+/// input distribution of the batches ahead), runs the rest of its stream 0
+/// on the calling thread once the input distribution ran, and returns when
+/// the communication thread is done with the batch. Every rank starts and
+/// finishes its batches in the same order, so the collectives pair up.
+/// Destroying (or `abandon`ing) a started batch stops its queued work
+/// before its next instruction and waits for the communication thread to
+/// let go of it. `streams` and the run context must outlive the batch.
+class PipelinedBatch {
+public:
+  PipelinedBatch();
+  ~PipelinedBatch();
+  PipelinedBatch(const PipelinedBatch &) = delete;
+  PipelinedBatch &operator=(const PipelinedBatch &) = delete;
+
+  Status start(const Program &program, RunContext &ctx, ThreadPool &pool,
+               BoundsCheckMode boundsCheck, Communicator *comm,
+               const StreamExecution &streams, int stageEnd);
+  Status finish();
+  /// Stops the batch's queued work before its next instruction (returns at
+  /// once; `abandon` then waits for it).
+  void cancel();
+  void abandon();
+
+private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 } // namespace ember
 

@@ -777,6 +777,7 @@ Status ProgramBuilder::buildInstruction(const plan::RankProgram &rp, int index,
     recordedEvents[e] = 1;
   }
   info.waitEvents.assign(in.wait_events().begin(), in.wait_events().end());
+  info.inputDistribution = in.input_distribution();
   info.recordEvents.assign(in.record_events().begin(),
                            in.record_events().end());
   if (in.collective() < 0 || in.collective() > plan_.collectives_size())

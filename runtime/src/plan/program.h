@@ -64,6 +64,7 @@ struct InstructionInfo {
   std::vector<int> waitEvents;   // events recorded earlier, awaited first
   std::vector<int> recordEvents; // recorded when this instruction is issued
   int collective = -1;           // index into Program::collectives, or -1
+  bool inputDistribution = false; // pipeline stage A (pipeline_stages.h)
   std::vector<int> releaseAfter; // slots whose last use is this instruction
   std::string location;          // "instruction 3 'linear' (bottom_mlp.0)"
 };

@@ -24,6 +24,16 @@ Cases:
   trace_1   one rank (no collectives): one process, no flow events.
   trace_fault  2 ranks, rank 1 exits during its second run: ember-run
             fails, and neither the trace nor a part file is left.
+  pipe_MODEL_N  cross-batch pipelining (docs/runtime.md): the plan marks
+            its input distribution (input_distribution in --emit
+            plan-text); four different batches (--inputs a.npz,b.npz,...)
+            run one by one in program order (--overlap off), then with
+            --pipeline-depth 2 and 3, and depth 2 with the communication
+            thread slowed: every batch's outputs are the same bytes, and
+            differ between batches.
+  pipe_bad  --pipeline-depth 0: usage error; depth 2 on a one-rank plan
+            (no marks) or with --overlap off: a clear error; a batch with a
+            missing input: an error naming the batch; nothing written.
   bad_args  --overlap sometimes: usage error; --trace into a missing
             directory, or naming a directory: a clear error before anything
             runs (no output directory made), also with --nproc 2.
@@ -346,6 +356,113 @@ def trace_fault(compiler, runner, work):
     print("ok: a failed run leaves no trace and no part")
 
 
+def make_batches(work, inputs, count=4):
+    """count .npz batches: the exported inputs, floats scaled and ids
+    rotated (still valid) per batch; their paths."""
+    arrays = {n: np.load(os.path.join(work, n + ".npy")) for n in inputs}
+    paths = []
+    for k in range(count):
+        batch = {}
+        for name, a in arrays.items():
+            if a.dtype.kind == "f":
+                batch[name] = (a * (1.0 + 0.25 * k)).astype(a.dtype)
+            elif name.startswith("ids"):  # one table each: still valid
+                batch[name] = np.roll(a, k)
+            else:
+                batch[name] = a
+        path = os.path.join(work, "batch%d.npz" % k)
+        np.savez(path, **batch)
+        paths.append(path)
+    return paths
+
+
+def run_batches(runner, plan, work, batches, nproc, tag, extra=(), env=None):
+    outdir = os.path.join(work, "out_" + tag)
+    shutil.rmtree(outdir, ignore_errors=True)
+    cmd = [runner, plan, "--output-dir", outdir, "--timeout", "60",
+           "--quiet", "--inputs", ",".join(batches), *extra]
+    if nproc > 1:
+        cmd += ["--nproc", str(nproc)]
+    proc = run(cmd, env=env)
+    if proc.returncode != 0:
+        fail("ember-run (%s) failed" % tag, proc)
+    return outdir, proc
+
+
+def check_pipelined(model, nproc, compiler, runner, work):
+    inputs, outputs = make_model(model, work)
+    batches = make_batches(work, inputs)
+    plan, text = compile_plan(compiler, work, "plan_%d" % nproc,
+                              ["--world-size", str(nproc), "--sharding",
+                               "table_wise"])
+    if " input_distribution" not in text:
+        fail("%s on %d ranks: no input_distribution in the plan" % (model,
+                                                                   nproc))
+
+    def read(outdir):
+        return [{o: open(os.path.join(outdir, "batch%d" % k, o + ".npy"),
+                         "rb").read() for o in outputs}
+                for k in range(len(batches))]
+
+    ref_dir, _ = run_batches(runner, plan, work, batches, nproc, "off",
+                             ["--overlap", "off"])
+    want = read(ref_dir)
+    if want[0] == want[1]:
+        fail("batches 0 and 1 give the same outputs: the test sees nothing")
+    slow_env = dict(os.environ, EMBER_TEST_COMM_DELAY_US=str(DELAY_US))
+    for tag, extra, env in (
+            ("depth2", ["--pipeline-depth", "2", "--repeat", "2"], None),
+            ("depth3", ["--pipeline-depth", "3"], None),
+            ("slow2", ["--pipeline-depth", "2"], slow_env)):
+        outdir, proc = run_batches(runner, plan, work, batches, nproc, tag,
+                                   extra, env)
+        if read(outdir) != want:
+            fail("%s on %d ranks, %s: outputs differ from the batches run "
+                 "one by one in program order" % (model, nproc, tag), proc)
+        if "pipeline depth" not in proc.stdout:
+            fail("%s: no pipeline line" % tag, proc)
+    print("ok: %s on %d ranks, pipelined at depth 2 and 3 (also slowed): "
+          "the bytes of program order, batch by batch" % (model, nproc))
+
+
+def pipe_bad(compiler, runner, work):
+    inputs, _ = make_model("dlrm", work)
+    batches = make_batches(work, inputs, 2)
+    plan, _ = compile_plan(compiler, work, "plan", ["--world-size", "2",
+                                                    "--sharding",
+                                                    "table_wise"])
+    single, text = compile_plan(compiler, work, "single", [])
+    if " input_distribution" in text:
+        fail("a one-rank plan marks an input distribution")
+    outdir = os.path.join(work, "out")
+    base = ["--inputs", ",".join(batches), "--output-dir", outdir,
+            "--quiet", "--timeout", "20"]
+    proc = run([runner, plan, *base, "--pipeline-depth", "0", "--nproc",
+                "2"])
+    if proc.returncode != 2 or "--pipeline-depth needs an integer >= 1" \
+            not in proc.stderr:
+        fail("--pipeline-depth 0: expected a usage error", proc)
+    proc = run([runner, single, *base, "--pipeline-depth", "2"])
+    if proc.returncode != 1 or "marks no input distribution" not in \
+            proc.stderr:
+        fail("depth 2 on a one-rank plan: expected a clear error", proc)
+    proc = run([runner, plan, *base, "--pipeline-depth", "2", "--overlap",
+                "off", "--nproc", "2"])
+    if proc.returncode != 1 or "overlap 'off'" not in proc.stderr:
+        fail("depth 2 with --overlap off: expected a clear error", proc)
+    # Batch 1 without its dense input.
+    arrays = dict(np.load(batches[1]))
+    del arrays["dense"]
+    np.savez(batches[1], **arrays)
+    proc = run([runner, plan, *base, "--pipeline-depth", "2", "--nproc",
+                "2"], timeout=120)
+    if proc.returncode != 1 or "batch 1" not in proc.stderr:
+        fail("a batch without an input: expected an error naming it", proc)
+    if os.path.exists(outdir):
+        fail("a failed pipelined run wrote outputs")
+    print("ok: bad --pipeline-depth uses refused with clear errors")
+
+
 def main():
     if len(sys.argv) != 5:
         print(__doc__)
@@ -356,6 +473,11 @@ def main():
     if case in ("dlrm_2", "dlrm_4", "kjt_2", "kjt_4"):
         model, n = case.split("_")
         check_same_bytes(model, int(n), compiler, runner, work)
+    elif case.startswith("pipe_") and case != "pipe_bad":
+        _, model, n = case.split("_")
+        check_pipelined(model, int(n), compiler, runner, work)
+    elif case == "pipe_bad":
+        pipe_bad(compiler, runner, work)
     elif case == "trace_4":
         trace_case(4, compiler, runner, work)
     elif case == "trace_1":

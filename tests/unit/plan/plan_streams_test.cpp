@@ -12,7 +12,12 @@
 //   - a collective happens after every stream-0 instruction issued before it;
 //   - every slot a collective reads or writes is kept alive (keepUntil) until
 //     the first stream-0 instruction that happens after the collective, or
-//     the end of the program.
+//     the end of the program;
+//   - the input distribution (PlanPipelineStages.cpp) is a prefix of the
+//     program, reads only program inputs and its own results, and holds
+//     exactly the first collectives that read no collective's result
+//     (directly or through compute); by hand: bucketize and the KJT
+//     all-to-all go first, the MLP and what needs the all-to-all after.
 //
 //===----------------------------------------------------------------------===//
 #include "plan/PlanStreams.h"
@@ -194,6 +199,107 @@ TEST(PlanStreams, ComputeThatNeedsNoCommunicationMovesBeforeTheWait) {
   EXPECT_EQ(order, (std::vector<std::string>{"a2a", "mlp", "lookup", "top"}));
   EXPECT_EQ(p.instructions(2).wait_events_size(), 1) << "the lookup waits";
   EXPECT_EQ(p.instructions(1).wait_events_size(), 0) << "the MLP does not";
+}
+
+/// Per instruction of `p`: whether it reads, directly or through compute, a
+/// collective's result.
+std::vector<char> afterCollective(const pb::RankProgram &p, int inputs) {
+  std::vector<int> definedBy(p.slots_size(), -1);
+  std::vector<char> after(p.instructions_size(), 0);
+  for (int i = 0; i < p.instructions_size(); ++i) {
+    for (int s : p.instructions(i).inputs())
+      if (s >= inputs && definedBy[s] >= 0)
+        after[i] = after[i] || p.instructions(definedBy[s]).stream() == 1 ||
+                   after[definedBy[s]];
+    for (int s : p.instructions(i).outputs())
+      definedBy[s] = i;
+  }
+  return after;
+}
+
+TEST(PlanPipelineStages, RandomProgramsMarkTheirInputDistribution) {
+  std::mt19937 rng(7);
+  int withMarks = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const int inputs = 2;
+    pb::RankProgram p = randomProgram(rng, 4 + trial % 20, inputs);
+    assignCommunicationStream(p);
+    const int n = p.instructions_size();
+    int end = 0;
+    while (end < n && p.instructions(end).input_distribution())
+      ++end;
+    for (int i = end; i < n; ++i)
+      EXPECT_FALSE(p.instructions(i).input_distribution())
+          << "trial " << trial << ": marks not a prefix";
+    std::set<int> written;
+    for (int i = 0; i < end; ++i) {
+      for (int s : p.instructions(i).inputs())
+        EXPECT_TRUE(s < inputs || written.count(s))
+            << "trial " << trial << ": a marked instruction reads slot " << s;
+      for (int s : p.instructions(i).outputs())
+        written.insert(s);
+    }
+    // The marked collectives: the first ones, up to the first that reads a
+    // collective's result.
+    std::vector<char> after = afterCollective(p, inputs);
+    bool stillFirst = true;
+    for (int i = 0; i < n; ++i) {
+      if (p.instructions(i).stream() != 1)
+        continue;
+      stillFirst = stillFirst && !after[i];
+      EXPECT_EQ(static_cast<bool>(p.instructions(i).input_distribution()),
+                stillFirst)
+          << "trial " << trial << ": collective " << p.instructions(i).name();
+    }
+    withMarks += end > 0;
+  }
+  EXPECT_GT(withMarks, 100);
+}
+
+TEST(PlanPipelineStages, BucketizeAndKjtAllToAllFirst) {
+  // mlp(dense); bucketize(ids) -> kjt a2a -> lookup -> pooled a2a;
+  // top(mlp, pooled)
+  pb::RankProgram p;
+  for (int s = 0; s < 8; ++s)
+    p.add_slots();
+  auto add = [&](const char *name, std::vector<int> in, int out, bool coll) {
+    pb::Instruction *i = p.add_instructions();
+    i->set_name(name);
+    i->set_kernel(coll ? "all_to_all" : "linear");
+    if (coll) {
+      i->set_collective(1);
+      i->set_stream(1);
+    }
+    for (int s : in)
+      i->add_inputs(s);
+    i->add_outputs(out);
+  };
+  add("mlp", {0}, 2, false);
+  add("bucketize", {1}, 3, false);
+  add("kjt_a2a", {3}, 4, true);
+  add("lookup", {4}, 5, false);
+  add("pooled_a2a", {5}, 6, true);
+  add("top", {2, 6}, 7, false);
+  assignCommunicationStream(p);
+  std::vector<std::string> order, marked;
+  for (const pb::Instruction &in : p.instructions()) {
+    order.push_back(in.name());
+    if (in.input_distribution())
+      marked.push_back(in.name());
+  }
+  EXPECT_EQ(marked, (std::vector<std::string>{"bucketize", "kjt_a2a"}));
+  EXPECT_EQ(order[0], "bucketize");
+  EXPECT_EQ(order[1], "kjt_a2a");
+  // A program without collectives gets no marks.
+  pb::RankProgram local;
+  local.add_slots();
+  local.add_slots();
+  pb::Instruction *only = local.add_instructions();
+  only->set_kernel("linear");
+  only->add_inputs(0);
+  only->add_outputs(1);
+  assignCommunicationStream(local);
+  EXPECT_FALSE(local.instructions(0).input_distribution());
 }
 
 } // namespace

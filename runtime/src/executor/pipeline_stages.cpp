@@ -1,0 +1,47 @@
+//===- pipeline_stages.cpp - A program's stages for pipelining ------------===//
+#include "executor/pipeline_stages.h"
+
+namespace ember {
+
+Result<int> checkPipelineStages(const Program &program) {
+  const int n = static_cast<int>(program.instructions.size());
+  int end = 0;
+  while (end < n && program.instructions[end].inputDistribution)
+    ++end;
+  for (int i = end; i < n; ++i)
+    if (program.instructions[i].inputDistribution)
+      return invalidArgument(
+          program.instructions[i].location +
+          " is marked input_distribution but follows " +
+          program.instructions[end].location +
+          ", which is not: the input distribution must be a prefix of the "
+          "program");
+  if (end == 0)
+    return 0;
+  bool anyCollective = false;
+  for (int i = 0; i < end; ++i) {
+    const InstructionInfo &in = program.instructions[i];
+    anyCollective = anyCollective || in.collective >= 0 || in.stream == 1;
+    for (int s : in.inputs) {
+      if (s < 0)
+        continue;
+      const SlotInfo &slot = program.slots[s];
+      if (slot.kind == SlotInfo::Kind::kInstruction &&
+          (slot.definedBy < 0 || slot.definedBy >= end))
+        return invalidArgument(
+            in.location + " is marked input_distribution but reads " +
+            program.describeSlot(s) + ", which " +
+            (slot.definedBy >= 0
+                 ? program.instructions[slot.definedBy].location
+                 : std::string("no instruction")) +
+            " writes outside the input distribution");
+    }
+  }
+  if (!anyCollective)
+    return invalidArgument(
+        "the input distribution (the first " + std::to_string(end) +
+        " instructions, marked input_distribution) has no collective");
+  return end;
+}
+
+} // namespace ember

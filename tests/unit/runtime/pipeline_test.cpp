@@ -1,0 +1,356 @@
+//===- pipeline_test.cpp - Cross-batch pipelining -------------------------===//
+//
+// Session::runPipelined over the hand-built sharded plans
+// (support/sharded_model.h), their streams, events and input distribution
+// made by the compiler's own passes (compiler/plan/PlanStreams.cpp,
+// PlanPipelineStages.cpp, which need no MLIR):
+//   - on 2 and 4 ranks, table-wise and row-wise, at depth 1, 2 and 3, also
+//     with the communication thread slowed down (EMBER_TEST_COMM_DELAY_US),
+//     every batch's outputs equal those of running the batches one by one
+//     in program order (overlap "off"), bit for bit, and the trace has one
+//     run per batch, with the input distribution on the communication
+//     thread;
+//   - bad arguments: depth 0, depth 2 on a plan without marks or with
+//     overlap off, a batch with a missing input (named, before any
+//     collective);
+//   - a kernel that fails mid-pipeline (an id out of range in batch 2)
+//     fails the call on every rank (the others hear nothing and time out),
+//     no hang, the communication threads joined.
+// Labelled tsan too: the ThreadSanitizer stage runs it.
+//
+//===----------------------------------------------------------------------===//
+#include "comm/comm_options.h"
+#include "ember/session.h"
+#include "ember/trace.h"
+#include "plan/PlanStreams.h"
+#include "plan/ember_plan.pb.h"
+#include "plan/plan_writer.h"
+#include "support/sharded_model.h"
+#include "support/temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#if defined(__SANITIZE_THREAD__)
+#define EMBER_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define EMBER_UNDER_TSAN 1
+#endif
+#endif
+
+using namespace ember;
+using namespace ember::testing;
+
+namespace {
+
+std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// Rewrites the plan at `path`: collectives on stream 1, then the
+/// compiler's overlap schedule, input distribution and events (unless
+/// `marks` is false: then the marks are cleared, as in an older plan).
+void compileStreams(const std::string &path, bool marks = true) {
+  plan::Plan plan;
+  ASSERT_TRUE(plan.ParseFromString(readBytes(path)));
+  for (plan::RankProgram &program : *plan.mutable_programs()) {
+    for (plan::Instruction &in : *program.mutable_instructions())
+      if (in.collective() > 0)
+        in.set_stream(1);
+    mlir::ember::plan_emitter::assignCommunicationStream(program);
+    int marked = 0;
+    for (plan::Instruction &in : *program.mutable_instructions()) {
+      marked += in.input_distribution();
+      if (!marks)
+        in.set_input_distribution(false);
+    }
+    EXPECT_GT(marked, 0);
+  }
+  std::string error;
+  ASSERT_TRUE(writePlanFile(plan, path, &error)) << error;
+}
+
+/// Views of `b` as the model's inputs (`b` must outlive them).
+RunInputs inputsFor(const ShardedTestModel &m, ShardedTestBatch &b) {
+  RunInputs in;
+  in.set("dense", Tensor::view(b.dense.data(), DType::kFloat32,
+                               {b.batch, ShardedTestModel::kDenseWidth}));
+  Tensor weights;
+  if (m.weighted)
+    weights = Tensor::view(b.weights.data(), DType::kFloat32,
+                           {static_cast<int64_t>(b.weights.size())});
+  auto kjt = KeyedJaggedTensor::fromLengths(
+      m.keys,
+      Tensor::view(b.values.data(), DType::kInt64,
+                   {static_cast<int64_t>(b.values.size())}),
+      Tensor::view(b.lengths.data(), DType::kInt64,
+                   {static_cast<int64_t>(b.lengths.size())}),
+      weights);
+  EXPECT_TRUE(kjt.isOk()) << kjt.status().toString();
+  in.set("sparse", *kjt);
+  return in;
+}
+
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name_(name) {
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+private:
+  const char *name_;
+};
+
+using Bytes = std::vector<std::vector<uint8_t>>; // per output
+struct RankRun {
+  Status status;
+  std::vector<Bytes> batches; // per batch
+  SessionTrace trace;
+  double seconds = 0;
+};
+
+Bytes bytesOf(const RunOutputs &out) {
+  Bytes bytes;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const Tensor &t = out.tensor(i);
+    const uint8_t *p = static_cast<const uint8_t *>(t.data());
+    bytes.emplace_back(p, p + t.nbytes());
+  }
+  return bytes;
+}
+
+/// Runs `globals` (one global batch each) on `world` ranks (threads): with
+/// depth 0, `run` per batch; else runPipelined at that depth.
+std::vector<RankRun> runRanks(const std::string &plan,
+                              const ShardedTestModel &m,
+                              const std::vector<ShardedTestBatch> &globals,
+                              int world, const std::string &overlap,
+                              const std::string &store, int depth,
+                              double timeoutSeconds = 30,
+                              const std::function<void(size_t, RunInputs &,
+                                                       ShardedTestBatch &)>
+                                  &edit = nullptr) {
+  std::vector<RankRun> results(world);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < world; ++r)
+    ranks.emplace_back([&, r] {
+      SessionOptions o;
+      o.rank = r;
+      o.worldSize = world;
+      o.rendezvous = "file:" + store;
+      o.collectiveTimeoutSeconds = timeoutSeconds;
+      o.overlap = overlap;
+      o.recordTrace = true;
+      o.threads = 2;
+      auto session = Session::load(plan, o);
+      ASSERT_TRUE(session.isOk()) << session.status().toString();
+      std::vector<ShardedTestBatch> locals;
+      for (const ShardedTestBatch &global : globals) {
+        int64_t begin = 0;
+        for (int q = 0; q < r; ++q)
+          begin += global.batch / world + (q < global.batch % world ? 1 : 0);
+        int64_t size =
+            global.batch / world + (r < global.batch % world ? 1 : 0);
+        locals.push_back(sliceShardedTestBatch(
+            global, static_cast<int64_t>(m.keys.size()), begin, begin + size));
+      }
+      std::vector<RunInputs> inputs;
+      for (ShardedTestBatch &local : locals) {
+        inputs.push_back(inputsFor(m, local));
+        if (edit)
+          edit(inputs.size() - 1, inputs.back(), local);
+      }
+      auto start = std::chrono::steady_clock::now();
+      if (depth == 0) {
+        for (RunInputs &in : inputs) {
+          RunOutputs out;
+          results[r].status = (*session)->run(in, &out);
+          if (!results[r].status.isOk())
+            break;
+          results[r].batches.push_back(bytesOf(out));
+        }
+      } else {
+        std::vector<RunOutputs> outs;
+        results[r].status = (*session)->runPipelined(inputs, depth, &outs);
+        for (const RunOutputs &out : outs)
+          results[r].batches.push_back(bytesOf(out));
+      }
+      results[r].seconds = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+      results[r].trace = (*session)->takeTrace();
+    });
+  for (auto &t : ranks)
+    t.join();
+  return results;
+}
+
+struct Case {
+  TestSharding sharding;
+  int world;
+  int64_t batch;
+};
+
+class PipelineTest : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override {
+    if (!haveCommunicatorBackend())
+      GTEST_SKIP() << "this build has no Gloo";
+    const Case c = GetParam();
+    model_ = c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
+                                                    : makeRowWiseTestModel(6);
+    auto sharded = writeShardedTestPlan(model_, c.sharding, c.world,
+                                        dir_.path(), "sharded");
+    ASSERT_TRUE(sharded.isOk()) << sharded.status().toString();
+    plan_ = *sharded;
+    compileStreams(plan_);
+    for (uint64_t seed = 0; seed < 4; ++seed)
+      batches_.push_back(makeShardedTestBatch(model_, c.batch, 40 + seed));
+  }
+
+  TempDir dir_;
+  ShardedTestModel model_;
+  std::string plan_;
+  std::vector<ShardedTestBatch> batches_;
+};
+
+TEST_P(PipelineTest, SameBytesAsOneByOneInProgramOrder) {
+  const int world = GetParam().world;
+  auto reference =
+      runRanks(plan_, model_, batches_, world, "off", dir_.file("s0"), 0);
+  for (int r = 0; r < world; ++r) {
+    ASSERT_TRUE(reference[r].status.isOk()) << reference[r].status.toString();
+    ASSERT_EQ(reference[r].batches.size(), batches_.size());
+    // Different batches give different outputs: a batch mixed up shows.
+    EXPECT_NE(reference[r].batches[0], reference[r].batches[1]);
+  }
+  int store = 1;
+  for (const char *delay : {"0", "20000"}) {
+    ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", delay);
+    for (int depth : {1, 2, 3}) {
+      auto piped = runRanks(plan_, model_, batches_, world, "streams",
+                            dir_.file("s" + std::to_string(store++)), depth);
+      for (int r = 0; r < world; ++r) {
+        SCOPED_TRACE("rank " + std::to_string(r) + ", depth " +
+                     std::to_string(depth) + ", delay " + delay);
+        ASSERT_TRUE(piped[r].status.isOk()) << piped[r].status.toString();
+        EXPECT_EQ(piped[r].batches, reference[r].batches);
+        ASSERT_EQ(piped[r].trace.runs.size(), batches_.size());
+        if (depth < 2)
+          continue;
+        // The input distribution (instructions marked, among them a
+        // collective) ran on the communication thread.
+        int distributed = 0;
+        for (const TraceSlice &s : piped[r].trace.runs[1])
+          if (!s.wait && s.instruction == 0)
+            distributed += s.track == 1;
+        EXPECT_EQ(distributed, 1);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shardings, PipelineTest,
+                         ::testing::Values(Case{TestSharding::kTableWise, 2, 7},
+                                           Case{TestSharding::kTableWise, 4, 9},
+                                           Case{TestSharding::kRowWise, 2, 5},
+                                           Case{TestSharding::kRowWise, 4, 10}),
+                         [](const auto &info) {
+                           return std::string(info.param.sharding ==
+                                                      TestSharding::kTableWise
+                                                  ? "TableWise"
+                                                  : "RowWise") +
+                                  std::to_string(info.param.world);
+                         });
+
+/// A 2-rank table-wise plan compiled with streams (with or without marks).
+std::string writePlan(TempDir &dir, const ShardedTestModel &m, bool marks) {
+  auto plan = writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(),
+                                   marks ? "marked" : "unmarked");
+  EXPECT_TRUE(plan.isOk()) << plan.status().toString();
+  compileStreams(*plan, marks);
+  return *plan;
+}
+
+TEST(PipelineErrors, BadArguments) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string marked = writePlan(dir, m, true);
+  const std::string unmarked = writePlan(dir, m, false);
+  std::vector<ShardedTestBatch> batches = {makeShardedTestBatch(m, 6, 1),
+                                           makeShardedTestBatch(m, 6, 2)};
+  auto expectAll = [](const std::vector<RankRun> &runs,
+                      const std::string &needle) {
+    for (const RankRun &run : runs) {
+      EXPECT_FALSE(run.status.isOk());
+      EXPECT_EQ(run.status.code(), StatusCode::kInvalidArgument);
+      EXPECT_NE(run.status.message().find(needle), std::string::npos)
+          << run.status.toString();
+      EXPECT_TRUE(run.batches.empty());
+    }
+  };
+  expectAll(runRanks(marked, m, batches, 2, "streams", dir.file("a"), -1),
+            "pipeline depth -1");
+  expectAll(runRanks(unmarked, m, batches, 2, "streams", dir.file("b"), 2),
+            "marks no input distribution");
+  expectAll(runRanks(marked, m, batches, 2, "off", dir.file("c"), 2),
+            "overlap 'off'");
+  // A batch whose dense input has the wrong width: refused before any
+  // collective, on both ranks, naming the batch.
+  std::vector<RankRun> bad = runRanks(
+      marked, m, batches, 2, "streams", dir.file("d"), 2, 5,
+      [](size_t b, RunInputs &in, ShardedTestBatch &local) {
+        if (b == 1)
+          in.set("dense",
+                 Tensor::view(local.dense.data(), DType::kFloat32, {1, 2}));
+      });
+  for (const RankRun &run : bad) {
+    EXPECT_FALSE(run.status.isOk());
+    EXPECT_NE(run.status.message().find("batch 1"), std::string::npos)
+        << run.status.toString();
+    EXPECT_LT(run.seconds, 4.0) << run.status.toString();
+  }
+}
+
+TEST(PipelineErrors, KernelFailingMidPipeline) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+#ifdef EMBER_UNDER_TSAN
+  GTEST_SKIP() << "a race between Gloo's device thread and "
+                  "~GlooCommunicator after a peer closes (inside libgloo; "
+                  "see stream_overlap_test's CollectiveTimeout test)";
+#endif
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string plan = writePlan(dir, m, true);
+  std::vector<ShardedTestBatch> batches;
+  for (uint64_t seed = 0; seed < 5; ++seed)
+    batches.push_back(makeShardedTestBatch(m, 6, 60 + seed));
+  // An id far outside every table in batch 2: its owner's lookup fails
+  // (bounds check fatal) while the next batch's input distribution is
+  // under way.
+  ASSERT_FALSE(batches[2].values.empty());
+  batches[2].values[0] = int64_t{1} << 40;
+  auto runs = runRanks(plan, m, batches, 2, "streams", dir.file("e"), 2, 2);
+  bool named = false;
+  for (const RankRun &run : runs) {
+    EXPECT_FALSE(run.status.isOk());
+    EXPECT_TRUE(run.batches.empty());
+    EXPECT_LT(run.seconds, 20.0) << run.status.toString();
+    named = named || run.status.message().find("batch 2") != std::string::npos;
+  }
+  EXPECT_TRUE(named) << runs[0].status.toString() << " / "
+                     << runs[1].status.toString();
+}
+
+} // namespace
