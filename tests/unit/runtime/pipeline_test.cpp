@@ -13,6 +13,8 @@
 //   - bad arguments: depth 0, depth 2 on a plan without marks or with
 //     overlap off, a batch with a missing input (named, before any
 //     collective);
+//   - the C API (ember_session_run_pipelined) gives the same bytes, and
+//     refuses depth 0 and NULL arguments;
 //   - a kernel that fails mid-pipeline (an id out of range in batch 2)
 //     fails the call on every rank (the others hear nothing and time out),
 //     no hang, the communication threads joined.
@@ -20,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "comm/comm_options.h"
+#include "ember/c_api.h"
 #include "ember/session.h"
 #include "ember/trace.h"
 #include "plan/PlanStreams.h"
@@ -351,6 +354,107 @@ TEST(PipelineErrors, KernelFailingMidPipeline) {
   }
   EXPECT_TRUE(named) << runs[0].status.toString() << " / "
                      << runs[1].status.toString();
+}
+
+TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string plan = writePlan(dir, m, true);
+  std::vector<ShardedTestBatch> globals;
+  for (uint64_t seed = 0; seed < 3; ++seed)
+    globals.push_back(makeShardedTestBatch(m, 6, 80 + seed));
+  auto reference = runRanks(plan, m, globals, 2, "off", dir.file("ref"), 0);
+  const int64_t F = static_cast<int64_t>(m.keys.size());
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      ASSERT_TRUE(reference[r].status.isOk());
+      EmberStatus *st = nullptr;
+      EmberSessionOptions *options = ember_session_options_create();
+      ASSERT_EQ(ember_session_options_set_rank(options, r, 2, &st), EMBER_OK);
+      std::string rendezvous = "file:" + dir.file("store");
+      ASSERT_EQ(ember_session_options_set_rendezvous(options,
+                                                     rendezvous.c_str(), &st),
+                EMBER_OK);
+      EmberSession *session = nullptr;
+      ASSERT_EQ(ember_session_create(plan.c_str(), options, &session, &st),
+                EMBER_OK)
+          << ember_status_message(st);
+      ember_session_options_free(options);
+      std::vector<ShardedTestBatch> locals;
+      for (const ShardedTestBatch &g : globals)
+        locals.push_back(
+            sliceShardedTestBatch(g, F, r == 0 ? 0 : 3, r == 0 ? 3 : 6));
+      std::vector<EmberTensor *> tensors;
+      std::vector<EmberInputs *> inputs;
+      std::vector<const char *> keys;
+      for (const std::string &k : m.keys)
+        keys.push_back(k.c_str());
+      for (ShardedTestBatch &local : locals) {
+        int64_t denseDims[2] = {local.batch, ShardedTestModel::kDenseWidth};
+        int64_t nValues = static_cast<int64_t>(local.values.size());
+        int64_t nLengths = static_cast<int64_t>(local.lengths.size());
+        int64_t nWeights = static_cast<int64_t>(local.weights.size());
+        EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr,
+                    *weights = nullptr;
+        ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
+                                 local.dense.data(), &dense, &st);
+        ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
+                                 &values, &st);
+        ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
+                                 local.lengths.data(), &lengths, &st);
+        if (m.weighted)
+          ember_tensor_create_view(EMBER_FLOAT32, &nWeights, 1,
+                                   local.weights.data(), &weights, &st);
+        EmberInputs *in = ember_inputs_create();
+        ember_inputs_set_tensor(in, "dense", dense, &st);
+        ASSERT_EQ(ember_inputs_set_kjt(in, "sparse", keys.data(), F, values,
+                                       lengths, weights, &st),
+                  EMBER_OK)
+            << ember_status_message(st);
+        inputs.push_back(in);
+        tensors.insert(tensors.end(), {dense, values, lengths, weights});
+      }
+      std::vector<EmberOutputs *> outputs(inputs.size(), nullptr);
+      // Refused before anything runs (the same on both ranks).
+      EXPECT_EQ(ember_session_run_pipelined(session, inputs.data(),
+                                            inputs.size(), 0, outputs.data(),
+                                            &st),
+                EMBER_INVALID_ARGUMENT);
+      EXPECT_EQ(ember_session_run_pipelined(session, nullptr, inputs.size(),
+                                            2, outputs.data(), &st),
+                EMBER_INVALID_ARGUMENT);
+      ASSERT_EQ(ember_session_run_pipelined(session, inputs.data(),
+                                            inputs.size(), 2, outputs.data(),
+                                            &st),
+                EMBER_OK)
+          << ember_status_message(st);
+      for (size_t b = 0; b < outputs.size(); ++b) {
+        ASSERT_NE(outputs[b], nullptr);
+        Bytes got;
+        for (size_t i = 0; i < ember_outputs_count(outputs[b]); ++i) {
+          const EmberTensor *t = nullptr;
+          ASSERT_EQ(ember_outputs_get(outputs[b],
+                                      ember_outputs_name(outputs[b], i), &t,
+                                      &st),
+                    EMBER_OK);
+          const uint8_t *p = static_cast<const uint8_t *>(ember_tensor_data(t));
+          got.emplace_back(p, p + ember_tensor_nbytes(t));
+        }
+        EXPECT_EQ(got, reference[r].batches[b]) << "rank " << r << " batch " << b;
+        ember_outputs_free(outputs[b]);
+      }
+      for (EmberInputs *in : inputs)
+        ember_inputs_free(in);
+      for (EmberTensor *t : tensors)
+        ember_tensor_free(t);
+      ember_status_free(st);
+      ember_session_free(session);
+    });
+  for (auto &t : ranks)
+    t.join();
 }
 
 } // namespace
