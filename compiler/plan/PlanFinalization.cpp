@@ -2,11 +2,14 @@
 #include "plan/PlanFinalization.h"
 
 #include "plan/PlanMemoryPlanner.h"
+#include "plan/PlanPipelineStages.h"
 #include "plan/PlanStreams.h"
 
 #include "kernel_contract/kernel_contract.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 
 namespace kn = ::ember::contract::kernel_names;
 
@@ -101,10 +104,19 @@ LogicalResult finishPlan(ModuleOp module, pb::Plan &plan,
     }
   }
   MemoryPlanStats stats;
+  // The same collectives in every rank's input distribution (the ranks
+  // pair collectives by order): the least count over the programs.
+  int inputCollectives = -1;
+  for (const pb::RankProgram &program : plan.programs()) {
+    int count = leadingIndependentCollectives(program);
+    inputCollectives =
+        inputCollectives < 0 ? count : std::min(inputCollectives, count);
+  }
   for (pb::RankProgram &program : *plan.mutable_programs()) {
     // Collectives the IR put on stream 1 (ember-assign-streams): events,
     // and an order that overlaps them with compute (PlanStreams.h).
-    std::vector<int> keepUntil = assignCommunicationStream(program);
+    std::vector<int> keepUntil =
+        assignCommunicationStream(program, std::max(inputCollectives, 0));
     if (options.planMemory)
       stats = planMemory(program, bounds, keepUntil);
   }

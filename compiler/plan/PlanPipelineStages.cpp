@@ -7,7 +7,43 @@ namespace mlir::ember::plan_emitter {
 
 namespace pb = ::ember::plan;
 
-int markInputDistribution(pb::RankProgram &program) {
+namespace {
+/// Per instruction: whether it reads a collective's result, directly or
+/// through compute (the program is in a topological order).
+std::vector<char> readsCollective(const pb::RankProgram &program) {
+  const int n = program.instructions_size();
+  const int numSlots = program.slots_size();
+  auto valid = [&](int s) { return s >= 0 && s < numSlots; };
+  std::vector<int> definedBy(numSlots, -1);
+  for (int i = 0; i < n; ++i)
+    for (int s : program.instructions(i).outputs())
+      if (valid(s))
+        definedBy[s] = i;
+  std::vector<char> after(n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int s : program.instructions(i).inputs())
+      if (valid(s) && definedBy[s] >= 0 && definedBy[s] < i &&
+          (program.instructions(definedBy[s]).stream() == 1 ||
+           after[definedBy[s]]))
+        after[i] = 1;
+  return after;
+}
+} // namespace
+
+int leadingIndependentCollectives(const pb::RankProgram &program) {
+  std::vector<char> after = readsCollective(program);
+  int count = 0;
+  for (int i = 0; i < program.instructions_size(); ++i) {
+    if (program.instructions(i).stream() != 1)
+      continue;
+    if (after[i])
+      break;
+    ++count;
+  }
+  return count;
+}
+
+int markInputDistribution(pb::RankProgram &program, int collectives) {
   const int n = program.instructions_size();
   const int numSlots = program.slots_size();
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
@@ -19,25 +55,19 @@ int markInputDistribution(pb::RankProgram &program) {
     for (int s : program.instructions(i).outputs())
       if (valid(s))
         definedBy[s] = i;
-  // Per instruction: whether it reads a collective's result, directly or
-  // through compute (the program is in a topological order).
-  std::vector<char> afterCollective(n, 0);
-  for (int i = 0; i < n; ++i)
-    for (int s : program.instructions(i).inputs())
-      if (valid(s) && definedBy[s] >= 0 && definedBy[s] < i &&
-          (isCollective(definedBy[s]) || afterCollective[definedBy[s]]))
-        afterCollective[i] = 1;
-  // Stage A's collectives: the first ones, up to the first that reads a
-  // collective's result.
+  std::vector<char> afterCollective = readsCollective(program);
+  // Stage A's collectives: the first `collectives` ones, up to the first
+  // that reads a collective's result.
   std::vector<char> stageA(n, 0);
-  int lastCollective = -1;
-  for (int i = 0; i < n; ++i) {
+  int lastCollective = -1, taken = 0;
+  for (int i = 0; i < n && taken < collectives; ++i) {
     if (!isCollective(i))
       continue;
     if (afterCollective[i])
       break;
     stageA[i] = 1;
     lastCollective = i;
+    ++taken;
   }
   if (lastCollective < 0)
     return 0;

@@ -19,11 +19,20 @@
 
 namespace mlir::ember::plan_emitter {
 
-/// Marks (and hoists) the input distribution of `program`, whose
-/// collectives are the instructions on stream 1. Nothing when it has no
-/// collective, or when its first collective already reads a collective's
-/// result. Returns the number of instructions marked.
-int markInputDistribution(::ember::plan::RankProgram &program);
+/// How many of the first collectives of `program` (the instructions on
+/// stream 1) read no collective's result, directly or through compute.
+/// Ranks differ (a rank that owns no table has a pooled all-to-all that
+/// reads no collective), so a plan takes the least over its programs: every
+/// rank must put the same collectives in its input distribution, since the
+/// ranks pair collectives by order.
+int leadingIndependentCollectives(const ::ember::plan::RankProgram &program);
+
+/// Marks (and hoists) the input distribution of `program`: its first
+/// `collectives` collectives (at most leadingIndependentCollectives) and
+/// what they depend on. Nothing when that is 0. Returns the number of
+/// instructions marked.
+int markInputDistribution(::ember::plan::RankProgram &program,
+                          int collectives);
 
 } // namespace mlir::ember::plan_emitter
 

@@ -107,7 +107,8 @@ void scheduleForOverlap(pb::RankProgram &program) {
 }
 } // namespace
 
-std::vector<int> assignCommunicationStream(pb::RankProgram &program) {
+std::vector<int> assignCommunicationStream(pb::RankProgram &program,
+                                           int inputCollectives) {
   const int numSlots = program.slots_size();
   const int numInstrs = program.instructions_size();
   std::vector<int> keepUntil(numSlots, -1);
@@ -121,7 +122,10 @@ std::vector<int> assignCommunicationStream(pb::RankProgram &program) {
     return keepUntil;
   scheduleForOverlap(program);
   // The input distribution first, marked for cross-batch pipelining.
-  markInputDistribution(program);
+  markInputDistribution(program,
+                        inputCollectives < 0
+                            ? leadingIndependentCollectives(program)
+                            : inputCollectives);
 
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
   // What collective c reads or writes must not be reused before `until`:

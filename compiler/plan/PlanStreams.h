@@ -31,7 +31,11 @@ namespace mlir::ember::plan_emitter {
 /// Orders the program and adds the events above (nothing when no
 /// instruction is on stream 1). Returns, per slot, the instruction index its lifetime must
 /// reach at least (-1: no constraint), for planMemory.
-std::vector<int> assignCommunicationStream(::ember::plan::RankProgram &program);
+/// `inputCollectives`: how many collectives the input distribution holds
+/// (the least leadingIndependentCollectives over the plan's programs; -1:
+/// this program's own count, for a program on its own).
+std::vector<int> assignCommunicationStream(::ember::plan::RankProgram &program,
+                                           int inputCollectives = -1);
 
 } // namespace mlir::ember::plan_emitter
 

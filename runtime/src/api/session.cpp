@@ -413,11 +413,14 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
                              std::vector<RunOutputs> *outputs) const {
   if (!outputs)
     return invalidArgument("Session::runPipelined: outputs is null");
-  if (depth < 1)
+  if (depth < 1) {
+    outputs->clear();
     return invalidArgument("Session::runPipelined: pipeline depth " +
                            std::to_string(depth) + ": expected 1 or more");
-  outputs->resize(batches.size());
-  if (depth == 1 || batches.size() <= 1) {
+  }
+  // Depth 1 (or a single batch): `run` per batch.
+  auto oneByOne = [&]() -> Status {
+    outputs->resize(batches.size());
     for (size_t b = 0; b < batches.size(); ++b) {
       Status status = run(batches[b], &(*outputs)[b]);
       if (!status.isOk()) {
@@ -426,7 +429,9 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
       }
     }
     return Status::ok();
-  }
+  };
+  if (depth == 1)
+    return oneByOne();
   const std::string what = "pipeline depth " + std::to_string(depth) + ": ";
   if (impl_->pipelineStageEnd == 0) {
     outputs->clear();
@@ -446,6 +451,9 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
                          : "the plan on a device") +
         ")");
   }
+  if (batches.size() <= 1)
+    return oneByOne();
+  outputs->resize(batches.size());
   const Program &program = *impl_->program;
   std::unique_lock<std::mutex> serial(impl_->runMutex, std::defer_lock);
   if (impl_->comm)

@@ -970,6 +970,25 @@ Result<std::shared_ptr<const Program>> ProgramBuilder::build() {
   computeLiveness();
   EMBER_RETURN_IF_ERROR(inRank(validateMemoryPlan(rp, *program_)));
   EMBER_RETURN_IF_ERROR(inRank(checkDeclaredSizes()));
+  // Cross-batch pipelining (executor/pipeline_stages.h) issues the marked
+  // collectives of the next batch early: every rank must mark the same
+  // number, or the ranks would pair different collectives.
+  auto markedCollectives = [](const plan::RankProgram &program) {
+    int count = 0;
+    for (const plan::Instruction &in : program.instructions())
+      count += in.input_distribution() && in.collective() > 0;
+    return count;
+  };
+  const int mine = markedCollectives(rp);
+  for (int r = 0; r < plan_.programs_size(); ++r) {
+    int theirs = markedCollectives(plan_.programs(r));
+    if (theirs != mine)
+      return invalidArgument(
+          rankContext + " marks " + std::to_string(mine) +
+          " collective(s) as its input distribution, rank " +
+          std::to_string(r) + " program " + std::to_string(theirs) +
+          ": every rank must mark the same collectives (recompile the plan)");
+  }
   return std::shared_ptr<const Program>(program_);
 }
 

@@ -25,6 +25,7 @@
 #include "ember/c_api.h"
 #include "ember/session.h"
 #include "ember/trace.h"
+#include "plan/PlanPipelineStages.h"
 #include "plan/PlanStreams.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
@@ -33,6 +34,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -63,11 +65,21 @@ std::string readBytes(const std::string &path) {
 void compileStreams(const std::string &path, bool marks = true) {
   plan::Plan plan;
   ASSERT_TRUE(plan.ParseFromString(readBytes(path)));
+  // As PlanFinalization does: the same collectives in every rank's input
+  // distribution.
+  int inputCollectives = -1;
   for (plan::RankProgram &program : *plan.mutable_programs()) {
     for (plan::Instruction &in : *program.mutable_instructions())
       if (in.collective() > 0)
         in.set_stream(1);
-    mlir::ember::plan_emitter::assignCommunicationStream(program);
+    int count =
+        mlir::ember::plan_emitter::leadingIndependentCollectives(program);
+    inputCollectives =
+        inputCollectives < 0 ? count : std::min(inputCollectives, count);
+  }
+  for (plan::RankProgram &program : *plan.mutable_programs()) {
+    mlir::ember::plan_emitter::assignCommunicationStream(program,
+                                                         inputCollectives);
     int marked = 0;
     for (plan::Instruction &in : *program.mutable_instructions()) {
       marked += in.input_distribution();
