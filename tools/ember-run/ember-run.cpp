@@ -4,6 +4,7 @@
 //           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]
 //           [--bounds-check fatal|warning|ignore] [--report-json FILE]
 //           [--overlap streams|off] [--trace FILE] [--stats]
+//           [--inputs A.npz,B.npz,...|DIR] [--pipeline-depth N]
 //
 // Exit status: 0 success, 1 runtime error, 2 usage error, 128 + signal when
 // stopped by SIGINT/SIGTERM/SIGHUP (130/143/129, with a message). Outputs
