@@ -10,6 +10,8 @@
 //     in program order (overlap "off"), bit for bit, and the trace has one
 //     run per batch, with the input distribution on the communication
 //     thread;
+//   - marks that break the rules are refused at load (not a prefix, ranks
+//     marking different collectives);
 //   - bad arguments: depth 0, depth 2 on a plan without marks or with
 //     overlap off, a batch with a missing input (named, before any
 //     collective);
@@ -467,6 +469,64 @@ TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
     });
   for (auto &t : ranks)
     t.join();
+}
+
+TEST(PipelineStages, BadMarksAreRefusedAtLoad) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string good = writePlan(dir, m, true);
+  auto loadMutated = [&](const std::function<void(plan::Plan &)> &mutate) {
+    plan::Plan plan;
+    EXPECT_TRUE(plan.ParseFromString(readBytes(good)));
+    mutate(plan);
+    const std::string path = dir.file("mutated.plan");
+    std::string error;
+    EXPECT_TRUE(writePlanFile(plan, path, &error)) << error;
+    SessionOptions o; // rank 0 of 2 fails before the rendezvous
+    o.worldSize = 2;
+    o.rendezvous = "file:" + dir.file("store");
+    o.collectiveTimeoutSeconds = 1;
+    auto session = Session::load(path, o);
+    return session.isOk() ? Status::ok() : session.status();
+  };
+  auto firstUnmarked = [](const plan::RankProgram &p) {
+    int i = 0;
+    while (i < p.instructions_size() && p.instructions(i).input_distribution())
+      ++i;
+    return i;
+  };
+  // An unmarked instruction between marked ones.
+  Status s = loadMutated([&](plan::Plan &p) {
+    plan::RankProgram &r0 = *p.mutable_programs(0);
+    int end = firstUnmarked(r0);
+    ASSERT_LT(end + 1, r0.instructions_size());
+    r0.mutable_instructions(end + 1)->set_input_distribution(true);
+  });
+  EXPECT_NE(s.message().find("must be a prefix"), std::string::npos)
+      << s.toString();
+  // Everything of rank 0 marked: a prefix still, but with the pooled
+  // all-to-all, which rank 1 does not mark.
+  s = loadMutated([&](plan::Plan &p) {
+    plan::RankProgram &r0 = *p.mutable_programs(0);
+    int end = firstUnmarked(r0);
+    ASSERT_LT(end, r0.instructions_size());
+    for (int i = end; i < r0.instructions_size(); ++i)
+      r0.mutable_instructions(i)->set_input_distribution(true);
+  });
+  EXPECT_NE(s.message().find("rank 0 program marks 2 collective(s) as its "
+                             "input distribution, rank 1 program 1"),
+            std::string::npos)
+      << s.toString();
+  // Rank 1 marks nothing: the ranks would pair different collectives.
+  s = loadMutated([&](plan::Plan &p) {
+    for (plan::Instruction &in : *p.mutable_programs(1)->mutable_instructions())
+      in.set_input_distribution(false);
+  });
+  EXPECT_NE(s.message().find("every rank must mark the same collectives"),
+            std::string::npos)
+      << s.toString();
 }
 
 } // namespace
