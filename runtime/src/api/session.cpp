@@ -260,35 +260,29 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
   comm.timeoutSeconds = options.collectiveTimeoutSeconds;
   comm.host = options.commHost;
   comm.storeBind = options.storeBind;
-  auto program = loadProgram(planPath, loadOptions, kernels);
-  if (!program) {
-    // The other ranks hear why at once instead of waiting for this one.
+  // A rank that cannot load tells the others why at once instead of
+  // leaving them waiting for it.
+  auto refuse = [&](Status status) {
     if (options.worldSize > 1)
-      announceRendezvousFailure(comm, program.status());
-    return program.status();
-  }
+      announceRendezvousFailure(comm, status);
+    return status;
+  };
+  auto program = loadProgram(planPath, loadOptions, kernels);
+  if (!program)
+    return refuse(program.status());
+  auto inRankProgram = [&](const Status &status) {
+    return status
+        .withContext("rank " + std::to_string(options.rank) + " program")
+        .withContext("plan '" + planPath + "'");
+  };
   // The plan's streams and events must order everything that crosses
   // streams, whether or not this session runs them concurrently.
   auto schedule = buildStreamSchedule(**program);
-  if (!schedule) {
-    Status status =
-        schedule.status()
-            .withContext("rank " + std::to_string(options.rank) + " program")
-            .withContext("plan '" + planPath + "'");
-    if (options.worldSize > 1)
-      announceRendezvousFailure(comm, status);
-    return status;
-  }
+  if (!schedule)
+    return refuse(inRankProgram(schedule.status()));
   auto stages = checkPipelineStages(**program);
-  if (!stages) {
-    Status status =
-        stages.status()
-            .withContext("rank " + std::to_string(options.rank) + " program")
-            .withContext("plan '" + planPath + "'");
-    if (options.worldSize > 1)
-      announceRendezvousFailure(comm, status);
-    return status;
-  }
+  if (!stages)
+    return refuse(inRankProgram(stages.status()));
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(*program);
   impl->schedule = std::move(*schedule);

@@ -14,6 +14,7 @@
 #include "io/npy.h"
 #include "support/expect_status.h"
 #include "support/plan_builder.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -56,28 +57,6 @@ Result<std::unique_ptr<Session>> load(const std::string &path,
   options.maxTensorBytes = maxTensorBytes;
   return Session::load(path, options);
 }
-
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    const char *old = std::getenv(name);
-    had_ = old != nullptr;
-    if (had_)
-      old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (had_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  bool had_ = false;
-  std::string old_;
-};
 
 TEST(HostileSizes, PlanSlotLargerThanTheLimitIsRefusedAtLoad) {
   TempDir dir;

@@ -12,6 +12,7 @@
 #include "ember/session.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
@@ -26,26 +27,6 @@ using namespace ember;
 using namespace ember::testing;
 
 namespace {
-
-RunInputs inputsFor(const ShardedTestModel &m, ShardedTestBatch &b) {
-  RunInputs in;
-  in.set("dense", Tensor::view(b.dense.data(), DType::kFloat32,
-                               {b.batch, ShardedTestModel::kDenseWidth}));
-  Tensor weights;
-  if (m.weighted)
-    weights = Tensor::view(b.weights.data(), DType::kFloat32,
-                           {static_cast<int64_t>(b.weights.size())});
-  auto kjt = KeyedJaggedTensor::fromLengths(
-      m.keys,
-      Tensor::view(b.values.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.values.size())}),
-      Tensor::view(b.lengths.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.lengths.size())}),
-      weights);
-  EXPECT_TRUE(kjt.isOk()) << kjt.status().toString();
-  in.set("sparse", *kjt);
-  return in;
-}
 
 std::vector<float> values(const Tensor &t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
@@ -76,7 +57,7 @@ TEST_P(MultiRankSessionTest, ShardedOutputsEqualOneRank) {
   ShardedTestBatch global = makeShardedTestBatch(m, c.batch, 77);
   auto one = Session::load(*single);
   ASSERT_TRUE(one.isOk()) << one.status().toString();
-  RunInputs globalIn = inputsFor(m, global);
+  RunInputs globalIn = shardedTestInputs(m, global);
   auto expected = (*one)->run(globalIn);
   ASSERT_TRUE(expected.isOk()) << expected.status().toString();
 
@@ -97,7 +78,7 @@ TEST_P(MultiRankSessionTest, ShardedOutputsEqualOneRank) {
       int64_t size = c.batch / c.world + (r < c.batch % c.world ? 1 : 0);
       ShardedTestBatch local = sliceShardedTestBatch(
           global, static_cast<int64_t>(m.keys.size()), begin, begin + size);
-      RunInputs in = inputsFor(m, local);
+      RunInputs in = shardedTestInputs(m, local);
       RunOutputs out, gathered;
       for (int repeat = 0; repeat < 2; ++repeat) { // steady state too
         Status s = (*session)->run(in, &out);

@@ -31,6 +31,8 @@
 #include "plan/PlanStreams.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/scoped_env.h"
+#include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
@@ -94,38 +96,6 @@ void compileStreams(const std::string &path, bool marks = true) {
   ASSERT_TRUE(writePlanFile(plan, path, &error)) << error;
 }
 
-/// Views of `b` as the model's inputs (`b` must outlive them).
-RunInputs inputsFor(const ShardedTestModel &m, ShardedTestBatch &b) {
-  RunInputs in;
-  in.set("dense", Tensor::view(b.dense.data(), DType::kFloat32,
-                               {b.batch, ShardedTestModel::kDenseWidth}));
-  Tensor weights;
-  if (m.weighted)
-    weights = Tensor::view(b.weights.data(), DType::kFloat32,
-                           {static_cast<int64_t>(b.weights.size())});
-  auto kjt = KeyedJaggedTensor::fromLengths(
-      m.keys,
-      Tensor::view(b.values.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.values.size())}),
-      Tensor::view(b.lengths.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.lengths.size())}),
-      weights);
-  EXPECT_TRUE(kjt.isOk()) << kjt.status().toString();
-  in.set("sparse", *kjt);
-  return in;
-}
-
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
-private:
-  const char *name_;
-};
-
 using Bytes = std::vector<std::vector<uint8_t>>; // per output
 struct RankRun {
   Status status;
@@ -181,7 +151,7 @@ std::vector<RankRun> runRanks(const std::string &plan,
       }
       std::vector<RunInputs> inputs;
       for (ShardedTestBatch &local : locals) {
-        inputs.push_back(inputsFor(m, local));
+        inputs.push_back(shardedTestInputs(m, local));
         if (edit)
           edit(inputs.size() - 1, inputs.back(), local);
       }

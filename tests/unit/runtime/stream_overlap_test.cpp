@@ -24,6 +24,8 @@
 #include "ember/trace.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/scoped_env.h"
+#include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
@@ -111,38 +113,6 @@ void rewritePlan(const std::string &path,
   ASSERT_TRUE(writePlanFile(plan, path, &error)) << error;
 }
 
-RunInputs inputsFor(const ShardedTestModel &m, ShardedTestBatch &b) {
-  RunInputs in;
-  in.set("dense", Tensor::view(b.dense.data(), DType::kFloat32,
-                               {b.batch, ShardedTestModel::kDenseWidth}));
-  Tensor weights;
-  if (m.weighted)
-    weights = Tensor::view(b.weights.data(), DType::kFloat32,
-                           {static_cast<int64_t>(b.weights.size())});
-  auto kjt = KeyedJaggedTensor::fromLengths(
-      m.keys,
-      Tensor::view(b.values.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.values.size())}),
-      Tensor::view(b.lengths.data(), DType::kInt64,
-                   {static_cast<int64_t>(b.lengths.size())}),
-      weights);
-  EXPECT_TRUE(kjt.isOk()) << kjt.status().toString();
-  in.set("sparse", *kjt);
-  return in;
-}
-
-/// Sets an environment variable for the scope of a test.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
-private:
-  const char *name_;
-};
-
 struct RankResult {
   std::vector<std::vector<uint8_t>> outputs; // per output, its bytes
   SessionTrace trace;
@@ -177,7 +147,7 @@ std::vector<RankResult> runRanks(const std::string &plan,
       int64_t size = global.batch / world + (r < global.batch % world ? 1 : 0);
       ShardedTestBatch local = sliceShardedTestBatch(
           global, static_cast<int64_t>(m.keys.size()), begin, begin + size);
-      RunInputs in = inputsFor(m, local);
+      RunInputs in = shardedTestInputs(m, local);
       RunOutputs out;
       for (int i = 0; i < runs; ++i) {
         Status s = (*session)->run(in, &out);
@@ -474,7 +444,7 @@ TEST(StreamOverlapErrors, CollectiveTimeoutOnTheCommunicationThread) {
     // Rank 1 never runs: rank 0's first collective hears nothing.
     ShardedTestBatch local = sliceShardedTestBatch(
         global, static_cast<int64_t>(m.keys.size()), 0, 3);
-    RunInputs in = inputsFor(m, local);
+    RunInputs in = shardedTestInputs(m, local);
     RunOutputs out;
     auto start = std::chrono::steady_clock::now();
     rank0Status = sessions[0]->run(in, &out);

@@ -14,6 +14,7 @@
 #include "support/dlrm_inputs.h"
 #include "support/dlrm_model.h"
 #include "support/expect_status.h"
+#include "support/scoped_env.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
@@ -27,27 +28,6 @@ using namespace ember;
 using namespace ember::testing;
 
 namespace {
-
-/// Sets an environment variable for one test; restores it after.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const std::string &value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old, hadOld_ = true;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (hadOld_)
-      ::setenv(name_, old_.c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::string old_;
-  bool hadOld_ = false;
-};
 
 class WeightMemoryTest : public ::testing::Test {
 protected:
