@@ -7,7 +7,8 @@
 // dependency on numpy's C ABI, which changed in numpy 2); each output is a
 // numpy array over the runtime's own buffer (no copy), which it keeps
 // alive. Runs release the GIL and are thread-safe (ember::Session::run
-// is); errors raise EmberError carrying the runtime's message and code.
+// is); run_pipelined is Session::runPipelined over a list of such input
+// dicts. Errors raise EmberError carrying the runtime's message and code.
 //
 //===----------------------------------------------------------------------===//
 #include "ember/session.h"
@@ -163,15 +164,56 @@ py::list tensorInfos(const std::vector<ember::TensorInfo> &infos) {
   return out;
 }
 
+/// The inputs of one run: name -> array, or name -> (keys, values, lengths,
+/// weights|None) for a KJT input. `where` ("batch 2: " or empty) prefixes
+/// the errors; `keep` holds what the tensors view.
+ember::RunInputs runInputsOf(const py::dict &inputs, const std::string &where,
+                             std::vector<py::object> &keep) {
+  ember::RunInputs in;
+  for (auto [key, value] : inputs) {
+    std::string name = py::str(key);
+    if (py::isinstance<py::tuple>(value)) {
+      auto parts = value.cast<py::tuple>();
+      if (parts.size() != 4)
+        raise(ember::invalidArgument(
+            where + "KJT input '" + name +
+            "': expected (keys, values, lengths, weights or None)"));
+      auto keys = parts[0].cast<std::vector<std::string>>();
+      ember::Tensor values = viewOf(where + name + ".values", parts[1], keep);
+      ember::Tensor lengths = viewOf(where + name + ".lengths", parts[2], keep);
+      ember::Tensor weights;
+      if (!parts[3].is_none())
+        weights = viewOf(where + name + ".weights", parts[3], keep);
+      auto kjt = ember::KeyedJaggedTensor::fromLengths(std::move(keys), values,
+                                                       lengths, weights);
+      if (!kjt.isOk())
+        raise(kjt.status().withContext(where + "KJT input '" + name + "'"));
+      in.set(name, std::move(*kjt));
+    } else {
+      in.set(name, viewOf(where + name, value, keep));
+    }
+  }
+  return in;
+}
+
+/// name -> numpy array over each output's buffer.
+py::dict outputsDict(const ember::RunOutputs &out) {
+  py::dict result;
+  for (size_t i = 0; i < out.size(); ++i)
+    result[py::str(out.name(i))] = toNumpy(out.tensor(i));
+  return result;
+}
+
 class PySession {
 public:
   PySession(const std::string &plan, int threads, const std::string &device,
             const std::string &boundsCheck, bool verifyChecksums,
             bool launchEnvironment, double timeoutSeconds,
             int64_t maxTensorBytes, const std::string &rendezvous,
-            const std::string &weightMemory) {
+            const std::string &weightMemory, const std::string &overlap) {
     ember::SessionOptions options;
     options.weightMemory = weightMemory;
+    options.overlap = overlap;
     options.threads = threads;
     options.device = device;
     options.verifyChecksums = verifyChecksums;
@@ -206,27 +248,7 @@ public:
   /// for a KJT input.
   py::dict run(const py::dict &inputs, bool gather) {
     std::vector<py::object> keep;
-    ember::RunInputs in;
-    for (auto [key, value] : inputs) {
-      std::string name = py::str(key);
-      if (py::isinstance<py::tuple>(value)) {
-        auto parts = value.cast<py::tuple>();
-        if (parts.size() != 4)
-          raise(ember::invalidArgument(
-              "KJT input '" + name +
-              "': expected (keys, values, lengths, weights or None)"));
-        auto keys = parts[0].cast<std::vector<std::string>>();
-        ember::Tensor values = viewOf(name + ".values", parts[1], keep);
-        ember::Tensor lengths = viewOf(name + ".lengths", parts[2], keep);
-        ember::Tensor weights;
-        if (!parts[3].is_none())
-          weights = viewOf(name + ".weights", parts[3], keep);
-        in.set(name, take(ember::KeyedJaggedTensor::fromLengths(
-                         std::move(keys), values, lengths, weights)));
-      } else {
-        in.set(name, viewOf(name, value, keep));
-      }
-    }
+    ember::RunInputs in = runInputsOf(inputs, "", keep);
     ember::RunOutputs local, global;
     ember::Status status;
     {
@@ -237,10 +259,47 @@ public:
     }
     if (!status.isOk())
       raise(status);
-    const ember::RunOutputs &out = gather ? global : local;
-    py::dict result;
-    for (size_t i = 0; i < out.size(); ++i)
-      result[py::str(out.name(i))] = toNumpy(out.tensor(i));
+    return outputsDict(gather ? global : local);
+  }
+
+  /// Cross-batch pipelining (Session::runPipelined): `batches` is a list of
+  /// input dicts as `run` takes; returns one output dict per batch, in
+  /// order. With `gather`, each batch's outputs are gathered from every rank
+  /// after the pipelined run (in batch order, so every rank pairs them).
+  py::list runPipelined(const py::list &batches, int depth, bool gather) {
+    std::vector<py::object> keep;
+    std::vector<ember::RunInputs> in;
+    in.reserve(batches.size());
+    for (size_t b = 0; b < batches.size(); ++b) {
+      const std::string where = "batch " + std::to_string(b);
+      py::handle batch = batches[b];
+      if (!py::isinstance<py::dict>(batch))
+        throw py::type_error(
+            "run_pipelined: " + where + " is a " +
+            std::string(py::str(batch.get_type().attr("__name__"))) +
+            ", not a dict of named inputs");
+      in.push_back(runInputsOf(batch.cast<py::dict>(), where + ": ", keep));
+    }
+    std::vector<ember::RunOutputs> local, global;
+    ember::Status status;
+    {
+      py::gil_scoped_release release;
+      status = session_->runPipelined(in, depth, &local);
+      if (status.isOk() && gather) {
+        global.resize(local.size());
+        for (size_t b = 0; b < local.size() && status.isOk(); ++b) {
+          status = session_->gatherOutputs(local[b], &global[b]);
+          if (!status.isOk())
+            status = status.withContext("gathering the outputs of batch " +
+                                        std::to_string(b));
+        }
+      }
+    }
+    if (!status.isOk())
+      raise(status);
+    py::list result;
+    for (const ember::RunOutputs &out : gather ? global : local)
+      result.append(outputsDict(out));
     return result;
   }
 
@@ -316,14 +375,17 @@ PYBIND11_MODULE(_ember_runtime, m) {
   py::class_<PySession>(m, "Session")
       .def(py::init<const std::string &, int, const std::string &,
                     const std::string &, bool, bool, double, int64_t,
-                    const std::string &, const std::string &>(),
+                    const std::string &, const std::string &,
+                    const std::string &>(),
            py::arg("plan"), py::arg("threads") = 1, py::arg("device") = "cpu",
            py::arg("bounds_check") = "fatal",
            py::arg("verify_checksums") = true,
-           py::arg("launch_environment") = true,
-           py::arg("timeout") = 60.0, py::arg("max_tensor_bytes") = 0,
-           py::arg("rendezvous") = "", py::arg("weight_memory") = "mmap")
+           py::arg("launch_environment") = true, py::arg("timeout") = 60.0,
+           py::arg("max_tensor_bytes") = 0, py::arg("rendezvous") = "",
+           py::arg("weight_memory") = "mmap", py::arg("overlap") = "auto")
       .def("run", &PySession::run, py::arg("inputs"), py::arg("gather") = false)
+      .def("run_pipelined", &PySession::runPipelined, py::arg("batches"),
+           py::arg("depth") = 2, py::arg("gather") = false)
       .def("barrier", &PySession::barrier)
       .def_property_readonly("signature", &PySession::signature)
       .def_property_readonly("rank", &PySession::rank)

@@ -2,10 +2,12 @@
 
 torchrun's agent serves its own store on MASTER_PORT, so Ember's rank 0 cannot listen
 there; ember/runtime.py passes Ember's rendezvous through torchrun's store instead. A KJT
-model compiled for 2 ranks (table-sharded) runs under torchrun with 2 processes: each rank
-feeds its own batch, ``gather=True`` returns every rank's outputs, which must equal eager
-PyTorch on each rank's batch, in rank order. A second session opened in the same processes
-gets its own rendezvous.
+model compiled for 2 ranks (table-wise: each rank's program has its KJT all-to-all) runs
+under torchrun with 2 processes: each rank feeds its own batch, ``gather=True`` returns every
+rank's outputs, which must equal eager PyTorch on each rank's batch, in rank order. A second
+session opened in the same processes gets its own rendezvous. Each session also runs three
+batches with ``run_pipelined(depth=2, gather=True)`` (cross-batch pipelining), which must
+equal eager PyTorch on each batch too.
 """
 
 import os
@@ -45,8 +47,16 @@ for attempt in range(2):  # two sessions, one after the other: two rendezvous
     out = session.run({"dense": dense, "features": kjt}, gather=True)
     np.savez(os.path.join(out_dir, "rank%%d.session%%d.npz" %% (rank, attempt)),
              world=session.world_size, **out)
+    batches = []
+    for b in range(3):
+        g = torch.Generator().manual_seed(200 + 10 * rank + b)
+        batches.append({"dense": torch.randn(2 + b, 3, generator=g),
+                        "features": random_kjt(%r, 2 + b, seed=200 + 10 * rank + b)})
+    piped = session.run_pipelined(batches, depth=2, gather=True)
+    np.savez(os.path.join(out_dir, "rank%%d.session%%d.piped.npz" %% (rank, attempt)),
+             **{"b%%d.%%s" %% (b, k): v for b, o in enumerate(piped) for k, v in o.items()})
     del session
-''' % (KEYS,)
+''' % (KEYS, KEYS)
 
 
 def free_port():
@@ -62,7 +72,8 @@ def free_port():
 def test_two_ranks_under_torchrun(tmp_path):
     model = SparseModel().eval()
     example = (torch.randn(4, 3), random_kjt(KEYS, 4, seed=1))
-    plan = export_and_compile(model, example, tmp_path, compile_args=["--world-size", "2"])
+    plan = export_and_compile(model, example, tmp_path, compile_args=["--world-size", "2",
+                                                                 "--sharding", "table_wise"])
     worker = tmp_path / "worker.py"
     worker.write_text(WORKER)
     env = dict(os.environ)
@@ -92,3 +103,19 @@ def test_two_ranks_under_torchrun(tmp_path):
             for name, w in zip(outputs, want):
                 np.testing.assert_allclose(got[name], w, rtol=1e-5, atol=1e-6,
                                            err_msg=f"rank {rank} session {attempt} {name}")
+    for b in range(3):
+        want = []
+        for rank in range(2):
+            g = torch.Generator().manual_seed(200 + 10 * rank + b)
+            dense = torch.randn(2 + b, 3, generator=g)
+            want.append(eager(model, dense, random_kjt(KEYS, 2 + b, seed=200 + 10 * rank + b)))
+        want = [np.concatenate([w[i] for w in want]) for i in range(len(want[0]))]
+        for rank in range(2):
+            for attempt in range(2):
+                got = np.load(tmp_path / ("rank%d.session%d.piped.npz" % (rank, attempt)))
+                outputs = sorted(k for k in got.files if k.startswith("b%d." % b))
+                assert len(outputs) == len(want), outputs
+                for name, w in zip(outputs, want):
+                    np.testing.assert_allclose(
+                        got[name], w, rtol=1e-5, atol=1e-6,
+                        err_msg=f"pipelined: rank {rank} session {attempt} {name}")

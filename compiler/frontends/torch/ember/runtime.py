@@ -15,6 +15,11 @@ sharing them). ``run`` releases the GIL and may be called from several
 threads at once. Errors raise ``ember.EmberError`` with the runtime's
 message (``.code`` is its status code).
 
+``run_pipelined([inputs0, inputs1, ...], depth=2)`` runs several batches
+with the input distribution of the next ones (their first collectives)
+overlapping the compute of the current one (multi-rank plans; docs/runtime.md,
+"Cross-batch pipelining"), and returns their outputs in order.
+
 Multi-rank: under ``torchrun`` (or any launcher that sets RANK, WORLD_SIZE,
 MASTER_ADDR and MASTER_PORT) each process opens the same plan and gets its
 rank's program; ``run(..., gather=True)`` returns the outputs of every rank
@@ -28,6 +33,7 @@ from the wheel; from a build tree (<build>/python) this module finds it on
 sys.path, or in the directory named by EMBER_PYTHON_LIB.
 """
 
+import operator
 import os
 import sys
 
@@ -113,7 +119,8 @@ class Session:
 
     def __init__(self, plan, threads=1, device="cpu", bounds_check="fatal",
                  verify_checksums=True, launch_environment=True, timeout=60.0,
-                 max_tensor_bytes=0, rendezvous=None, weight_memory="mmap"):
+                 max_tensor_bytes=0, rendezvous=None, weight_memory="mmap",
+                 overlap="auto"):
         if rendezvous is None and launch_environment:
             rendezvous = _torchrun_rendezvous(timeout)
         self._session = _rt.Session(os.fspath(plan), threads=threads, device=device,
@@ -122,7 +129,7 @@ class Session:
                                     launch_environment=launch_environment,
                                     timeout=timeout, max_tensor_bytes=max_tensor_bytes,
                                     rendezvous=rendezvous or "",
-                                    weight_memory=weight_memory)
+                                    weight_memory=weight_memory, overlap=overlap)
 
     def run(self, inputs, gather=False, as_torch=False):
         """Runs the plan on ``inputs`` (name -> array, tensor or KJT)."""
@@ -137,6 +144,38 @@ class Session:
         return outputs
 
     __call__ = run
+
+    def run_pipelined(self, batches, depth=2, gather=False, as_torch=False):
+        """Runs a list of batches (each a dict as ``run`` takes) in order with up to
+        ``depth`` in flight: the input distribution of the next batches (their first
+        collectives) overlaps the compute of the current one. Returns one output dict
+        per batch, in order, equal to ``run`` on each. Depth 1 is ``run`` per batch;
+        depth > 1 needs a multi-rank plan and overlap "auto" or "streams". On several
+        ranks every rank calls it with the same depth and number of batches. A failure
+        raises EmberError naming the batch and returns nothing."""
+        if isinstance(batches, dict) or not hasattr(batches, "__iter__"):
+            raise TypeError("Session.run_pipelined takes a list of input dicts, not %s"
+                            % type(batches).__name__)
+        if isinstance(depth, bool):
+            raise TypeError("Session.run_pipelined: depth must be an int, not bool")
+        try:
+            depth = operator.index(depth)
+        except TypeError:
+            raise TypeError("Session.run_pipelined: depth must be an int, not %s"
+                            % type(depth).__name__) from None
+        if not -2**31 <= depth < 2**31:
+            raise ValueError("Session.run_pipelined: depth %d is out of range" % depth)
+        converted = []
+        for index, inputs in enumerate(batches):
+            if not isinstance(inputs, dict):
+                raise TypeError("Session.run_pipelined: batch %d is a %s, not a dict of "
+                                "named inputs" % (index, type(inputs).__name__))
+            converted.append({str(k): _as_input(v) for k, v in inputs.items()})
+        outputs = self._session.run_pipelined(converted, depth, gather)
+        if as_torch:
+            import torch
+            return [{k: torch.from_numpy(v) for k, v in out.items()} for out in outputs]
+        return outputs
 
     def barrier(self):
         """Multi-rank: returns when every rank has called it."""
