@@ -439,7 +439,8 @@ Status ProgramBuilder::buildSignature(const plan::RankProgram &rp) {
     EMBER_RETURN_IF_ERROR(define(slot, SlotInfo::Kind::kInput, -1, what));
     EMBER_RETURN_IF_ERROR(checkSameTypeAsSlot(dtype, dims, slot, what));
     program_->inputs.push_back({spec.name(), slot});
-    TensorInfo ti{spec.name(), dtype, {}};
+    TensorInfo ti{spec.name(), dtype, /*dims=*/{}, /*bagOffsets=*/"",
+                  /*includeLastOffset=*/false};
     for (const DimSpec &d : dims) {
       std::string s = dimsToString({d});
       ti.dims.push_back(s.substr(1, s.size() - 2));
@@ -876,7 +877,8 @@ Status ProgramBuilder::buildOutputs(const plan::RankProgram &rp) {
     EMBER_RETURN_IF_ERROR(checkSameTypeAsSlot(dtype, dims, slot, what));
     program_->slots[slot].isOutput = true;
     program_->outputs.push_back({spec.name(), slot});
-    TensorInfo ti{spec.name(), dtype, {}};
+    TensorInfo ti{spec.name(), dtype, /*dims=*/{}, /*bagOffsets=*/"",
+                  /*includeLastOffset=*/false};
     for (const DimSpec &d : dims) {
       std::string s = dimsToString({d});
       ti.dims.push_back(s.substr(1, s.size() - 2));

@@ -63,8 +63,9 @@ template <typename T> std::vector<T> values(const Tensor &t) {
 
 TEST(SplitGlobalBatch, MatchesANaiveSplit) {
   ModelSignature sig;
-  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "2"}});
-  sig.inputs.push_back({"table", DType::kFloat32, {"5"}}); // not split
+  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "2"}, "", false});
+  sig.inputs.push_back(
+      {"table", DType::kFloat32, {"5"}, "", false}); // not split
   sig.kjtInputs.push_back(
       {"a", {"x", "y"}, DType::kInt64, DType::kInt32, true, "B"});
   sig.kjtInputs.push_back(
@@ -147,7 +148,7 @@ TEST(SplitGlobalBatch, MatchesANaiveSplit) {
 
 TEST(SplitGlobalBatch, InconsistentBatchesAreAnError) {
   ModelSignature sig;
-  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "1"}});
+  sig.inputs.push_back({"dense", DType::kFloat32, {"B", "1"}, "", false});
   sig.kjtInputs.push_back(
       {"a", {"x"}, DType::kInt64, DType::kInt64, false, "B"});
   std::vector<float> dense(3);
@@ -171,10 +172,10 @@ TEST(SplitGlobalBatch, BagInputsSplitByBags) {
   for (bool includeLast : {false, true}) {
     ModelSignature sig;
     sig.batchSymbol = "batch";
-    sig.inputs.push_back({"dense", DType::kFloat32, {"batch", "1"}});
+    sig.inputs.push_back({"dense", DType::kFloat32, {"batch", "1"}, "", false});
     sig.inputs.push_back({"ids", DType::kInt64, {"n"}, "offsets", includeLast});
     sig.inputs.push_back(
-        {"offsets", DType::kInt32, {includeLast ? "b1" : "batch"}});
+        {"offsets", DType::kInt32, {includeLast ? "b1" : "batch"}, "", false});
     sig.inputs.push_back(
         {"psw", DType::kFloat32, {"n"}, "offsets", includeLast});
     std::vector<float> dense(B);
@@ -226,7 +227,7 @@ TEST(SplitGlobalBatch, BagInputsSplitByBags) {
 TEST(SplitGlobalBatch, MalformedBagOffsetsAreAnError) {
   ModelSignature sig;
   sig.inputs.push_back({"ids", DType::kInt64, {"n"}, "offsets", false});
-  sig.inputs.push_back({"offsets", DType::kInt64, {"B"}});
+  sig.inputs.push_back({"offsets", DType::kInt64, {"B"}, "", false});
   std::vector<int64_t> ids = {1, 2, 3};
   std::vector<int64_t> past = {0, 2, 9, 3}; // bag 2 starts past the ids
   std::map<std::string, Tensor> arrays = {
