@@ -25,8 +25,8 @@ previous run's caches, and the round keeps each side's median. Per round the scr
 the ratio peer time / Ember time (> 1: Ember faster); the table shows the
 median over rounds and the interquartile range (IQR) of these ratios, which
 is what to trust on a shared, noisy machine. It checks that every side
-produced the same pooled output (fp32 within 1e-4; int8 against torch's
-quantized op within 1e-5), measures the streaming-read bandwidth with
+produced the same pooled output (fp32 within 1e-4; int8 bit-identical to
+torch's quantized op, i.e. FBGEMM's arithmetic), measures the streaming-read bandwidth with
 bench_stream_read in the same run (after each configuration's rounds) and
 prints the 1-minute load average before and after each configuration.
 
@@ -270,7 +270,13 @@ def run_config(args, cfg, np, torch, peers):
         base_out = np.fromfile(out_path + ".base", dtype=np.float32).reshape(cfg["out_shape"])
         if not np.array_equal(base_out, ember_out):
             mismatches.append("ember_base: not bit-identical to ember")
+    exact = {}
     for name, ref in outs.items():
+        if ref.shape == ember_out.shape:
+            exact[name] = int(np.count_nonzero(ember_out != ref))
+        if cfg["kind"] == "int8" and exact.get(name, 1) != 0:
+            # Ember's int8 sums follow FBGEMM's arithmetic: bit-identical.
+            mismatches.append(f"{name}: {exact.get(name, 'all')} elements not bit-identical")
         tol = 1e-5 if cfg["kind"] == "int8" else 1e-4
         if ref.shape != ember_out.shape or not np.allclose(ember_out, ref, rtol=tol, atol=tol):
             worst = (np.max(np.abs(ember_out - ref)) if ref.shape == ember_out.shape
@@ -293,7 +299,7 @@ def run_config(args, cfg, np, torch, peers):
         "ms": {s: 1e3 * statistics.median(per_round[s]) for s in sides},
         "ratios": ratios, "ember_gbps": gbps, "stream_gbps": bw,
         "pct_stream": 100 * gbps / bw, "load": (load_before, load_after),
-        "mismatches": mismatches,
+        "mismatches": mismatches, "elements_differing": exact,
     }
 
 
@@ -316,6 +322,10 @@ def print_row(row):
         q1, med, q3 = row["ratios"]["ember_base"]
         print(f"{'':<34}     vs ember_base (before the change, "
               f"{row['ms']['ember_base']:.2f} ms): {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
+    if row["kind"] == "int8":
+        for name, n in row["elements_differing"].items():
+            if n == 0:
+                print(f"{'':<34}     vs {name}: bit-identical")
     for m in row["mismatches"]:
         print(f"{'':<34}     MISMATCH {m}")
     sys.stdout.flush()

@@ -11,6 +11,7 @@
 #include "kernels/cpu/embedding_row_decode.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <immintrin.h>
 #include <limits>
@@ -125,7 +126,7 @@ template <TableFormat F> struct RowOps {
       _mm256_storeu_ps(out + d, v);
     }
     for (; d < dim; ++d)
-      out[d] = isQuantized(F) ? s * Decode<F>::at(row, d) + b
+      out[d] = isQuantized(F) ? std::fma(Decode<F>::at(row, d), s, b)
                               : Decode<F>::at(row, d);
   }
 };
@@ -203,10 +204,9 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
       if constexpr (isQuantized(F)) {
         const __m256 vwb = _mm256_set1_ps(w * b);
 #pragma GCC unroll 8
-        for (int k = 0; k < NV; ++k)
-          acc[k] = _mm256_add_ps(
-              acc[k],
-              _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws, vwb));
+        for (int k = 0; k < NV; ++k) // FBGEMM's order (bit-identical sums)
+          acc[k] = _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws,
+                                   _mm256_add_ps(acc[k], vwb));
       } else {
 #pragma GCC unroll 8
         for (int k = 0; k < NV; ++k)
@@ -276,10 +276,13 @@ poolTail(const PoolJob &job, int64_t begin, int64_t end, int64_t c0, bool first,
     }
     const float w = (!kMax && job.weights) ? job.weights[i] : 1.0f;
     for (int64_t t = 0; t < width; ++t) {
-      float v = Decode<F>::at(row, c0 + t);
-      if constexpr (isQuantized(F))
-        v = s * v + b;
-      acc[t] = kMax ? std::max(acc[t], v) : acc[t] + w * v;
+      const float v = Decode<F>::at(row, c0 + t);
+      if constexpr (kMax)
+        acc[t] = std::max(acc[t], isQuantized(F) ? std::fma(v, s, b) : v);
+      else if constexpr (isQuantized(F)) // FBGEMM's order, as poolBlock
+        acc[t] = std::fma(v, w * s, acc[t] + w * b);
+      else
+        acc[t] = std::fma(v, w, acc[t]);
     }
   }
   for (int64_t t = 0; t < width; ++t) {

@@ -217,7 +217,8 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
         for (int k = 0; k < NV; ++k) {
           __m512 v =
               Load16<F>::at(row, c0 + k * kLanes, k == NV - 1 ? tail : 0xffff);
-          acc[k] = _mm512_add_ps(acc[k], _mm512_fmadd_ps(v, vws, vwb));
+          // FBGEMM's order (bit-identical sums): v * ws + (acc + wb).
+          acc[k] = _mm512_fmadd_ps(v, vws, _mm512_add_ps(acc[k], vwb));
         }
       } else {
 #pragma GCC unroll 8

@@ -9,6 +9,7 @@
 #include "kernels/cpu/embedding_row_decode.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #define EMBER_POOL_TARGET
@@ -38,8 +39,10 @@ template <TableFormat F> struct RowOps {
     } else if constexpr (isQuantized(F)) {
       const uint8_t *sb = row + codeBytes(F, dim);
       float ws = w * loadFloat(sb), wb = w * loadFloat(sb + 4);
+      // FBGEMM's order, the multiply-add fused as in its kernels, so that
+      // the sums are bit-identical to them (and to the AVX routines).
       for (int64_t d = 0; d < dim; ++d)
-        acc[d] += ws * Decode<F>::at(row, d) + wb;
+        acc[d] = std::fma(Decode<F>::at(row, d), ws, acc[d] + wb);
     } else {
       for (int64_t d = 0; d < dim; ++d)
         acc[d] += w * Decode<F>::at(row, d);
@@ -50,7 +53,7 @@ template <TableFormat F> struct RowOps {
       const uint8_t *sb = row + codeBytes(F, dim);
       float s = loadFloat(sb), b = loadFloat(sb + 4);
       for (int64_t d = 0; d < dim; ++d)
-        acc[d] = std::max(acc[d], s * Decode<F>::at(row, d) + b);
+        acc[d] = std::max(acc[d], std::fma(Decode<F>::at(row, d), s, b));
     } else {
       for (int64_t d = 0; d < dim; ++d)
         acc[d] = std::max(acc[d], Decode<F>::at(row, d));
@@ -61,7 +64,7 @@ template <TableFormat F> struct RowOps {
       const uint8_t *sb = row + codeBytes(F, dim);
       float s = loadFloat(sb), b = loadFloat(sb + 4);
       for (int64_t d = 0; d < dim; ++d)
-        out[d] = s * Decode<F>::at(row, d) + b;
+        out[d] = std::fma(Decode<F>::at(row, d), s, b);
     } else {
       for (int64_t d = 0; d < dim; ++d)
         out[d] = Decode<F>::at(row, d);

@@ -144,13 +144,13 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
           s *= w;
           b *= w;
         }
+        // FBGEMM's order: acc = codes * s + (acc + b), the multiply-add
+        // fused, so that int8 sums are bit-identical to its kernels.
         const typename V::Reg vs = V::set1(s), vb = V::set1(b);
 #pragma GCC unroll 16
         for (int k = 0; k < NV; ++k)
-          acc[k] = V::add(
-              acc[k],
-              V::fmadd(V::template load<F>(row, k, lastMask(k)),
-                       vs, vb));
+          acc[k] = V::fmadd(V::template load<F>(row, k, lastMask(k)), vs,
+                            V::add(acc[k], vb));
       } else if constexpr (kWeighted) {
         const typename V::Reg vw = V::set1(weights[i]);
 #pragma GCC unroll 16
