@@ -258,6 +258,27 @@ ShardingPlan Planner::toPlan(const State &state) const {
   return plan;
 }
 
+bool Planner::preferred(const State &a, const State &b) const {
+  int64_t hostA = a.hostBytes(), hostB = b.hostBytes();
+  if (hostA == hostB)
+    return better(a.maxCost(), a.totalCost(), b.maxCost(), b.totalCost());
+  // Host memory is the last resort: the plan that keeps (nearly) every
+  // table in device memory, serving at most kHostFirstFraction of the
+  // other's host bytes, wins unless it costs more than kHostFirstSlack times
+  // the other's score. Between plans that both spill a good part, the
+  // choice of what to spill is a matter of cost: the lower score wins.
+  const State &less = hostA < hostB ? a : b;
+  const State &more = hostA < hostB ? b : a;
+  bool lessWins;
+  if (static_cast<double>(less.hostBytes()) <=
+      kHostFirstFraction * static_cast<double>(more.hostBytes()))
+    lessWins = less.maxCost() <= kHostFirstSlack * more.maxCost();
+  else
+    lessWins = better(less.maxCost(), less.totalCost(), more.maxCost(),
+                      more.totalCost());
+  return lessWins == (hostA < hostB);
+}
+
 llvm::Expected<ShardingPlan> Planner::run() {
   if (llvm::Error error = checkInputs())
     return error;
@@ -275,6 +296,10 @@ llvm::Expected<ShardingPlan> Planner::run() {
   for (Policy policy : policies) {
     std::unique_ptr<State> state = newState();
     std::vector<int> failed = seed(*state, policy);
+    // Memory before UVM: room for what the seed left out or served from
+    // host memory.
+    if (!failed.empty() || state->hostBytes() > 0)
+      repairMemory(*state, failed);
     if (!failed.empty()) {
       if (!failedState || failed.size() < fewestFailed.size()) {
         fewestFailed = failed;
@@ -284,23 +309,21 @@ llvm::Expected<ShardingPlan> Planner::run() {
     }
     if (options.search == SearchMode::Local)
       improve(*state);
-    // Host memory is the last resort: a plan that serves less from it wins
-    // whatever the cost, then the lower cost.
-    if (!best || state->hostBytes() < best->hostBytes() ||
-        (state->hostBytes() == best->hostBytes() &&
-         better(state->maxCost(), state->totalCost(), best->maxCost(),
-                best->totalCost())))
+    if (!best || preferred(*state, *best))
       best = std::move(state);
   }
-  // Device memory too small for every table on it: spill the tables that
-  // lose least per byte to host memory first, then place by memory.
-  if (!best && chooseSpills()) {
+  // Device memory too small for every table on it (or the seeds serve some
+  // from host memory): spill the tables that lose least per byte to host
+  // memory first, then place by memory.
+  if ((!best || best->hostBytes() > 0) && chooseSpills()) {
     std::unique_ptr<State> state = newState();
     std::vector<int> failed = seed(*state, Policy::Spill);
+    repairMemory(*state, failed);
     if (failed.empty()) {
       if (options.search == SearchMode::Local)
         improve(*state);
-      best = std::move(state);
+      if (!best || preferred(*state, *best))
+        best = std::move(state);
     } else if (failed.size() < fewestFailed.size()) {
       fewestFailed = failed;
       failedState = std::move(state);
@@ -331,6 +354,28 @@ llvm::Expected<ShardingPlan> Planner::run() {
 }
 
 void Planner::noteSpills(const State &state) {
+  const Topology &topo = options.topology;
+  // Device memory every table needs at least when all are device-resident
+  // (each table's option with the least device bytes), against all ranks'.
+  double demand = static_cast<double>(baseline.device.total()) *
+                  static_cast<double>(topo.worldSize);
+  for (const TableOptions &table : tableOptions) {
+    double least = -1;
+    for (const Option &option : table.options) {
+      if (option.kernel == ComputeKernel::FusedUvmCaching ||
+          option.kernel == ComputeKernel::FusedUvm)
+        continue;
+      double bytes = 0;
+      for (int64_t unit : option.unitDevice)
+        bytes += static_cast<double>(unit);
+      if (least < 0 || bytes < least)
+        least = bytes;
+    }
+    if (least >= 0)
+      demand += least;
+  }
+  double capacity = static_cast<double>(state.deviceCap) *
+                    static_cast<double>(topo.worldSize);
   for (size_t t = 0; t < specs.size(); ++t) {
     const Option &chosen = state.optionOf(t);
     if (chosen.kernel != ComputeKernel::FusedUvmCaching &&
@@ -355,14 +400,57 @@ void Planner::noteSpills(const State &state) {
                       "tables",
                       specs[t].name, computeKernelName(chosen.kernel))
             .str();
-    if (device)
-      note += llvm::formatv(" (its smallest needs {0} per shard); it costs "
-                            "{1:F2} us per batch more (summed over ranks) "
-                            "than its cheapest device-resident sharding",
-                            formatBytes(static_cast<double>(
-                                smallest->maxShardDeviceBytes)),
+    if (device) {
+      // Device memory each rank would have for it, its own cache taken off.
+      std::vector<int64_t> freeOn(topo.worldSize);
+      for (int64_t rank = 0; rank < topo.worldSize; ++rank)
+        freeOn[rank] = state.deviceCap - state.device[rank];
+      for (size_t i = 0; i < state.ranksOf[t].size(); ++i)
+        freeOn[state.ranksOf[t][i]] += chosen.unitDevice[i];
+      int64_t mostFree = *std::max_element(freeOn.begin(), freeOn.end());
+      // The device-resident option that comes closest: its largest shortfall
+      // over its shards (fixed shards on their ranks, others on the rank
+      // with the most free memory).
+      const Option *closest = nullptr;
+      int64_t closestShort = 0;
+      for (const Option &option : tableOptions[t].options) {
+        if (option.kernel != ComputeKernel::Fused)
+          continue;
+        int64_t worst = std::numeric_limits<int64_t>::min();
+        for (size_t i = 0; i < option.shards.size(); ++i) {
+          int64_t available = option.placement == Placement::Fixed
+                                  ? freeOn[option.shards[i].rank]
+                                  : mostFree;
+          worst = std::max(worst, option.unitDevice[i] - available);
+        }
+        if (!closest || worst < closestShort) {
+          closest = &option;
+          closestShort = worst;
+        }
+      }
+      if (closestShort > 0)
+        note += llvm::formatv(" even after moving and re-sharding them: the "
+                              "closest ({0} x {1}) is short by {2} of device "
+                              "memory on a rank",
+                              shardingKindName(closest->kind),
+                              closest->shards.size(),
+                              formatBytes(static_cast<double>(closestShort)))
+                    .str();
+      else
+        note += " without serving others from host memory instead";
+      if (demand > capacity)
+        note += llvm::formatv("; every table in device memory would need "
+                              "{0} more than the {1} ranks' device memory "
+                              "together, and host memory serves the tables "
+                              "that lose least per device byte saved",
+                              formatBytes(demand - capacity), topo.worldSize)
+                    .str();
+      note += llvm::formatv("; it costs {0:F2} us per batch more (summed "
+                            "over ranks) than its cheapest device-resident "
+                            "sharding",
                             (chosen.totalCost - device->totalCost) * 1e6)
                   .str();
+    }
     notes.push_back(note);
   }
 }

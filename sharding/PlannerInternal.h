@@ -7,6 +7,8 @@
 //                          the result and the infeasibility report
 //   PlannerCandidates.cpp  1. the shardings each table may take
 //   PlannerSeed.cpp        2. greedy seed placements (and State::place)
+//   PlannerMemory.cpp      2b. memory before UVM: room made for the tables
+//                          a seed could not place or served from host memory
 //   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
 //   PlannerCollectives.cpp 6. the best plan's collective step lowered
 // Not part of the library's interface (Planner.h is).
@@ -38,6 +40,12 @@ using llvm::ArrayRef;
 /// take at most this fraction of a rank's usable device memory (one replica
 /// at most kReplicaMaxFraction, PlannerCandidates.cpp).
 constexpr double kReplicaBudgetFraction = 0.25;
+
+/// Host memory is the last resort: of two plans, the one that serves at most
+/// kHostFirstFraction of the other's host bytes wins unless its score is
+/// more than kHostFirstSlack times the other's (Planner::preferred).
+constexpr double kHostFirstFraction = 0.1;
+constexpr double kHostFirstSlack = 1.5;
 
 inline llvm::Error makeError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -227,6 +235,13 @@ public:
   bool place(int table, int index, bool byMemory);
 };
 
+/// A table's placement (option and ranks), to put it back.
+struct Placed {
+  int table = -1;
+  int choice = -1;
+  std::vector<int64_t> ranks;
+};
+
 /// Whether one plan is better than another: lower maximum, then lower total.
 inline bool better(double maxA, double totalA, double maxB, double totalB) {
   double tolerance = 1e-12 * std::max(1.0, std::fabs(maxB));
@@ -250,6 +265,11 @@ public:
 private:
   // Planner.cpp
   llvm::Error checkInputs();
+  /// Whether plan `a` is preferred to plan `b`: the one that keeps nearly
+  /// every table on device memory (kHostFirstFraction of the other's host
+  /// bytes) unless it costs more than kHostFirstSlack times as much, else
+  /// the lower score, then the lower total.
+  bool preferred(const State &a, const State &b) const;
   /// Why `table` fits nowhere in `state`: the option that comes closest.
   std::string shortfall(const State &state, int table) const;
   ShardingPlan toPlan(const State &state) const;
@@ -283,6 +303,25 @@ private:
   bool chooseSpills();
   /// Runs one greedy seed; returns the tables that could not be placed.
   std::vector<int> seed(State &state, Policy policy) const;
+
+  // PlannerMemory.cpp
+  /// Places `table` with the option that needs the least device memory and
+  /// fits (device-resident options first; only those when `deviceOnly`), on
+  /// the ranks with the most free memory.
+  bool placeByMemory(State &state, int table, bool deviceOnly) const;
+  /// Places the unplaced `table` (only device-resident when `deviceOnly`)
+  /// by taking one other table off, placing `table`, and placing the other
+  /// again with any option that fits (device-resident first): the
+  /// arrangement that serves least from host memory (below `hostLimit`),
+  /// then the cheapest. False (state unchanged) when none does; `moved`
+  /// (when given) gets the other table's placement before.
+  bool makeRoom(State &state, int table, bool deviceOnly, int64_t hostLimit,
+                Placed *moved) const;
+  /// Memory before UVM, on a seed: places the tables in `failed` by making
+  /// room (those still without a place stay in `failed`); when every table
+  /// is placed, brings tables served from host memory onto device memory
+  /// while that lowers the plan's host bytes.
+  void repairMemory(State &state, std::vector<int> &failed) const;
 
   // PlannerSearch.cpp
   void improve(State &state) const;

@@ -665,6 +665,37 @@ TEST(ShardingPlanner, TightMemorySpillsLeastCostlyTablesAndSaysWhy) {
   EXPECT_TRUE(roomy.notes.empty());
 }
 
+TEST(ShardingPlanner, TableLargerThanDeviceMemoryStillSpillsAndSaysWhy) {
+  // Two ranks of 1 GB (nothing reserved) and a 3 GB table beside three
+  // small ones: no arrangement holds it in device memory, so it is served
+  // from host memory (its cache split over both ranks) while the small
+  // tables stay on device; the note says why (how many bytes the closest
+  // device-resident sharding lacks, and how far all ranks' device memory
+  // falls short) and what it costs.
+  std::vector<TableSpec> tables = {
+      makeTable("huge", 12'000'000, 64, 4), makeTable("a", 100'000, 64, 2),
+      makeTable("b", 50'000, 32, 3), makeTable("c", 20'000, 16, 1)};
+  PlannerOptions options = makeOptions(2);
+  options.topology.reservedDeviceFraction = 0;
+  options.topology.deviceMemoryBytes = 1'000'000'000;
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  EXPECT_EQ(plan.tables[0].kernel, ComputeKernel::FusedUvmCaching);
+  for (size_t t = 1; t < tables.size(); ++t)
+    EXPECT_NE(plan.tables[t].kernel, ComputeKernel::FusedUvmCaching)
+        << tables[t].name;
+  ASSERT_EQ(plan.notes.size(), 1u);
+  const std::string &note = plan.notes[0];
+  EXPECT_NE(note.find("table 'huge' is served from host memory"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("is short by"), std::string::npos) << note;
+  EXPECT_NE(note.find("more than the 2 ranks' device memory together"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("us per batch more"), std::string::npos) << note;
+}
+
 TEST(ShardingPlanner, ImportedPlanErrors) {
   std::vector<TableSpec> tables = {
       makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Max)};
