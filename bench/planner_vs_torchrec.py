@@ -532,6 +532,42 @@ def write_fixture(path, case, plan):
         f.write("\n")
 
 
+def check_cached_plan(plan, seconds, error, case):
+    """Raises ValueError naming what is wrong when a cached entry is not TorchRec's plan
+    of `case` (every table, each sharding with its shards on ranks of the world) or its
+    planning time and error are not a number and a message."""
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or seconds < 0:
+        raise ValueError(f"'seconds' must be a non-negative number, got {seconds!r}")
+    if error is not None and not isinstance(error, str):
+        raise ValueError(f"'error' must be a message or null, got {error!r}")
+    if plan is None:
+        if error is None:
+            raise ValueError("no plan and no error")
+        return
+    if not isinstance(plan, dict):
+        raise ValueError(f"'plan' must be an object, got {type(plan).__name__}")
+    entries = flatten(plan)
+    for t in case["tables"]:
+        e = entries.get(t["name"])
+        if not isinstance(e, dict):
+            raise ValueError(f"table '{t['name']}' has no sharding")
+        if not isinstance(e.get("sharding_type"), str) or \
+                not isinstance(e.get("compute_kernel"), str):
+            raise ValueError(f"table '{t['name']}': sharding_type and compute_kernel must "
+                             "be strings")
+        try:
+            shards = shards_of(e, t, case["world"])
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as why:
+            raise ValueError(f"table '{t['name']}': unreadable shards "
+                             f"({type(why).__name__}: {why})")
+        for rank, rows, cols, _ in shards:
+            if not (isinstance(rank, int) and 0 <= rank < case["world"]):
+                raise ValueError(f"table '{t['name']}': rank {rank!r} is outside the "
+                                 f"world of {case['world']}")
+            if not all(isinstance(v, int) and v > 0 for v in (rows, cols)):
+                raise ValueError(f"table '{t['name']}': shard sizes {rows!r} x {cols!r}")
+
+
 def cached_torchrec_plan(name, case, cache):
     """TorchRec's plan for a case, read from cache/<name>.json when an earlier run wrote it
     (TorchRec takes hours on the 1,000-table cases here), else planned and written there
@@ -543,7 +579,9 @@ def cached_torchrec_plan(name, case, cache):
         try:
             with open(path) as f:
                 saved = json.load(f)
-            return saved["plan"], saved["seconds"], saved["error"]
+            plan, seconds, error = saved["plan"], saved["seconds"], saved["error"]
+            check_cached_plan(plan, seconds, error, case)
+            return plan, seconds, error
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise SystemExit(f"{path}: not a TorchRec plan written by --torchrec-plans "
                              f"({type(error).__name__}: {error}); delete it to plan again")

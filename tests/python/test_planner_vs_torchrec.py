@@ -111,3 +111,58 @@ def test_bad_cache_and_arguments_are_errors(tmp_path):
     assert proc.returncode == 2 and "--torchrec-only needs --torchrec-plans DIR" in proc.stderr
     proc = run_script(str(tmp_path), "--cases", "criteo-9")
     assert proc.returncode == 2 and "unknown case(s) criteo-9" in proc.stderr
+
+
+@pytest.mark.parametrize("content, why", [
+    ("{not json", "JSONDecodeError"),
+    ("", "JSONDecodeError"),
+    ("[]", "TypeError"),
+    ('{"plan": {}, "seconds": 1.0}', "KeyError: 'error'"),
+    ('{"plan": null, "seconds": 1.0, "error": null}', "no plan and no error"),
+    ('{"plan": {}, "seconds": "fast", "error": null}', "'seconds' must be a non-negative"),
+    ('{"plan": [], "seconds": 1.0, "error": null}', "'plan' must be an object"),
+    ('{"plan": {}, "seconds": 1.0, "error": null}', "table 'criteo_0' has no sharding"),
+])
+def test_corrupt_cached_plan_is_refused(tmp_path, content, why):
+    (tmp_path / "criteo-8.json").write_text(content)
+    with pytest.raises(SystemExit) as raised:
+        bench.cached_torchrec_plan("criteo-8", bench.make_cases()["criteo-8"], str(tmp_path))
+    message = str(raised.value)
+    assert "criteo-8.json: not a TorchRec plan written by --torchrec-plans" in message
+    assert why in message and "delete it to plan again" in message
+
+
+def test_cached_plan_with_bad_shards_is_refused(tmp_path):
+    case = bench.make_cases()["criteo-8"]
+    good = {t["name"]: tw(0, t["rows"], t["dim"]) for t in case["tables"]}
+    for table, entry, why in [
+            ("criteo_3", dict(tw(9, 7420, 128)), "rank 9 is outside the world of 8"),
+            ("criteo_3", {"sharding_type": "table_wise", "compute_kernel": "fused",
+                          "sharding_spec": {"shards": [{"placement": "cuda:0"}]}},
+             "table 'criteo_3': unreadable shards"),
+            ("criteo_3", {"sharding_type": 5, "compute_kernel": "fused"},
+             "sharding_type and compute_kernel must be strings")]:
+        plan = dict(good, **{table: entry})
+        (tmp_path / "criteo-8.json").write_text(json.dumps(
+            {"plan": plan, "seconds": 1.0, "error": None}))
+        with pytest.raises(SystemExit, match=why):
+            bench.cached_torchrec_plan("criteo-8", case, str(tmp_path))
+
+
+def test_script_refuses_corrupt_cache_and_writes_nothing(tmp_path):
+    bin_dir = os.path.dirname(os.environ.get("EMBER_COMPILE", os.path.join(
+        ROOT, "build", "release", "bin", "ember-compile")))
+    if not os.access(os.path.join(bin_dir, "ember-opt"), os.X_OK):
+        pytest.skip("no ember-opt next to EMBER_COMPILE")
+    cache = tmp_path / "plans"
+    cache.mkdir()
+    (cache / "criteo-8.json").write_text('{"plan": {"ebc": {}}, "seconds": 1.0, "error": null}')
+    out = tmp_path / "table.json"
+    proc = run_script(bin_dir, "--cases", "criteo-8", "--torchrec-plans", str(cache),
+                      "--work", str(tmp_path / "work"), "--json", str(out))
+    assert proc.returncode == 1
+    assert "criteo-8.json: not a TorchRec plan written by --torchrec-plans" in proc.stderr
+    assert "table 'criteo_0' has no sharding" in proc.stderr
+    assert not out.exists()
+    # the cache is left as it was (the user decides to delete it)
+    assert json.loads((cache / "criteo-8.json").read_text())["plan"] == {"ebc": {}}
