@@ -353,6 +353,60 @@ TEST(EmbeddingBag, BoundsCheckFatalReportsTheFirstInvalidIdWithAnyThreadCount) {
   }
 }
 
+// Quantized rows are pooled two bags at a time (row j of bag b, then row j
+// of bag b + 1): an invalid id must still be reported in id order, and
+// kWarning must count and zero every invalid id of both bags.
+TEST(EmbeddingBag, BoundsCheckInInterleavedBagsKeepsIdOrder) {
+  for (RowIsa isa : supportedRowIsas()) {
+    RowIsaGuard guard(isa);
+    for (TableFormat format :
+         {TableFormat::kInt8RowWise, TableFormat::kInt4RowWise}) {
+      for (int64_t dim : {16, 32, 64, 128}) {
+        TestTable table = makeTable(40, dim, format, 9);
+        std::string what = std::string(embedding::rowIsaName(isa)) + " " +
+                           table.formatName() + " dim " + std::to_string(dim);
+        // Bag 0 = positions 0..4, bag 1 = 5..9: the invalid id of bag 1
+        // (position 6, second row) is met before bag 0's (position 3,
+        // fourth row) when the two bags are interleaved.
+        BagCase c;
+        c.lengths = std::vector<int64_t>{5, 5, 4, 6, 3};
+        c.ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
+        c.ids[3] = 40;
+        c.ids[6] = -2;
+        {
+          TestKernelContext ctx(1, BoundsCheckMode::kFatal);
+          Status s = runBag(table, c, ctx);
+          ASSERT_FALSE(s.isOk()) << what;
+          EXPECT_NE(s.message().find("id 40 at position 3"), std::string::npos)
+              << what << ": " << s.message();
+        }
+        // Only bag 1's: position 6 in a later pair's second bag too.
+        c.ids[3] = 4;
+        c.ids[16] = 99;
+        {
+          TestKernelContext ctx(1, BoundsCheckMode::kFatal);
+          Status s = runBag(table, c, ctx);
+          ASSERT_FALSE(s.isOk()) << what;
+          EXPECT_NE(s.message().find("id -2 at position 6"), std::string::npos)
+              << what << ": " << s.message();
+        }
+        c.ids[3] = 40;
+        c.paddingIdx = 12;
+        c.ids[20] = 12;
+        for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
+          c.pooling = pooling;
+          TestKernelContext ctx(1, BoundsCheckMode::kWarning);
+          ASSERT_TRUE(runBag(table, c, ctx).isOk()) << what;
+          EXPECT_EQ(ctx.invalidIds(), 3) << what;
+          expectMatchesReference(table, c, ctx.output(0),
+                                 what + " " + poolingStr(pooling));
+        }
+      }
+    }
+  }
+}
+
 TEST(EmbeddingBag, BoundsCheckWarningZeroesAndCounts) {
   for (TableFormat format : allFormats()) {
     TestTable table = makeTable(20, 12, format, 4);

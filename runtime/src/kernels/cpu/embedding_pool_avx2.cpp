@@ -339,26 +339,32 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
 /// in every format; float32 also 12 (96 columns) and, unweighted, 16 (128
 /// columns: one register per accumulator, the rows added from memory).
 /// poolWholeRows with NV = dim / 8; null otherwise.
+/// Whether poolWholeRows pools two bags at a time: quantized rows (whose
+/// add-then-fma chain per row is twice as long as a float row's) when both
+/// bags' accumulators fit in the registers with room to spare.
+template <TableFormat F, int NV>
+constexpr bool kPairBags = isQuantized(F) && NV <= 4;
+
 template <TableFormat F, typename IndexT, bool kWeighted>
 PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
   if (dim % kLanes != 0)
     return nullptr;
   switch (dim / kLanes) {
-  case 1: return poolWholeRows<V256, F, IndexT, 1, kWeighted>;
-  case 2: return poolWholeRows<V256, F, IndexT, 2, kWeighted>;
-  case 3: return poolWholeRows<V256, F, IndexT, 3, kWeighted>;
-  case 4: return poolWholeRows<V256, F, IndexT, 4, kWeighted>;
-  case 5: return poolWholeRows<V256, F, IndexT, 5, kWeighted>;
-  case 6: return poolWholeRows<V256, F, IndexT, 6, kWeighted>;
-  case 7: return poolWholeRows<V256, F, IndexT, 7, kWeighted>;
-  case 8: return poolWholeRows<V256, F, IndexT, 8, kWeighted>;
+  case 1: return poolWholeRows<V256, F, IndexT, 1, kWeighted, kPairBags<F, 1>>;
+  case 2: return poolWholeRows<V256, F, IndexT, 2, kWeighted, kPairBags<F, 2>>;
+  case 3: return poolWholeRows<V256, F, IndexT, 3, kWeighted, kPairBags<F, 3>>;
+  case 4: return poolWholeRows<V256, F, IndexT, 4, kWeighted, kPairBags<F, 4>>;
+  case 5: return poolWholeRows<V256, F, IndexT, 5, kWeighted, kPairBags<F, 5>>;
+  case 6: return poolWholeRows<V256, F, IndexT, 6, kWeighted, kPairBags<F, 6>>;
+  case 7: return poolWholeRows<V256, F, IndexT, 7, kWeighted, kPairBags<F, 7>>;
+  case 8: return poolWholeRows<V256, F, IndexT, 8, kWeighted, kPairBags<F, 8>>;
   case 12:
     if constexpr (F == TableFormat::kFloat32)
-      return poolWholeRows<V256, F, IndexT, 12, kWeighted>;
+      return poolWholeRows<V256, F, IndexT, 12, kWeighted, kPairBags<F, 12>>;
     return nullptr;
   case 16:
     if constexpr (F == TableFormat::kFloat32 && !kWeighted)
-      return poolWholeRows<V256, F, IndexT, 16, kWeighted>;
+      return poolWholeRows<V256, F, IndexT, 16, kWeighted, kPairBags<F, 16>>;
     return nullptr;
   default: return nullptr;
   }

@@ -64,14 +64,70 @@ template <class V, TableFormat F, int NV> constexpr int64_t wholeRowCodeBytes() 
   return 4 * elems;
 }
 
+/// Adds one row to the NV accumulators: codes * s + (acc + b) for quantized
+/// rows (FBGEMM's order, the multiply-add fused: int8 sums are
+/// bit-identical to its kernels), w * row + acc for weighted float rows,
+/// row + acc otherwise. `w` is the id's weight (1 unweighted).
+template <class V, TableFormat F, int NV, bool kWeighted>
+EMBER_POOL_TARGET __attribute__((always_inline)) inline void
+addWholeRow(typename V::Reg (&acc)[NV], const uint8_t *row, int64_t scaleAt,
+            float w, typename V::Mask tail) {
+  using ember::embedding::rowdecode::isQuantized;
+  using ember::embedding::rowdecode::loadFloat;
+  auto mask = [tail](int k) { return k == NV - 1 ? tail : V::fullMask(); };
+  if constexpr (isQuantized(F)) {
+    float s = loadFloat(row + scaleAt), b = loadFloat(row + scaleAt + 4);
+    if constexpr (kWeighted) {
+      s *= w;
+      b *= w;
+    }
+    const typename V::Reg vs = V::set1(s), vb = V::set1(b);
+#pragma GCC unroll 16
+    for (int k = 0; k < NV; ++k)
+      acc[k] = V::fmadd(V::template load<F>(row, k, mask(k)), vs,
+                        V::add(acc[k], vb));
+  } else if constexpr (kWeighted) {
+    const typename V::Reg vw = V::set1(w);
+#pragma GCC unroll 16
+    for (int k = 0; k < NV; ++k)
+      acc[k] = V::fmadd(V::template load<F>(row, k, mask(k)), vw, acc[k]);
+  } else {
+#pragma GCC unroll 16
+    for (int k = 0; k < NV; ++k)
+      acc[k] = V::add(acc[k], V::template load<F>(row, k, mask(k)));
+  }
+}
+
+/// Divides by the bag's count for mean pooling and stores the bag's row.
+template <class V, int NV>
+EMBER_POOL_TARGET __attribute__((always_inline)) inline void
+storeWholeRow(typename V::Reg (&acc)[NV], float *out, bool mean,
+              int64_t count, typename V::Mask tail) {
+  if (mean && count > 1) {
+    const typename V::Reg c = V::set1(static_cast<float>(count));
+#pragma GCC unroll 16
+    for (int k = 0; k < NV; ++k)
+      acc[k] = V::div(acc[k], c);
+  }
+#pragma GCC unroll 16
+  for (int k = 0; k < NV; ++k)
+    V::store(out, k, acc[k], k == NV - 1 ? tail : V::fullMask());
+}
+
 /// Pools every bag of `job` (sum or mean, weighted when kWeighted) with the
 /// row's NV vectors in registers; the last vector is masked by the row's
-/// tail.
-template <class V, TableFormat F, typename IndexT, int NV, bool kWeighted>
+/// tail. With kPairs, bags go two at a time, their rows interleaved (row j
+/// of bag b, row j of bag b + 1, ...) into two sets of accumulators: two
+/// independent chains of adds and twice the independent loads in the
+/// out-of-order window, while each bag still adds its rows in order (the
+/// same bits as one bag at a time). kPairs needs 2 * NV registers for the
+/// accumulators.
+template <class V, TableFormat F, typename IndexT, int NV, bool kWeighted,
+          bool kPairs>
 EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   using ember::embedding::rowdecode::codeBytes;
   using ember::embedding::rowdecode::isQuantized;
-  using ember::embedding::rowdecode::loadFloat;
+  using Reg = typename V::Reg;
   PoolResult result;
   if (job.numBags <= 0)
     return result;
@@ -103,26 +159,101 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
        63) != 0;
   const typename V::Mask tail =
       V::tailMask(dim - int64_t{NV - 1} * V::kLanes);
-  // The mask of vector k: `tail` for the last one, else all lanes (a
-  // constant once the loops over k are unrolled).
-  auto lastMask = [tail](int k) { return k == NV - 1 ? tail : V::fullMask(); };
+  auto prefetchAt = [&](int64_t pos) {
+    prefetchRowLines<kLines>(table, ids[pos], rows, rowBytes, lastLine);
+  };
   for (int64_t i = offsets[0]; i < std::min(idsEnd, offsets[0] + distance); ++i)
-    prefetchRowLines<kLines>(table, ids[i], rows, rowBytes, lastLine);
+    prefetchAt(i);
+  int64_t bag = 0;
+  if constexpr (kPairs) {
+    // Two streams of rows, one per bag of the pair, each prefetched half the
+    // distance ahead; a stream that runs past its bag continues in the same
+    // bag of the next pair (bag + 2), so both of the next pair's bags have
+    // their first rows in flight when it starts.
+    const int64_t half = std::max<int64_t>(distance / 2, 1);
+    auto prefetchStream = [&](int64_t pos, int64_t end, int64_t nextBag) {
+      if (distance <= 0)
+        return;
+      if (pos >= end) {
+        if (nextBag >= numBags)
+          return;
+        pos = offsets[nextBag] + (pos - end);
+        if (pos >= offsets[nextBag + 1])
+          return;
+      }
+      prefetchAt(pos);
+    };
+    if (numBags > 1 && distance > 0)
+      for (int64_t i = offsets[1];
+           i < std::min(offsets[2], offsets[1] + half); ++i)
+        prefetchAt(i);
+    // Adds row i to `acc` (padding skipped, invalid ids counted); false at
+    // an invalid id with kFatal.
+    auto addAt = [&](Reg(&acc)[NV], int64_t i, int64_t &count)
+                     EMBER_POOL_TARGET __attribute__((always_inline)) -> bool {
+      const int64_t id = ids[i];
+      if (hasPadding && id == padding)
+        return true;
+      ++count;
+      if (check && static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+        if (stopAtInvalid)
+          return false;
+        ++result.invalidIds;
+        return true;
+      }
+      addWholeRow<V, F, NV, kWeighted>(acc, table + id * rowBytes, scaleAt,
+                                       kWeighted ? weights[i] : 1.0f, tail);
+      return true;
+    };
+    for (; bag + 1 < numBags; bag += 2) {
+      const int64_t a = offsets[bag], b = offsets[bag + 1],
+                    e = offsets[bag + 2];
+      const int64_t common = std::min(b - a, e - b);
+      Reg accA[NV], accB[NV];
+#pragma GCC unroll 16
+      for (int k = 0; k < NV; ++k)
+        accA[k] = accB[k] = V::zero();
+      int64_t countA = 0, countB = 0;
+      bool ok = true;
+      for (int64_t j = 0; j < common && ok; ++j) {
+        prefetchStream(a + j + half, b, bag + 2);
+        prefetchStream(b + j + half, e, bag + 3);
+        ok = addAt(accA, a + j, countA) && addAt(accB, b + j, countB);
+      }
+      for (int64_t i = a + common; i < b && ok; ++i) {
+        if (distance > 0 && i + distance < idsEnd)
+          prefetchAt(i + distance);
+        ok = addAt(accA, i, countA);
+      }
+      for (int64_t i = b + common; i < e && ok; ++i) {
+        if (distance > 0 && i + distance < idsEnd)
+          prefetchAt(i + distance);
+        ok = addAt(accB, i, countB);
+      }
+      // An invalid id with kFatal: the bags are pooled again one at a time
+      // below, which stops at the first invalid id in order (nothing of
+      // these two bags was stored).
+      if (!ok)
+        break;
+      storeWholeRow<V, NV>(accA, outBase + bag * outStride, mean, countA, tail);
+      storeWholeRow<V, NV>(accB, outBase + (bag + 1) * outStride, mean, countB,
+                           tail);
+    }
+  }
   // One stream of ids across the bags: the row `distance` ids ahead is
   // requested whether or not it is in the same bag, so the next bag's first
   // rows are in flight while this one finishes.
   const int64_t prefetchEnd = distance > 0 ? idsEnd - distance : offsets[0];
-  for (int64_t bag = 0; bag < numBags; ++bag) {
+  for (; bag < numBags; ++bag) {
     const int64_t begin = offsets[bag], end = offsets[bag + 1];
-    typename V::Reg acc[NV];
+    Reg acc[NV];
 #pragma GCC unroll 16
     for (int k = 0; k < NV; ++k)
       acc[k] = V::zero();
     int64_t count = 0;
     for (int64_t i = begin; i < end; ++i) {
       if (i < prefetchEnd)
-        prefetchRowLines<kLines>(table, ids[i + distance], rows, rowBytes,
-                                 lastLine);
+        prefetchAt(i + distance);
       const int64_t id = ids[i];
       if (hasPadding && id == padding)
         continue;
@@ -136,45 +267,10 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
         ++result.invalidIds;
         continue;
       }
-      const uint8_t *row = table + id * rowBytes;
-      if constexpr (isQuantized(F)) {
-        float s = loadFloat(row + scaleAt), b = loadFloat(row + scaleAt + 4);
-        if constexpr (kWeighted) {
-          const float w = weights[i];
-          s *= w;
-          b *= w;
-        }
-        // FBGEMM's order: acc = codes * s + (acc + b), the multiply-add
-        // fused, so that int8 sums are bit-identical to its kernels.
-        const typename V::Reg vs = V::set1(s), vb = V::set1(b);
-#pragma GCC unroll 16
-        for (int k = 0; k < NV; ++k)
-          acc[k] = V::fmadd(V::template load<F>(row, k, lastMask(k)), vs,
-                            V::add(acc[k], vb));
-      } else if constexpr (kWeighted) {
-        const typename V::Reg vw = V::set1(weights[i]);
-#pragma GCC unroll 16
-        for (int k = 0; k < NV; ++k)
-          acc[k] = V::fmadd(
-              V::template load<F>(row, k, lastMask(k)), vw,
-              acc[k]);
-      } else {
-#pragma GCC unroll 16
-        for (int k = 0; k < NV; ++k)
-          acc[k] = V::add(
-              acc[k], V::template load<F>(row, k, lastMask(k)));
-      }
+      addWholeRow<V, F, NV, kWeighted>(acc, table + id * rowBytes, scaleAt,
+                                       kWeighted ? weights[i] : 1.0f, tail);
     }
-    if (mean && count > 1) {
-      const typename V::Reg c = V::set1(static_cast<float>(count));
-#pragma GCC unroll 16
-      for (int k = 0; k < NV; ++k)
-        acc[k] = V::div(acc[k], c);
-    }
-    float *out = outBase + bag * outStride;
-#pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      V::store(out, k, acc[k], lastMask(k));
+    storeWholeRow<V, NV>(acc, outBase + bag * outStride, mean, count, tail);
   }
   return result;
 }
