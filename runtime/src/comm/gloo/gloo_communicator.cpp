@@ -113,6 +113,19 @@ public:
         sequence_(context_->size, 0), peerHosts_(std::move(peerHosts)) {}
 
   ~GlooCommunicator() override {
+    // The pairs go first. Gloo's device thread calls into a buffer with an
+    // operation pending on a pair (the failure notice receives always have
+    // one) under that pair's lock: on completion, and when the peer closes
+    // its end (Pair::signalException). A buffer's destructor only spins
+    // until the device thread lets go of it (a relaxed load of a shared_ptr
+    // count: no happens-before, which ThreadSanitizer reports as a race on
+    // the buffer's mutex and condition variables). Destroying a pair takes
+    // its lock and takes it off the device loop (Gloo waits for the loop to
+    // tick), so nothing calls into the buffers below once they go. It is the
+    // soft close the context's own destruction does (FIN, not RST: a peer
+    // still reads what was sent), only before the buffers instead of after.
+    for (int p = 0; p < context_->size; ++p)
+      context_->getPair(p).reset();
     // Buffers of a failed exchange go before the context that owns them.
     graveyard_.clear();
     noticeRecv_.clear();
