@@ -331,8 +331,10 @@ llvm::Expected<ShardingPlan> Planner::run() {
   }
   if (best && options.search == SearchMode::Local && isTiny())
     exactSearch(best);
-  if (best && options.search == SearchMode::Local)
+  if (best && options.search == SearchMode::Local) {
     improveCollectives(*best);
+    lowerBusiestTraffic(*best);
+  }
   if (!best) {
     std::vector<std::string> lines;
     for (int t : fewestFailed)

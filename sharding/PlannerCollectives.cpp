@@ -1,8 +1,8 @@
 //===- PlannerCollectives.cpp - the step as its collectives see it --------===//
 //
-// Step 6 of the search, on the best plan: the per-rank score adds each
-// rank's lookups and its share of the input and output all-to-alls, but a
-// step waits for the slowest rank of each collective in turn. Here the
+// Steps 6 and 7 of the search, on the best plan. Step 6: the per-rank
+// score adds each rank's lookups and its share of the input and output
+// all-to-alls, but a step waits for the slowest rank of each collective in turn. Here the
 // plan's "collective step" (the sum over the cost parts, lookup, input
 // all-to-all, output all-to-all and backward, of the busiest rank's part,
 // plus what every rank carries) is lowered by moving one shard at a time off
@@ -11,6 +11,11 @@
 // score never gets worse) and no rank's device memory above the fullest
 // rank's (so the plan's peak memory does not grow either). Every accepted
 // step lowers the collective step, so the search ends.
+// Step 7 then lowers the bytes the busiest rank sends or receives in the
+// all-to-alls (what the side-by-side benchmark's yardstick counts: every
+// other rank's ids in, every other rank's rows out; table-row-wise shards
+// reduce-scatter in their node) by moves and swaps of free shards that keep
+// the score, the collective step and the peak device memory where they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,6 +214,278 @@ void Planner::improveCollectives(State &state) const {
           partsOf(other.loads[bestOther.second].cost);
       loads.add(bestTarget, back, -1.0);
       loads.add(from, back, 1.0);
+      state.removeUnit(bestOther.first, bestOther.second);
+      state.addUnit(bestOther.first, bestOther.second, from);
+    }
+    state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
+    loads.refresh();
+  }
+}
+
+namespace {
+
+/// Per-rank all-to-all bytes of a plan as the side-by-side benchmark's
+/// yardstick counts them (docs/sharding.md): what each rank sends and
+/// receives in the input (ids, lengths) and output (pooled rows)
+/// distributions together. A table-, column- or row-wise shard on rank h
+/// receives every other rank's ids for it and sends every other rank its
+/// rows; a table-row-wise shard reduce-scatters inside its node, then sends
+/// the reduced rows to their owners.
+class TrafficLoads {
+public:
+  TrafficLoads(const State &state, ArrayRef<TableSpec> specs,
+               ArrayRef<TableOptions> tables, const PlannerOptions &options)
+      : world(state.topology.worldSize), sent(world, 0), recv(world, 0) {
+    double w = static_cast<double>(world);
+    double everySends = 0, everyReceives = 0;
+    for (int t = 0, e = specs.size(); t < e; ++t) {
+      const Option &option = tables[t].options[state.choice[t]];
+      if (option.kind == ShardingKind::DataParallel)
+        continue;
+      int64_t n = option.shards.size();
+      for (int64_t s = 0; s < n; ++s) {
+        auto [ids, rows] = perPeer(specs[t], option, s, options);
+        int64_t holder = state.ranksOf[t][s];
+        everySends += ids;
+        sent[holder] -= ids;
+        recv[holder] += (w - 1) * ids;
+        if (option.kind == ShardingKind::TableRowWise && n > 1) {
+          // Reduce-scatter of the node's partial sums: 1/n of the global
+          // batch's rows to each other shard; then the reduced rows of the
+          // batches of ranks q = position mod n to their owners.
+          double part = rows * w / static_cast<double>(n);
+          for (int64_t i = 0; i < n; ++i) {
+            int64_t peer = state.ranksOf[t][i];
+            if (peer == holder)
+              continue;
+            sent[holder] += part;
+            recv[peer] += part;
+          }
+          for (int64_t q = s; q < world; q += n)
+            if (q != holder) {
+              sent[holder] += rows;
+              recv[q] += rows;
+            }
+          continue;
+        }
+        everyReceives += rows;
+        recv[holder] -= rows;
+        sent[holder] += (w - 1) * rows;
+      }
+    }
+    for (int64_t rank = 0; rank < world; ++rank) {
+      sent[rank] += everySends;
+      recv[rank] += everyReceives;
+    }
+  }
+
+  /// Bytes one shard of `option` exchanges with each other rank: its ids
+  /// (input) and its rows (output).
+  static std::pair<double, double> perPeer(const TableSpec &table,
+                                           const Option &option, int64_t s,
+                                           const PlannerOptions &options) {
+    const Shard &shard = option.shards[s];
+    bool rowSharded = option.kind == ShardingKind::RowWise ||
+                      option.kind == ShardingKind::TableRowWise;
+    double rho = rowSharded ? static_cast<double>(shard.rows) /
+                                  static_cast<double>(table.rows)
+                            : 1.0;
+    double batch = static_cast<double>(options.batchSizePerRank);
+    double idBytes =
+        static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
+    double ids = batch * (idsPerSample(table) * rho * idBytes +
+                          static_cast<double>(table.features.size()) *
+                              kLengthBytes);
+    double rowsPerSample =
+        table.sequence ? idsPerSample(table) * rho : outputRowsPerSample(table);
+    double rows = batch * rowsPerSample * static_cast<double>(shard.cols) *
+                  kOutputBytes;
+    return {ids, rows};
+  }
+
+  /// What moving a free (table- or column-wise) shard adds to its new rank
+  /// (and takes off its old one): sent, received.
+  static std::pair<double, double> holderDelta(std::pair<double, double> peer,
+                                               int64_t world) {
+    double w = static_cast<double>(world);
+    return {(w - 1) * peer.second - peer.first,
+            (w - 1) * peer.first - peer.second};
+  }
+
+  double bytes(int64_t rank) const { return std::max(sent[rank], recv[rank]); }
+
+  void add(int64_t rank, std::pair<double, double> delta, double sign) {
+    sent[rank] += sign * delta.first;
+    recv[rank] += sign * delta.second;
+  }
+
+  int64_t busiest() const {
+    int64_t best = 0;
+    for (int64_t rank = 1; rank < world; ++rank)
+      if (bytes(rank) > bytes(best))
+        best = rank;
+    return best;
+  }
+  void refreshTop() {
+    top.fill({-1.0, -1});
+    for (int64_t rank = 0; rank < world; ++rank) {
+      double value = bytes(rank);
+      for (int i = 0; i < 3; ++i)
+        if (top[i].second < 0 || value > top[i].first) {
+          for (int j = 2; j > i; --j)
+            top[j] = top[j - 1];
+          top[i] = {value, rank};
+          break;
+        }
+    }
+  }
+  /// The largest bytes of any rank but `a` and `b` (after refreshTop).
+  double othersMax(int64_t a, int64_t b) const {
+    for (const auto &entry : top)
+      if (entry.second >= 0 && entry.second != a && entry.second != b)
+        return entry.first;
+    return 0;
+  }
+
+  int64_t world;
+  std::vector<double> sent, recv;
+  std::array<std::pair<double, int64_t>, 3> top;
+};
+
+} // namespace
+
+void Planner::lowerBusiestTraffic(State &state) const {
+  int64_t world = state.topology.worldSize;
+  if (world < 2)
+    return;
+  double ceiling = *std::max_element(state.cost.begin(), state.cost.end());
+  double slack = 1e-12 * std::max(1.0, ceiling);
+  int64_t deviceCeiling =
+      *std::max_element(state.device.begin(), state.device.end());
+  auto fitsUnder = [&](int64_t rank, const ShardLoad &delta) {
+    return state.fits(rank, delta) &&
+           state.device[rank] + delta.device.total() <= deviceCeiling;
+  };
+  CollectiveLoads loads(state, tableOptions);
+  TrafficLoads traffic(state, specs, tableOptions, options);
+  auto movable = [&](int table) {
+    return !tableOptions[table].userFixed &&
+           state.optionOf(table).placement == Placement::Free;
+  };
+  auto deltaOf = [&](int table, int shard) {
+    return TrafficLoads::holderDelta(
+        TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
+                              options),
+        world);
+  };
+  constexpr size_t kSwapRanks = 16;
+  int64_t limit = 2 * static_cast<int64_t>(specs.size()) + 64;
+  for (int64_t step = 0; step < limit; ++step) {
+    traffic.refreshTop();
+    int64_t from = traffic.busiest();
+    double current = traffic.bytes(from);
+    double bestValue = current * (1 - 1e-9);
+    double collectiveStep = loads.step() * (1 + 1e-12);
+    std::pair<int, int> bestUnit{-1, -1}, bestOther{-1, -1};
+    int64_t bestTarget = -1;
+    // Swap partners: the ranks that move the fewest bytes.
+    std::vector<int64_t> partners(world);
+    std::iota(partners.begin(), partners.end(), 0);
+    auto fewer = [&](int64_t a, int64_t b) {
+      return traffic.bytes(a) < traffic.bytes(b) ||
+             (traffic.bytes(a) == traffic.bytes(b) && a < b);
+    };
+    if (partners.size() > kSwapRanks) {
+      std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
+                       partners.end(), fewer);
+      partners.resize(kSwapRanks);
+    }
+    auto valueAfter = [&](int64_t a, int64_t b,
+                          std::pair<double, double> delta) {
+      double sentA = traffic.sent[a] - delta.first;
+      double recvA = traffic.recv[a] - delta.second;
+      double sentB = traffic.sent[b] + delta.first;
+      double recvB = traffic.recv[b] + delta.second;
+      return std::max({sentA, recvA, sentB, recvB, traffic.othersMax(a, b)});
+    };
+    for (auto [table, shard] : state.units[from]) {
+      if (!movable(table))
+        continue;
+      const ShardLoad &load = state.optionOf(table).loads[shard];
+      std::array<double, kParts> cost = partsOf(load.cost);
+      double unitCost = load.cost.total();
+      std::pair<double, double> delta = deltaOf(table, shard);
+      for (int64_t rank = 0; rank < world; ++rank) {
+        if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
+            !fitsUnder(rank, load))
+          continue;
+        double value = valueAfter(from, rank, delta);
+        if (value >= bestValue ||
+            loads.stepAfter(from, rank, cost) > collectiveStep)
+          continue;
+        bestValue = value;
+        bestUnit = {table, shard};
+        bestOther = {-1, -1};
+        bestTarget = rank;
+      }
+      for (int64_t rank : partners) {
+        if (rank == from)
+          continue;
+        for (auto [otherTable, otherShard] : state.units[rank]) {
+          if (!movable(otherTable) || otherTable == table)
+            continue;
+          const ShardLoad &otherLoad =
+              state.optionOf(otherTable).loads[otherShard];
+          double otherCost = otherLoad.cost.total();
+          if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
+              state.cost[from] - unitCost + otherCost > ceiling + slack)
+            continue;
+          std::pair<double, double> back = deltaOf(otherTable, otherShard);
+          std::pair<double, double> net = {delta.first - back.first,
+                                           delta.second - back.second};
+          double value = valueAfter(from, rank, net);
+          if (value >= bestValue)
+            continue;
+          std::array<double, kParts> parts = cost;
+          std::array<double, kParts> backParts = partsOf(otherLoad.cost);
+          for (int k = 0; k < kParts; ++k)
+            parts[k] -= backParts[k];
+          if (loads.stepAfter(from, rank, parts) > collectiveStep)
+            continue;
+          ShardLoad intoFrom = otherLoad;
+          intoFrom -= load;
+          ShardLoad intoOther = load;
+          intoOther -= otherLoad;
+          if (!fitsUnder(from, intoFrom) || !fitsUnder(rank, intoOther))
+            continue;
+          bestValue = value;
+          bestUnit = {table, shard};
+          bestOther = {otherTable, otherShard};
+          bestTarget = rank;
+        }
+      }
+    }
+    if (bestTarget < 0)
+      return;
+    const Option &option = state.optionOf(bestUnit.first);
+    std::array<double, kParts> cost =
+        partsOf(option.loads[bestUnit.second].cost);
+    std::pair<double, double> delta = deltaOf(bestUnit.first, bestUnit.second);
+    loads.add(from, cost, -1.0);
+    loads.add(bestTarget, cost, 1.0);
+    traffic.add(from, delta, -1.0);
+    traffic.add(bestTarget, delta, 1.0);
+    state.removeUnit(bestUnit.first, bestUnit.second);
+    if (bestOther.first >= 0) {
+      const Option &other = state.optionOf(bestOther.first);
+      std::array<double, kParts> back =
+          partsOf(other.loads[bestOther.second].cost);
+      std::pair<double, double> backDelta =
+          deltaOf(bestOther.first, bestOther.second);
+      loads.add(bestTarget, back, -1.0);
+      loads.add(from, back, 1.0);
+      traffic.add(bestTarget, backDelta, -1.0);
+      traffic.add(from, backDelta, 1.0);
       state.removeUnit(bestOther.first, bestOther.second);
       state.addUnit(bestOther.first, bestOther.second, from);
     }

@@ -10,7 +10,8 @@
 //   PlannerMemory.cpp      2b. memory before UVM: room made for the tables
 //                          a seed could not place or served from host memory
 //   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
-//   PlannerCollectives.cpp 6. the best plan's collective step lowered
+//   PlannerCollectives.cpp 6. the best plan's collective step lowered;
+//                          7. its busiest rank's all-to-all bytes lowered
 // Not part of the library's interface (Planner.h is).
 //
 //===----------------------------------------------------------------------===//
@@ -341,6 +342,12 @@ private:
   /// moves and swaps of free shards that keep every rank at or below the
   /// plan's score and in memory.
   void improveCollectives(State &state) const;
+  /// Lowers the bytes the busiest rank sends or receives in the all-to-alls
+  /// (as the side-by-side benchmark counts them) by moves and swaps of free
+  /// shards that keep every rank at or below the plan's score, the
+  /// collective step at or below its value, and device memory at or below
+  /// the fullest rank's.
+  void lowerBusiestTraffic(State &state) const;
 
   ArrayRef<TableSpec> specs;
   const PlannerOptions &options;
