@@ -4,8 +4,8 @@
 # into a fresh venv and runs the DLRM example from it, outside the source tree:
 # `python -m ember compile`, the `ember-run` entry point, `ember.Session`, and
 # `python -m ember export` of a small model, each checked against torch; then
-# the Python runtime tests (tests/python: runtime API and commands) with the
-# installed package (EMBER_TEST_INSTALLED=1).
+# the Python runtime tests (tests/python: runtime API, pipelined runs on 2
+# ranks, commands) with the installed package (EMBER_TEST_INSTALLED=1).
 #
 #   bash scripts/test-wheel.sh          (after cmake --build --preset release)
 #
@@ -108,5 +108,6 @@ PY
 echo "== the Python runtime tests against the installed wheel"
 EMBER_TEST_INSTALLED=1 EMBER_COMPILE="$work/venv/bin/ember-compile" \
   EMBER_RUN="$work/venv/bin/ember-run" "$py" -m pytest -q -p no:cacheprovider \
-  "$repo/tests/python/test_runtime_api.py" "$repo/tests/python/test_commands.py"
+  "$repo/tests/python/test_runtime_api.py" "$repo/tests/python/test_runtime_pipelined.py" \
+  "$repo/tests/python/test_commands.py"
 echo "test-wheel: passed"
