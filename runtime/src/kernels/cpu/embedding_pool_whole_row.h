@@ -164,6 +164,21 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   };
   for (int64_t i = offsets[0]; i < std::min(idsEnd, offsets[0] + distance); ++i)
     prefetchAt(i);
+  // The TLB is primed twice as far ahead as the rows are prefetched: one
+  // line of the row 2 * distance ids ahead, so that the page walk of a row
+  // (random rows in 4 KiB pages miss the TLB almost every time; in a VM each
+  // walk is a nested one) is done before its lines are requested, and the
+  // row's prefetches and loads do not wait for it. (A/B on 10M x 128 fp32
+  // rows, 1 thread: 1.02-1.12x by the median, 1.14-1.45x by the minimum.)
+  const int64_t primeAhead = 2 * distance;
+  auto primeAt = [&](int64_t pos) {
+    const int64_t id = ids[pos];
+    if (static_cast<uint64_t>(id) < static_cast<uint64_t>(rows))
+      prefetchLine(table + id * rowBytes);
+  };
+  for (int64_t i = offsets[0] + distance;
+       i < std::min(idsEnd, offsets[0] + primeAhead); ++i)
+    primeAt(i);
   int64_t bag = 0;
   if constexpr (kPairs) {
     // Two streams of rows, one per bag of the pair, each prefetched half the
@@ -171,22 +186,34 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
     // bag of the next pair (bag + 2), so both of the next pair's bags have
     // their first rows in flight when it starts.
     const int64_t half = std::max<int64_t>(distance / 2, 1);
+    // Prefetches the row `half` ahead in a stream and primes the TLB for
+    // the one 2 * half ahead.
+    auto streamPos = [&](int64_t pos, int64_t end, int64_t nextBag) {
+      if (pos < end)
+        return pos;
+      if (nextBag >= numBags)
+        return int64_t{-1};
+      pos = offsets[nextBag] + (pos - end);
+      return pos < offsets[nextBag + 1] ? pos : int64_t{-1};
+    };
     auto prefetchStream = [&](int64_t pos, int64_t end, int64_t nextBag) {
       if (distance <= 0)
         return;
-      if (pos >= end) {
-        if (nextBag >= numBags)
-          return;
-        pos = offsets[nextBag] + (pos - end);
-        if (pos >= offsets[nextBag + 1])
-          return;
-      }
-      prefetchAt(pos);
+      const int64_t row = streamPos(pos + half, end, nextBag);
+      if (row >= 0)
+        prefetchAt(row);
+      const int64_t prime = streamPos(pos + 2 * half, end, nextBag);
+      if (prime >= 0)
+        primeAt(prime);
     };
-    if (numBags > 1 && distance > 0)
+    if (numBags > 1 && distance > 0) {
       for (int64_t i = offsets[1];
            i < std::min(offsets[2], offsets[1] + half); ++i)
         prefetchAt(i);
+      for (int64_t i = offsets[1] + half;
+           i < std::min(offsets[2], offsets[1] + 2 * half); ++i)
+        primeAt(i);
+    }
     // Adds row i to `acc` (padding skipped, invalid ids counted); false at
     // an invalid id with kFatal.
     auto addAt = [&](Reg(&acc)[NV], int64_t i, int64_t &count)
@@ -216,18 +243,16 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
       int64_t countA = 0, countB = 0;
       bool ok = true;
       for (int64_t j = 0; j < common && ok; ++j) {
-        prefetchStream(a + j + half, b, bag + 2);
-        prefetchStream(b + j + half, e, bag + 3);
+        prefetchStream(a + j, b, bag + 2);
+        prefetchStream(b + j, e, bag + 3);
         ok = addAt(accA, a + j, countA) && addAt(accB, b + j, countB);
       }
       for (int64_t i = a + common; i < b && ok; ++i) {
-        if (distance > 0 && i + distance < idsEnd)
-          prefetchAt(i + distance);
+        prefetchStream(i, b, bag + 2);
         ok = addAt(accA, i, countA);
       }
       for (int64_t i = b + common; i < e && ok; ++i) {
-        if (distance > 0 && i + distance < idsEnd)
-          prefetchAt(i + distance);
+        prefetchStream(i, e, bag + 3);
         ok = addAt(accB, i, countB);
       }
       // An invalid id with kFatal: the bags are pooled again one at a time
@@ -244,6 +269,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   // requested whether or not it is in the same bag, so the next bag's first
   // rows are in flight while this one finishes.
   const int64_t prefetchEnd = distance > 0 ? idsEnd - distance : offsets[0];
+  const int64_t primeEnd = idsEnd - primeAhead;
   for (; bag < numBags; ++bag) {
     const int64_t begin = offsets[bag], end = offsets[bag + 1];
     Reg acc[NV];
@@ -252,8 +278,11 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
       acc[k] = V::zero();
     int64_t count = 0;
     for (int64_t i = begin; i < end; ++i) {
-      if (i < prefetchEnd)
+      if (i < prefetchEnd) {
         prefetchAt(i + distance);
+        if (i < primeEnd)
+          primeAt(i + primeAhead);
+      }
       const int64_t id = ids[i];
       if (hasPadding && id == padding)
         continue;
