@@ -3,7 +3,7 @@ tables and topology, both plans judged by one yardstick that belongs to neither 
 
 usage: PYTHONPATH=compiler/frontends/torch build/torchrec-venv/bin/python \\
            bench/planner_vs_torchrec.py BUILD_BIN_DIR [--cases NAME,...] [--work DIR]
-           [--json FILE] [--fixtures DIR] [--torchrec-plans DIR [--torchrec-only]]
+           [--json FILE] [--fixtures DIR] [--torchrec-plans DIR [--torchrec-only]] [--hbm-cap]
 
 Cases (batch 512 per rank, H100 80 GB, 8 ranks per node, NVLink 450 GB/s and 50 GB/s of
 network per GPU, every table f32 and sum-pooled):
@@ -65,6 +65,10 @@ each table becomes the ShardingOption of TorchRec's enumerator with the same sha
 and compute kernel, with the plan's shards (sizes, offsets, ranks). They always estimate
 training (the backward pass and the data-parallel gradient all-reduce), so they score a plan
 made for inference as a training plan.
+
+--hbm-cap adds two Ember rows per case planned with each rank's embeddings (weights and
+buffers) capped at the HBM the yardstick counts on TorchRec's fullest rank (topology field
+embedding_memory_cap_gb): Ember's plans that use no more HBM than TorchRec's.
 
 --torchrec-plans DIR keeps TorchRec's plans (DIR/<case>.json with its planning time) and
 reuses them; with --torchrec-only the script only fills that cache (catalogue-512 takes
@@ -594,7 +598,20 @@ def cached_torchrec_plan(name, case, cache):
     return plan, seconds, error
 
 
-def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only=False):
+def capped_topology(paths, work, cap_bytes):
+    """A copy of the case's topology whose ranks give at most `cap_bytes` of device memory
+    to embeddings (embedding_memory_cap_gb); returns the inputs with it."""
+    with open(paths["topology.json"]) as f:
+        topology = json.load(f)
+    topology["embedding_memory_cap_gb"] = cap_bytes / GB
+    capped = dict(paths, **{"topology.json": os.path.join(work, "topology-capped.json")})
+    with open(capped["topology.json"], "w") as f:
+        json.dump(topology, f)
+    return capped
+
+
+def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only=False,
+             cap_at_torchrec=False):
     work = os.path.join(work, name)
     paths = write_inputs(case, work)
     rows = []
@@ -616,10 +633,18 @@ def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only
         if import_error:
             score = "not imported: " + import_error
     rows.append(("torchrec", plan, seconds, score, error))
-    for label, options in (("ember training+torchrec-mem", like),
-                           ("ember inference+torchrec-mem",
-                            ["objective=inference", "memory-reservation=torchrec"])):
-        plan, seconds, score, error = ember_plan(bin_dir, paths, work, label.split()[1], options)
+    runs = [("ember training+torchrec-mem", like, paths),
+            ("ember inference+torchrec-mem",
+             ["objective=inference", "memory-reservation=torchrec"], paths)]
+    if cap_at_torchrec and plan is not None:
+        # Ember's embeddings (weights and buffers) capped at the HBM the yardstick
+        # counts on TorchRec's fullest rank (its weights).
+        cap = max(Yardstick(case, plan).hbm)
+        capped = capped_topology(paths, work, cap)
+        runs += [(label + "+hbm-cap", options, capped) for label, options, _ in runs]
+    for label, options, inputs in runs:
+        tag = label.split()[1]
+        plan, seconds, score, error = ember_plan(bin_dir, inputs, work, tag, options)
         rows.append((label, plan, seconds, score, error))
     estimator = TorchRecEstimator(case)
     results = []
@@ -687,6 +712,9 @@ def main():
                              "there, else plan and write it there")
     parser.add_argument("--torchrec-only", action="store_true",
                         help="only plan with TorchRec (with --torchrec-plans: fill the cache)")
+    parser.add_argument("--hbm-cap", action="store_true",
+                        help="also plan with Ember's embeddings capped at the HBM of "
+                             "TorchRec's fullest rank (topology embedding_memory_cap_gb)")
     args = parser.parse_args()
     cases = make_cases()
     names = [c for c in args.cases.split(",") if c]
@@ -701,12 +729,12 @@ def main():
     results = []
     for name in names:
         case_results = run_case(name, cases[name], args.bin_dir, work, args.fixtures,
-                                args.torchrec_plans, args.torchrec_only)
+                                args.torchrec_plans, args.torchrec_only, args.hbm_cap)
         if args.torchrec_only:
             print(json.dumps(case_results[0]), flush=True)
             continue
         results.extend(case_results)
-        print_table(results[-3:], sys.stderr)
+        print_table(case_results, sys.stderr)
     if args.torchrec_only:
         return
     print_table(results)

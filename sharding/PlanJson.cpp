@@ -108,7 +108,10 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
     };
     auto bytes = [&](int64_t &out) -> llvm::Error {
       double result = 0;
-      if (llvm::Error error = number(result, kGB, key == "host_memory_gb"))
+      if (llvm::Error error =
+              number(result, kGB,
+                     key == "host_memory_gb" ||
+                         key == "embedding_memory_cap_gb"))
         return error;
       // Bytes are int64: refuse what does not fit (2^62 bytes, 4.6e9 GB).
       constexpr double kMaxBytes = 4611686018427387904.0;
@@ -135,6 +138,8 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
       error = bytes(topology.hostMemoryBytes);
     else if (key == "reserved_device_fraction")
       error = number(topology.reservedDeviceFraction, 1, true);
+    else if (key == "embedding_memory_cap_gb")
+      error = bytes(topology.embeddingMemoryCapBytes);
     else if (key == "device_bandwidth_gb_per_s")
       error = number(topology.deviceBandwidth, kGB, false);
     else if (key == "lookup_efficiency")
@@ -155,7 +160,8 @@ ember::sharding::parseTopologyJson(StringRef text, const Topology &defaults) {
       error = makeError("topology: unknown field '" + key +
                         "' (known: world_size, ranks_per_node, "
                         "device_memory_gb, host_memory_gb, "
-                        "reserved_device_fraction, device_bandwidth_gb_per_s, "
+                        "reserved_device_fraction, embedding_memory_cap_gb, "
+                        "device_bandwidth_gb_per_s, "
                         "lookup_efficiency, intra_node_bandwidth_gb_per_s, "
                         "inter_node_bandwidth_gb_per_s, "
                         "host_to_device_bandwidth_gb_per_s, device_tflops, "

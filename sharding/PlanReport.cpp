@@ -187,9 +187,13 @@ std::string ember::sharding::formatPlanReport(const PlanReport &report) {
                       ratio(report.imbalance), micros(report.meanCost),
                       ratio(report.deviceImbalance));
   os << llvm::formatv("Memory per rank: {0} GiB of device memory for "
-                      "embeddings (of {1} GiB), {2} GiB of host memory\n",
+                      "embeddings (of {1} GiB{3}), {2} GiB of host memory\n",
                       gib(topo.usableDeviceMemory()),
-                      gib(topo.deviceMemoryBytes), gib(topo.hostMemoryBytes));
+                      gib(topo.deviceMemoryBytes), gib(topo.hostMemoryBytes),
+                      topo.embeddingMemoryCapBytes > 0
+                          ? "; capped at " +
+                                gib(topo.embeddingMemoryCapBytes) + " GiB"
+                          : std::string());
   os << "Objective: " << objective(report) << "\n";
   os << llvm::formatv(
       "Topology: device {0} GB ({1}% reserved{10}), host {2} GB, device "

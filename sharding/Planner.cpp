@@ -70,6 +70,10 @@ llvm::Error Planner::checkInputs() {
                      "non-negative");
   if (!(topo.reservedDeviceFraction >= 0 && topo.reservedDeviceFraction < 1))
     errors.push_back("reserved device fraction must be in [0, 1)");
+  if (topo.embeddingMemoryCapBytes < 0)
+    errors.push_back(llvm::formatv("the embedding memory cap must be "
+                                   "non-negative (0: none), got {0} bytes",
+                                   topo.embeddingMemoryCapBytes));
   if (!(topo.deviceBandwidth > 0 && topo.intraNodeBandwidth > 0 &&
         topo.interNodeBandwidth > 0 && topo.hostToDeviceBandwidth > 0 &&
         topo.lookupEfficiency > 0 && topo.lookupEfficiency <= 1))

@@ -11,6 +11,7 @@
 #define EMBER_SHARDING_SHARDINGTYPES_H
 
 #include "llvm/ADT/StringRef.h"
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -93,6 +94,11 @@ struct Topology {
   /// Who set reservedDeviceFraction: the topology ("ember") or TorchRec's
   /// reservation rule ("torchrec": ShardingDriver, memory-reservation=).
   std::string reservationRule = "ember";
+  /// When positive, a rank gives at most this many bytes of device memory
+  /// to embeddings (weights, optimizer state, buffers) whatever the
+  /// reservation leaves: a target for the plan's peak device memory
+  /// (topology field embedding_memory_cap_gb).
+  int64_t embeddingMemoryCapBytes = 0;
   double deviceBandwidth = 3.35e12;
   /// Fraction of deviceBandwidth a pooled lookup reaches (FBGEMM TBE forward:
   /// 64.7% of peak on a production-like catalogue).
@@ -117,10 +123,14 @@ struct Topology {
     return (worldSize + ranksPerNode - 1) / ranksPerNode;
   }
   int64_t nodeOf(int64_t rank) const { return rank / ranksPerNode; }
-  /// Device bytes a rank may give to embeddings.
+  /// Device bytes a rank may give to embeddings: what the reservation
+  /// leaves, at most the cap.
   int64_t usableDeviceMemory() const {
-    return static_cast<int64_t>(static_cast<double>(deviceMemoryBytes) *
-                                (1.0 - reservedDeviceFraction));
+    int64_t usable = static_cast<int64_t>(
+        static_cast<double>(deviceMemoryBytes) * (1.0 - reservedDeviceFraction));
+    return embeddingMemoryCapBytes > 0
+               ? std::min(usable, embeddingMemoryCapBytes)
+               : usable;
   }
 };
 

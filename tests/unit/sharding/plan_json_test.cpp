@@ -33,6 +33,37 @@ TEST(PlanJson, TopologyOverridesDefaults) {
   EXPECT_EQ(topology->numNodes(), 4);
 }
 
+TEST(PlanJson, TopologyEmbeddingMemoryCap) {
+  Topology defaults;
+  llvm::Expected<Topology> topology = parseTopologyJson(
+      R"({"device_memory_gb": 80, "reserved_device_fraction": 0.1,
+          "embedding_memory_cap_gb": 20.5})",
+      defaults);
+  ASSERT_TRUE(static_cast<bool>(topology)) << errorOf(topology.takeError());
+  EXPECT_EQ(topology->embeddingMemoryCapBytes, 20'500'000'000);
+  // The cap below what the reservation leaves (72 GB) is what embeddings get.
+  EXPECT_EQ(topology->usableDeviceMemory(), 20'500'000'000);
+  topology = parseTopologyJson(R"({"embedding_memory_cap_gb": 100})", defaults);
+  ASSERT_TRUE(static_cast<bool>(topology)) << errorOf(topology.takeError());
+  EXPECT_EQ(topology->usableDeviceMemory(), 72'000'000'000);
+  // 0: no cap.
+  topology = parseTopologyJson(R"({"embedding_memory_cap_gb": 0})", defaults);
+  ASSERT_TRUE(static_cast<bool>(topology)) << errorOf(topology.takeError());
+  EXPECT_EQ(topology->usableDeviceMemory(), 72'000'000'000);
+  EXPECT_NE(errorOf(parseTopologyJson(R"({"embedding_memory_cap_gb": -1})",
+                                      defaults))
+                .find("'embedding_memory_cap_gb'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTopologyJson(R"({"embedding_memory_cap_gb": "20"})",
+                                      defaults))
+                .find("'embedding_memory_cap_gb'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(parseTopologyJson(R"({"embedding_memory_cap_gb": 1e30})",
+                                      defaults))
+                .find("'embedding_memory_cap_gb' must be at most 4.6e9"),
+            std::string::npos);
+}
+
 TEST(PlanJson, TopologyErrors) {
   Topology defaults;
   EXPECT_NE(errorOf(parseTopologyJson("{", defaults)).find("not valid JSON"),

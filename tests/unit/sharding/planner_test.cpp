@@ -696,6 +696,45 @@ TEST(ShardingPlanner, TableLargerThanDeviceMemoryStillSpillsAndSaysWhy) {
   EXPECT_NE(note.find("us per batch more"), std::string::npos) << note;
 }
 
+TEST(ShardingPlanner, EmbeddingMemoryCapBoundsEveryRank) {
+  // Twelve tables on 4 ranks: without a cap the plan's fullest rank holds
+  // well over 1.1 GB; capped at 1.1 GB every rank stays under it (and the
+  // report says so); a cap no plan fits is an error naming the tables.
+  std::vector<TableSpec> tables;
+  for (int i = 0; i < 12; ++i)
+    tables.push_back(makeTable("t" + std::to_string(i),
+                               1'000'000 + 500'000 * i, 64, 1 + i));
+  PlannerOptions options = makeOptions(4);
+  ShardingPlan free = planOrFail(tables, options);
+  int64_t peak = 0;
+  for (const RankLoad &rank : free.ranks)
+    peak = std::max(peak, rank.device.total());
+  ASSERT_GT(peak, int64_t(1'100'000'000));
+
+  options.topology.embeddingMemoryCapBytes = 1'100'000'000;
+  ShardingPlan capped = planOrFail(tables, options);
+  expectValidPlan(capped, tables, options);
+  for (const RankLoad &rank : capped.ranks)
+    EXPECT_LE(rank.device.total(), int64_t(1'100'000'000));
+  std::string report = formatPlanReport(capped, tables);
+  EXPECT_NE(report.find("capped at 1.0 GiB"), std::string::npos) << report;
+
+  options.topology.embeddingMemoryCapBytes = 100'000'000;
+  options.allowUvm = false;
+  llvm::Expected<ShardingPlan> tooSmall = planSharding(tables, options);
+  ASSERT_FALSE(static_cast<bool>(tooSmall));
+  std::string message = llvm::toString(tooSmall.takeError());
+  EXPECT_NE(message.find("no sharding fits the memory"), std::string::npos)
+      << message;
+
+  options.topology.embeddingMemoryCapBytes = -5;
+  llvm::Expected<ShardingPlan> negative = planSharding(tables, options);
+  ASSERT_FALSE(static_cast<bool>(negative));
+  EXPECT_NE(llvm::toString(negative.takeError())
+                .find("the embedding memory cap must be non-negative"),
+            std::string::npos);
+}
+
 TEST(ShardingPlanner, ImportedPlanErrors) {
   std::vector<TableSpec> tables = {
       makeTable("t", 100, 16), makeTable("m", 100, 16, 1, PoolingKind::Max)};
