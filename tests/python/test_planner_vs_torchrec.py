@@ -166,3 +166,35 @@ def test_script_refuses_corrupt_cache_and_writes_nothing(tmp_path):
     assert not out.exists()
     # the cache is left as it was (the user decides to delete it)
     assert json.loads((cache / "criteo-8.json").read_text())["plan"] == {"ebc": {}}
+
+
+def test_hbm_cap_rows_use_no_more_hbm_than_torchrec(tmp_path):
+    # criteo-8 with TorchRec's plan from the unit test's fixture: --hbm-cap adds Ember's
+    # training and inference plans with each rank's embeddings capped at the HBM of
+    # TorchRec's fullest rank; the yardstick's HBM of both is at most TorchRec's.
+    bin_dir = os.path.dirname(os.environ.get("EMBER_COMPILE", os.path.join(
+        ROOT, "build", "release", "bin", "ember-compile")))
+    if not os.access(os.path.join(bin_dir, "ember-opt"), os.X_OK):
+        pytest.skip("no ember-opt next to EMBER_COMPILE")
+    fixture = os.path.join(ROOT, "tests", "unit", "sharding", "Inputs", "torchrec_criteo_8.json")
+    with open(fixture) as f:
+        plan = json.load(f)["torchrec_plan"]
+    cache = tmp_path / "plans"
+    cache.mkdir()
+    (cache / "criteo-8.json").write_text(json.dumps({"plan": plan, "seconds": 1.0,
+                                                     "error": None}))
+    out = tmp_path / "table.json"
+    proc = run_script(bin_dir, "--cases", "criteo-8", "--torchrec-plans", str(cache),
+                      "--work", str(tmp_path / "work"), "--json", str(out), "--hbm-cap")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = {r["planner"]: r for r in json.loads(out.read_text())}
+    assert set(rows) == {"torchrec", "ember training+torchrec-mem",
+                         "ember inference+torchrec-mem",
+                         "ember training+torchrec-mem+hbm-cap",
+                         "ember inference+torchrec-mem+hbm-cap"}
+    for label in ("ember training+torchrec-mem+hbm-cap", "ember inference+torchrec-mem+hbm-cap"):
+        assert rows[label]["error"] is None
+        assert rows[label]["max_hbm_fraction"] <= rows["torchrec"]["max_hbm_fraction"]
+    capped = json.loads((tmp_path / "work" / "criteo-8" / "topology-capped.json").read_text())
+    assert capped["embedding_memory_cap_gb"] == pytest.approx(
+        rows["torchrec"]["max_hbm_fraction"] * bench.DEVICE_BYTES / bench.GB)
