@@ -1,11 +1,18 @@
 """Leaf modules: embeddings, user-named modules, registered leaf types."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn as nn
 
 import ember
 from helpers import assert_fx_fails, nodes, targets
+
+# Where this process's ember comes from (the source tree, or the installed package).
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(ember.__file__)))
 
 
 class DataDependentLookup(nn.Module):
@@ -51,6 +58,41 @@ def test_embedding_modules_are_leaves_by_default(inputs):
     assert tracer.is_leaf_module(nn.EmbeddingBag(3, 2), "x")
     assert tracer.is_leaf_module(nn.Embedding(3, 2), "x")
     assert torch.allclose(gm(*inputs), model(*inputs))
+
+
+def test_tracing_a_model_without_torchrec_does_not_import_it():
+    """TorchRec's collections are leaves when their modules are imported (a model holding
+    one has imported it); a model without them does not pay TorchRec's import (seconds)."""
+    script = (
+        "import sys, torch, torch.nn as nn, ember\n"
+        "bag = nn.EmbeddingBag(10, 4)\n"
+        "tracer = ember.Tracer()\n"
+        "tracer.trace(nn.Sequential(bag), example_inputs=(torch.tensor([[1, 2]]),))\n"
+        "assert tracer.is_leaf_module(bag, '0')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'torchrec'))\n")
+    env = dict(os.environ,
+               PYTHONPATH=os.pathsep.join([PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and proc.stdout == "[]\n", (proc.stdout, proc.stderr)
+
+
+def test_torchrec_collections_are_leaves():
+    torchrec = pytest.importorskip("torchrec")
+    ebc = torchrec.EmbeddingBagCollection(tables=[torchrec.EmbeddingBagConfig(
+        name="t", embedding_dim=4, num_embeddings=10, feature_names=["f"])])
+    assert ember.Tracer().is_leaf_module(ebc, "ebc")
+
+
+def test_package_export_is_the_function_whatever_is_imported():
+    """Importing the submodule ember.export binds it on the package (the import system's
+    setattr); the package's `export` stays the function."""
+    import ember.export as submodule_or_function
+    from ember.export import export
+
+    assert ember.export is export and submodule_or_function is export
+    setattr(ember, "export", sys.modules["ember.export"])
+    assert ember.export is export
 
 
 def test_without_leaf_the_data_dependent_module_fails(inputs):

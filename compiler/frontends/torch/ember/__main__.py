@@ -7,6 +7,9 @@
 
 FACTORY() returns either a model or a (model, example_inputs) pair; with --inputs, FN()
 returns the example inputs (a tuple of forward's positional arguments, or one tensor).
+
+The arguments are parsed and checked before torch is imported (seconds): --help and a
+bad argument answer at once.
 """
 
 import argparse
@@ -16,10 +19,25 @@ import sys
 from typing import Any, Callable, List, Optional
 
 
-def _load(spec: str) -> Callable[..., Any]:
+def _check_spec(spec: str) -> None:
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(f"'{spec}' is not of the form module:function")
+
+
+def _check_export_arguments(args: argparse.Namespace) -> None:
+    """What can be checked without torch (ValueError naming the argument)."""
+    _check_spec(args.factory)
+    if args.inputs:
+        _check_spec(args.inputs)
+    threshold = args.external_data_threshold
+    if threshold is not None and threshold < 0:
+        raise ValueError(f"--external-data-threshold must be >= 0, got {threshold}")
+
+
+def _load(spec: str) -> Callable[..., Any]:
+    _check_spec(spec)
+    module_name, _, attr = spec.partition(":")
     sys.path.insert(0, os.getcwd())
     module = importlib.import_module(module_name)
     obj: Any = module
@@ -56,8 +74,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     exp.add_argument("--quiet", action="store_true",
                      help="no progress on stderr (tracing, converting, writing; also EMBER_QUIET=1)")
     args = parser.parse_args(argv)
+    try:
+        _check_export_arguments(args)
+    except ValueError as e:
+        print(f"ember export: error: {e}", file=sys.stderr)
+        return 1
 
-    import torch
+    try:
+        import torch
+    except ImportError as e:
+        print(f"ember export: error: the exporter needs torch ({e})", file=sys.stderr)
+        return 1
 
     from . import _progress
     from .errors import TraceError
@@ -79,8 +106,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         if example_inputs is None:
             raise ValueError("no example inputs: return (model, inputs) from the factory or pass --inputs")
         threshold = args.external_data_threshold
-        if threshold is not None and threshold < 0:
-            raise ValueError(f"--external-data-threshold must be >= 0, got {threshold}")
         export(model, example_inputs, args.output, leaf_modules=args.leaf or None,
                dynamic_batch=not args.static_batch,
                external_data={"auto": None, "always": True, "never": False}[args.external_data],

@@ -1,6 +1,7 @@
 """Which modules the tracer keeps as leaves (call_module nodes) instead of tracing into."""
 
-from typing import List, Set, Tuple, Type, Union
+import sys
+from typing import Set, Tuple, Type, Union
 
 import torch.nn as nn
 
@@ -39,24 +40,19 @@ _TORCHREC_LEAVES = (
         ("FeatureProcessedEmbeddingBagCollection",),
     ),
 )
-_embedding_types_cache: List[Tuple[type, ...]] = []
 
 
 def embedding_leaf_types() -> Tuple[type, ...]:
-    """nn.EmbeddingBag, nn.Embedding, and TorchRec's embedding collections when importable."""
-    if _embedding_types_cache:
-        return _embedding_types_cache[0]
+    """nn.EmbeddingBag, nn.Embedding, and TorchRec's embedding collections whose modules are
+    imported. A model holding one of TorchRec's collections has imported its module (the
+    class is defined there), so TorchRec itself (seconds to import) is never imported here."""
     from .modules import EmbeddingBagCollection
 
-    types: List[type] = [nn.EmbeddingBag, nn.Embedding, EmbeddingBagCollection]
+    types = [nn.EmbeddingBag, nn.Embedding, EmbeddingBagCollection]
     for module_name, names in _TORCHREC_LEAVES:
-        try:
-            module = __import__(module_name, fromlist=list(names))
-        except Exception:  # TorchRec is optional; any import failure means "absent"
-            continue
+        module = sys.modules.get(module_name)
         for name in names:
             cls = getattr(module, name, None)
             if isinstance(cls, type):
                 types.append(cls)
-    _embedding_types_cache.append(tuple(types))
-    return _embedding_types_cache[0]
+    return tuple(types)
