@@ -8,10 +8,11 @@
 //   table (the "victim", smallest first) is taken off, the table placed
 //   (device-resident options first), and the victim placed again with any of
 //   its options (any sharding type, column split and ranks that fit device
-//   memory; host memory only when none does), keeping the arrangement that
-//   serves the least from host memory, then the cheapest;
+//   memory; host memory only when none does), keeping the cheapest
+//   arrangement, then the one that serves least from host memory;
 // - a table the seed serves from host memory is brought onto device memory
-//   the same way when that lowers the host bytes of the plan.
+//   the same way when that lowers the host bytes of the plan without
+//   raising its score.
 // Every accepted change places every table and lowers the host bytes (or
 // places a table that had no place), so the repair ends. The improvement
 // step that follows never moves a device-resident table to host memory.
