@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -167,6 +168,35 @@ TEST_F(MultiRankSessionErrors, SingleRankSessionRefusesAMultiRankPlan) {
   s = Session::load(planPath, o);
   ASSERT_FALSE(s.isOk());
   EXPECT_NE(s.status().message().find("rendezvous"), std::string::npos);
+}
+
+// A rank 0 that cannot load announces why through a file store and returns
+// at once (the store keeps it: no wait for peers that never join, however long
+// the collective timeout); a peer that comes later reads why.
+TEST_F(MultiRankSessionErrors, RankZeroRefusalStaysInAFileStoreForLaterPeers) {
+  SessionOptions o;
+  o.worldSize = 2;
+  o.rendezvous = "file:" + dir.file("refusal_store");
+  o.collectiveTimeoutSeconds = 60;
+  const std::string missing = dir.file("missing.plan");
+  auto start = std::chrono::steady_clock::now();
+  auto s = Session::load(missing, o);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  ASSERT_FALSE(s.isOk());
+  EXPECT_NE(s.status().message().find("missing.plan"), std::string::npos)
+      << s.status().toString();
+  EXPECT_LT(seconds, 5.0) << "rank 0 waited for peers that never joined";
+
+  o.rank = 1;
+  o.collectiveTimeoutSeconds = 20;
+  s = Session::load(planPath, o);
+  ASSERT_FALSE(s.isOk());
+  const std::string message = s.status().message();
+  EXPECT_NE(message.find("rank 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot take part"), std::string::npos) << message;
+  EXPECT_NE(message.find("missing.plan"), std::string::npos) << message;
 }
 
 TEST_F(MultiRankSessionErrors, LoaderChecksCollectiveUse) {

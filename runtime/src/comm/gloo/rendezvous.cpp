@@ -254,11 +254,12 @@ void giveUp(RendezvousStore &store, const CommOptions &o, const Status &why) {
 }
 
 /// Rank 0 serves a TCP store: after a failure it keeps serving until every
-/// rank has read what happened (their done keys), or for a few seconds.
+/// rank has read what happened (their done keys), or for a few seconds. A
+/// file store keeps what was set after this process exits: no wait.
 void lingerForOthers(RendezvousStore &store, const CommOptions &o,
                      Clock::time_point deadline,
                      Clock::duration most = std::chrono::seconds(3)) {
-  if (o.rank != 0)
+  if (o.rank != 0 || !store.servedByThisProcess())
     return;
   deadline = std::min(deadline, Clock::now() + most);
   std::vector<std::string> keys;
@@ -331,9 +332,10 @@ void announceFailure(const CommOptions &o, const Status &why) {
     return;
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(std::min(o.timeoutSeconds, 86400.0)));
-  // Rank 0 serves the store: it waits for the others to read why (up to the
-  // timeout, at most 10 s: ranks that come later time out naming rank 0);
-  // another rank only needs to reach it.
+  // Rank 0 serves a TCP store: it waits for the others to read why (up to
+  // the timeout, at most 10 s, and no longer than until every other rank has
+  // read it: ranks that come later time out naming rank 0); a file store
+  // keeps it without waiting; another rank only needs to reach the store.
   const Clock::time_point deadline =
       Clock::now() +
       std::min<Clock::duration>(timeout, o.rank == 0

@@ -39,6 +39,9 @@ public:
   virtual void close() {}
   /// What the store is, for messages ("the store at 10.0.0.1:29500 (rank 0)").
   virtual std::string describe() const = 0;
+  /// Whether this process serves the store (rank 0 of a TCP store): what it
+  /// set is gone when it exits. A file store outlives every rank.
+  virtual bool servedByThisProcess() const { return false; }
 };
 
 using StoreClock = std::chrono::steady_clock;

@@ -572,6 +572,8 @@ public:
            " (rank 0)";
   }
 
+  bool servedByThisProcess() const override { return server_ != nullptr; }
+
 private:
   /// I/O waits at most until the deadline, and at least a little: a store
   /// that stops answering is an error, never a hang.
