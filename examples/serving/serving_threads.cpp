@@ -40,7 +40,9 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ember-serving-threads: %s\n", s.toString().c_str());
     return 1;
   };
-  auto session = ember::Session::load(argv[1], {/*threads=*/1});
+  ember::SessionOptions options;
+  options.threads = 1;
+  auto session = ember::Session::load(argv[1], options);
   if (!session)
     return fail(session.status());
   auto dense = ember::npy::readNpy(argv[2]);

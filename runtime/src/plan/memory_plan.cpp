@@ -9,6 +9,7 @@
 #include <numeric>
 #include <queue>
 #include <string>
+#include <utility>
 
 namespace ember {
 
@@ -144,11 +145,15 @@ Status validateMemoryPlan(const plan::RankProgram &rp, Program &program) {
   // Slots alive at the same time must not share bytes. Sweep the slots in
   // order of definition, keeping the live ones ordered by offset (they are
   // disjoint, so each new one need only be checked against its neighbours).
+  // Ties in slot order (planned is in slot order; std::sort, not
+  // std::stable_sort, whose temporary buffer clang 22 warns about in
+  // libstdc++ 12).
   std::vector<SlotLifetime> life = computeStorageLifetimes(program);
-  std::stable_sort(planned.begin(), planned.end(),
-                   [&](const Planned &a, const Planned &b) {
-                     return life[a.slot].first < life[b.slot].first;
-                   });
+  std::sort(planned.begin(), planned.end(),
+            [&](const Planned &a, const Planned &b) {
+              return std::make_pair(life[a.slot].first, a.slot) <
+                     std::make_pair(life[b.slot].first, b.slot);
+            });
   std::map<int64_t, const Planned *> live; // by offset
   using Expiry = std::pair<int, const Planned *>; // (last use, slot)
   auto later = [](const Expiry &a, const Expiry &b) { return a.first > b.first; };

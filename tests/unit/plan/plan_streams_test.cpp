@@ -141,16 +141,20 @@ TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
     auto hb = happensBefore(p);
     for (int j = 0; j < n; ++j) {
       const pb::Instruction &in = p.instructions(j);
-      for (int s : in.inputs())
-        if (s >= inputs)
+      for (int s : in.inputs()) {
+        if (s >= inputs) {
           EXPECT_TRUE(definedAt[s] == j || hb[definedAt[s]][j])
               << "trial " << trial << ": instruction " << j << " may read slot "
               << s << " before instruction " << definedAt[s] << " wrote it";
+        }
+      }
       if (in.collective() > 0) {
-        for (int k = 0; k < j; ++k)
-          if (p.instructions(k).stream() == 0)
+        for (int k = 0; k < j; ++k) {
+          if (p.instructions(k).stream() == 0) {
             EXPECT_TRUE(hb[k][j]) << "trial " << trial << ": collective " << j
                                   << " may overlap earlier compute " << k;
+          }
+        }
         // Until stream 0 has waited for it, what it touches stays alive.
         int firstAfter = n;
         for (int k = j + 1; k < n; ++k)
@@ -160,11 +164,13 @@ TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
           }
         std::vector<int> touched(in.inputs().begin(), in.inputs().end());
         touched.push_back(in.outputs(0));
-        for (int s : touched)
-          if (s >= inputs)
+        for (int s : touched) {
+          if (s >= inputs) {
             EXPECT_GE(keepUntil[s], firstAfter)
                 << "trial " << trial << ": slot " << s << " of collective " << j
                 << " may be reused before instruction " << firstAfter;
+          }
+        }
       }
     }
   }

@@ -158,8 +158,9 @@ TEST_P(CollectiveTest, KjtAllToAllMatchesReference) {
                                      ov.data<int32_t>() + ov.numel()),
                 values)
           << "rank " << r;
-      if (withWeights)
+      if (withWeights) {
         EXPECT_EQ(toVector(ctx.output(2)), weights) << "rank " << r;
+      }
     });
   }
 }

@@ -208,9 +208,10 @@ protected:
                                      keys.size(), v, l, nullptr, nullptr),
                 EMBER_OK);
     }
-    if (r.unknownInput)
+    if (r.unknownInput) {
       ASSERT_EQ(ember_inputs_set_tensor(r.cInputs, "extra", d, nullptr),
                 EMBER_OK);
+    }
   }
 
   std::unique_ptr<Session> load(BoundsCheckMode mode) {

@@ -322,7 +322,8 @@ TEST(Gemm, OpenBlasRunsKernelsThatFitTheCpu) {
     GTEST_SKIP() << "the BLAS in this process is not OpenBLAS";
   __builtin_cpu_init();
   bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (!std::getenv("OPENBLAS_CORETYPE") && avx2)
+  if (!std::getenv("OPENBLAS_CORETYPE") && avx2) {
     EXPECT_NE(core, "Prescott") << "OpenBLAS kept its generic core on a CPU "
                                    "with AVX2 and FMA";
+  }
 }

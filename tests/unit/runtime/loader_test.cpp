@@ -153,8 +153,9 @@ TEST_F(LoaderTest, FlippedBytesNeverCrash) {
     corrupt[rng() % corrupt.size()] ^= static_cast<char>(1 + rng() % 255);
     writeBytes(planPath_, corrupt);
     Status s = load(planPath_);
-    if (!s.isOk())
+    if (!s.isOk()) {
       EXPECT_FALSE(s.message().empty());
+    }
   }
 }
 

@@ -8,7 +8,8 @@ Result<AllReduceLayout> allReduceLayout(KernelContext &ctx,
   const std::string &where = group.what;
   EMBER_ASSIGN_OR_RETURN(ReductionAttrs r,
                          readReductionAttrs(ctx.attrs(), where));
-  AllReduceLayout layout{r};
+  AllReduceLayout layout;
+  static_cast<ReductionAttrs &>(layout) = r;
   const CommCodec codec = r.codec;
   const int g = group.size();
   const Tensor &x = ctx.input(0);
