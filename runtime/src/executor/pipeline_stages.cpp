@@ -71,6 +71,10 @@ Result<PipelineStages> findPipelineStages(const Program &program,
   stages.inputDistributionEnd = end;
   stages.computeAheadEnd =
       end == 0 ? 0 : findComputeAheadEnd(program, schedule, end);
+  for (int i = 0; i < end; ++i)
+    if (program.instructions[i].stream == 1 ||
+        program.instructions[i].collective >= 0)
+      stages.lastInputCollective = i;
   return stages;
 }
 

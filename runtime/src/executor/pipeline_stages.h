@@ -41,6 +41,9 @@ struct PipelineStages {
   /// wait for no stream-1 instruction of stage B (the instruction at
   /// computeAheadEnd, when there is one, is on stream 0 and does).
   int computeAheadEnd = 0;
+  /// The last stream-1 instruction of stage A (what a trace names the
+  /// caller's wait for the input distribution after).
+  int lastInputCollective = 0;
 };
 
 /// The stages of `program` (see above); an error names the first

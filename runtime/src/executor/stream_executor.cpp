@@ -73,8 +73,10 @@ public:
     cv_.wait(lock, [&] { return commFinished_; });
     return commStatus_;
   }
-  /// Waits until the input distribution ran (or the communication failed).
-  Status awaitInputDistribution() {
+  /// Waits until the input distribution ran (or the communication failed);
+  /// a trace names the wait after instruction `awaited` (its last
+  /// collective).
+  Status awaitInputDistribution(int awaited) {
     std::unique_lock<std::mutex> lock(m_);
     auto ready = [&] { return inputsDistributed_ || commFinished_; };
     if (!ready()) {
@@ -82,7 +84,7 @@ public:
       cv_.wait(lock, ready);
       if (streams_.trace)
         streams_.trace->tracks[0].push_back(
-            {0, 0, true, begin, RunTrace::nowNs(), 0});
+            {awaited, 0, true, begin, RunTrace::nowNs(), 0});
     }
     return commStatus_;
   }
@@ -175,11 +177,13 @@ Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
         return thread == 0
                    ? joinCommunication()
                    : failedPrecondition("stream 1 stopped: stream 0 failed");
+    // The test delay stands for a slower link: a trace counts it in the
+    // instruction's time.
+    const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
     if (thread == 1 && streams_.commDelayMicros > 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds(streams_.commDelayMicros));
     kctx.setInstruction(&instr);
-    const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
     Status status = instr.kernel->run(kctx);
     if (streams_.trace) {
       int64_t bytes = 0;
@@ -298,11 +302,13 @@ struct PipelinedBatch::State {
                 &run.shared(), /*thread=*/1),
         stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
         aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
+        lastInputCollective(stages.lastInputCollective),
         end(program.instructions.size()) {}
   StreamExecution streams;
   StreamRun run;
   InstructionContext computeCtx, commCtx;
   size_t stageEnd, aheadEnd, end;
+  int lastInputCollective;
   bool collectivesQueued = false;
   bool computedAhead = false;
   Status status; // the first failure on the caller's thread
@@ -368,7 +374,7 @@ Status PipelinedBatch::computeAhead() {
   if (s->computedAhead || !s->status.isOk())
     return s->status;
   s->computedAhead = true;
-  Status status = s->run.awaitInputDistribution();
+  Status status = s->run.awaitInputDistribution(s->lastInputCollective);
   if (status.isOk()) {
     try {
       status = s->run.runInstructions(0, s->computeCtx, s->stageEnd,
