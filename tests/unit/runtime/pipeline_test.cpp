@@ -22,7 +22,8 @@
 //     refuses depth 0 and NULL arguments;
 //   - a kernel that fails mid-pipeline (an id out of range in batch 2)
 //     fails the call on every rank (the others hear nothing and time out),
-//     no hang, the communication threads joined.
+//     no hang, the communication threads joined, at depth 2 and 3: the
+//     owner's kernel fails, the other rank's collective fails (times out).
 // Labelled tsan too: the ThreadSanitizer stage runs it.
 //
 //===----------------------------------------------------------------------===//
@@ -433,16 +434,27 @@ TEST(PipelineErrors, KernelFailingMidPipeline) {
   // under way.
   ASSERT_FALSE(batches[2].values.empty());
   batches[2].values[0] = int64_t{1} << 40;
-  auto runs = runRanks(plan, m, batches, 2, "streams", dir.file("e"), 2, 2);
-  bool named = false;
-  for (const RankRun &run : runs) {
-    EXPECT_FALSE(run.status.isOk());
-    EXPECT_TRUE(run.batches.empty());
-    EXPECT_LT(run.seconds, 20.0) << run.status.toString();
-    named = named || run.status.message().find("batch 2") != std::string::npos;
+  for (int depth : {2, 3}) {
+    SCOPED_TRACE("depth " + std::to_string(depth));
+    auto runs = runRanks(plan, m, batches, 2, "streams",
+                         dir.file("e" + std::to_string(depth)), depth, 2);
+    bool named = false;
+    int collectiveFailures = 0;
+    for (const RankRun &run : runs) {
+      EXPECT_FALSE(run.status.isOk());
+      EXPECT_TRUE(run.batches.empty());
+      EXPECT_LT(run.seconds, 20.0) << run.status.toString();
+      named =
+          named || run.status.message().find("batch 2") != std::string::npos;
+      collectiveFailures +=
+          run.status.message().find("all_to_all") != std::string::npos;
+    }
+    EXPECT_TRUE(named) << runs[0].status.toString() << " / "
+                       << runs[1].status.toString();
+    // The rank that did not fail itself heard it as a failed collective.
+    EXPECT_GE(collectiveFailures, 1) << runs[0].status.toString() << " / "
+                                     << runs[1].status.toString();
   }
-  EXPECT_TRUE(named) << runs[0].status.toString() << " / "
-                     << runs[1].status.toString();
 }
 
 TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
