@@ -440,10 +440,10 @@ def check_pipelined(model, nproc, compiler, runner, work):
                          model, sharding, nproc, tag), proc)
             if "pipeline depth" not in proc.stdout:
                 fail("%s: no pipeline line" % tag, proc)
-        print("ok: %s %s on %d ranks, pipelined at depth %s: the bytes of "
+        print("ok: %s %s on %d ranks, pipelined (%s): the bytes of "
               "program order, batch by batch" % (
                   model, sharding, nproc,
-                  " and ".join(tag for tag, _, _ in runs)))
+                  ", ".join(tag for tag, _, _ in runs)))
 
 
 def stage_a_sizes(text, nproc):
