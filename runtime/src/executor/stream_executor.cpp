@@ -302,8 +302,8 @@ struct PipelinedBatch::State {
                 &run.shared(), /*thread=*/1),
         stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
         aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
-        lastInputCollective(stages.lastInputCollective),
-        end(program.instructions.size()) {}
+        end(program.instructions.size()),
+        lastInputCollective(stages.lastInputCollective) {}
   StreamExecution streams;
   StreamRun run;
   InstructionContext computeCtx, commCtx;
