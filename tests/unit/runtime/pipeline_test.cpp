@@ -293,6 +293,14 @@ Stages stagesOf(const std::string &planPath, int rank) {
 // batch i runs while the caller computes batch i+1. Fails when the caller
 // runs the batches one after the other.
 TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
+#ifdef EMBER_UNDER_TSAN
+  // Its large batches make the ranks end far apart, which hits a race
+  // inside libgloo when a session is destroyed after its peer closed (see
+  // stream_overlap_test's CollectiveTimeout test); the pipelined schedule
+  // itself runs under TSan in SameBytesAsOneByOneInProgramOrder.
+  GTEST_SKIP() << "a race between Gloo's device thread and "
+                  "~GlooCommunicator after a peer closes (inside libgloo)";
+#endif
   const int world = GetParam().world;
   ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", "20000");
   // Batches large enough that the caller's compute (lookups over 20,000
