@@ -5,6 +5,7 @@ plan with `ember-run` and the launcher variables, in each overlap mode.
 usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
            [--links 25,100,400] [--scale 100|auto] [--modes off,streams,pipeline]
            [--batch-per-rank 1024] [--repeat 20] [--rounds 3] [--warmup 5] [--threads 1]
+           [--pipeline-depth 3]
            [--work DIR] [--json FILE] [--bin build/release/bin]
            [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
 Needs root (namespaces); exits 77 saying why when it cannot make them.
@@ -39,7 +40,11 @@ Modes:
   off       the --comm-stream=false plan; `--overlap off` when ember-run has --overlap
   streams   the --comm-stream plan with `--overlap streams` (when ember-run has --overlap;
             without it the run is the reordered plan in program order, and says so)
-  pipeline  `--overlap streams --pipeline-depth 2` when ember-run has --pipeline-depth
+  pipeline  `--overlap streams --pipeline-depth D` (--pipeline-depth, default 3: the input
+            distribution two batches ahead, the compute that needs no collective one batch
+            ahead, so that a batch's pooled all-to-all runs while the caller computes the
+            batch before it and the one after; docs/runtime.md) when ember-run has
+            --pipeline-depth
             (skipped, with the reason, when it has not)
 
 Per configuration: the step time of every rank (ember-run --report-json: median, min, p90
@@ -243,7 +248,7 @@ def run_features(args):
             "trace": "--trace" in text}
 
 
-def mode_flags(mode, features):
+def mode_flags(mode, features, depth=3):
     """ember-run flags of a mode, or (None, reason) when this build cannot run it."""
     if mode == "off":
         return (["--overlap", "off"] if features["overlap"] else []), None
@@ -253,7 +258,7 @@ def mode_flags(mode, features):
         return [], "ember-run has no --overlap: the --comm-stream plan ran in program order"
     if not features["pipeline"]:
         return None, "ember-run has no --pipeline-depth"
-    return ["--overlap", "streams", "--pipeline-depth", "2"], None
+    return ["--overlap", "streams", "--pipeline-depth", str(depth)], None
 
 
 # --- traces ---------------------------------------------------------------------------------
@@ -505,7 +510,7 @@ def bench_world(args, features, model_dirs, world, results):
                 modes = [m for m in args.modes if gbps in args.links or m == "off"]
                 rows, runs = {}, {m: [] for m in modes}
                 for mode in modes:
-                    flags, why = mode_flags(mode, features)
+                    flags, why = mode_flags(mode, features, args.pipeline_depth)
                     rows[mode] = row = {"model": model, "ranks": world, "link_gbps": gbps,
                                         "link": link_label(gbps, scale), "mode": mode,
                                         "batch": batch, "scale": scale, "flags": flags}
@@ -551,8 +556,9 @@ def bench_world(args, features, model_dirs, world, results):
                             run["comm_ms"] = sum(v["comm_ms"] for v in split.values()) / len(split)
                             run["exposed_ms"] = sum(v["exposed_ms"] for v in split.values()) / len(split)
                             run["compute_ms"] = sum(v["compute_ms"] for v in split.values()) / len(split)
-                            if mode != "off":
+                            if mode == "streams":  # one batch at a time: the in-step bound
                                 run["hideable_ms"] = hideable_compute(run["trace_file"])
+                            if mode != "off":
                                 run["handoff_us"] = handoff_latencies(run["trace_file"])
                         runs[mode].append(run)
                 for mode in modes:
@@ -669,6 +675,7 @@ def parse_args(argv):
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch-per-rank", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--pipeline-depth", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
@@ -710,6 +717,8 @@ def parse_args(argv):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
         if not (args.scale > 0):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
+    if args.pipeline_depth < 2:
+        ap.error("--pipeline-depth must be >= 2 (depth 1 is mode streams)")
     if args.batch_per_rank < 1 or args.repeat < 1 or args.rounds < 1 or args.warmup < 0 or args.threads < 0:
         ap.error("--batch-per-rank, --repeat and --rounds must be >= 1, --warmup and --threads >= 0")
     if not -20 <= args.nice <= 19:

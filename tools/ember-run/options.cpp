@@ -24,8 +24,9 @@ read from NumPy files and writes its outputs as NAME.npy files.
   --inputs DIR             DIR's *.npz by name); --input arrays go to every
                            batch; outputs go to DIR/batchK/NAME.npy
   --pipeline-depth N       run the batches with up to N in flight: the input
-                           distribution of the next ones overlaps this one's
-                           compute (default 1: one after the other; needs a
+                           distribution of the next ones and this one's
+                           pooled all-to-all overlap compute (default 1: one
+                           after the other; 3 hides the most; needs a
                            multi-rank plan compiled with pipeline stages)
   --output-dir DIR         write each output to DIR/NAME.npy
   --repeat N               run N times (the list of batches N times) and

@@ -228,8 +228,11 @@ public:
   /// Cross-batch pipelining (docs/runtime.md, "Cross-batch pipelining"):
   /// runs `batches` in order with up to `depth` of them in flight: the
   /// input distribution of the next batches (their first collectives and
-  /// the compute that feeds them, marked by the compiler) runs on the
-  /// communication thread while this thread computes the current one.
+  /// the compute that feeds them, marked by the compiler) runs ahead on the
+  /// communication thread, and this thread computes the next batch's
+  /// lookups and bottom MLP before the current batch's interaction and top
+  /// MLP, so that the current batch's pooled all-to-all runs meanwhile
+  /// (depth 3 hides the most).
   /// `outputs` gets one entry per batch, in order, identical to running
   /// them one by one. Depth 1 is `run` per batch; depth > 1 needs a plan
   /// with marks and overlap on. In a multi-rank session every rank must

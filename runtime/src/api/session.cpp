@@ -96,9 +96,10 @@ struct Session::Impl {
   /// concurrently, the thread it runs on and its pool of one.
   StreamSchedule schedule;
   bool overlap = false;
-  /// Cross-batch pipelining: the number of instructions of the input
-  /// distribution (pipeline_stages.h), 0 when the plan has no marks.
-  int pipelineStageEnd = 0;
+  /// Cross-batch pipelining: where the input distribution and the
+  /// compute-ahead part end (pipeline_stages.h); no input distribution
+  /// when the plan has no marks.
+  PipelineStages pipelineStages;
   std::string planPath;
   int64_t commDelayMicros = 0; // EMBER_TEST_COMM_DELAY_US (tests only)
   std::unique_ptr<ThreadPool> commPool;
@@ -280,13 +281,13 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
   auto schedule = buildStreamSchedule(**program);
   if (!schedule)
     return refuse(inRankProgram(schedule.status()));
-  auto stages = checkPipelineStages(**program);
+  auto stages = findPipelineStages(**program, *schedule);
   if (!stages)
     return refuse(inRankProgram(stages.status()));
   auto impl = std::make_unique<Impl>();
   impl->program = std::move(*program);
   impl->schedule = std::move(*schedule);
-  impl->pipelineStageEnd = *stages;
+  impl->pipelineStages = *stages;
   impl->planPath = planPath;
   impl->overlap =
       !onCuda && impl->schedule.concurrent && options.overlap != "off";
@@ -427,7 +428,7 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
   if (depth == 1)
     return oneByOne();
   const std::string what = "pipeline depth " + std::to_string(depth) + ": ";
-  if (impl_->pipelineStageEnd == 0) {
+  if (impl_->pipelineStages.inputDistributionEnd == 0) {
     outputs->clear();
     return invalidArgument(
         what + "plan '" + impl_->planPath +
@@ -511,7 +512,7 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
     f->streams.commDelayMicros = impl_->commDelayMicros;
     status = f->batch.start(program, *f->ctx, *impl_->pool,
                             impl_->options.boundsCheck, impl_->comm.get(),
-                            f->streams, impl_->pipelineStageEnd);
+                            f->streams, impl_->pipelineStages);
     if (!status.isOk()) {
       impl_->giveBack(std::move(f->ctx));
       return status.withContext(batchName);
@@ -520,23 +521,64 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
     ++next;
     return Status::ok();
   };
+  // The schedule (docs/runtime.md, "Cross-batch pipelining"): the caller
+  // computes the compute-ahead part of batch i+1 before the rest of batch
+  // i; the communication thread runs, in queue order, the input
+  // distribution of batch j+1, then batch j's stage-B collectives, then
+  // the input distribution of batch j+2, ... The input distribution runs
+  // depth-1 batches ahead of the batch being finished; batch j's
+  // collectives are queued right after batch j+1's input distribution
+  // (the caller needs that one before it finishes batch j), or, for the
+  // last batch, before it is finished.
   const size_t ahead = static_cast<size_t>(depth) - 1;
-  // The input distribution of the first depth-1 batches, then per step:
-  // that of batch i+depth-1, and batch i's rest.
+  size_t collectivesQueued = 0; // batches whose stage-B collectives are queued
+  auto queueCollectivesBefore = [&](size_t end) -> Status {
+    for (auto &f : inFlight) {
+      if (f->index < collectivesQueued || f->index >= end)
+        continue;
+      Status status = f->batch.queueCollectives();
+      if (!status.isOk())
+        return status.withContext("batch " + std::to_string(f->index));
+      collectivesQueued = f->index + 1;
+    }
+    return Status::ok();
+  };
+  auto startAndQueue = [&]() -> Status {
+    EMBER_RETURN_IF_ERROR(startNext());
+    // The input distribution of batch next-1 is queued: batch next-2's
+    // collectives may follow it.
+    return queueCollectivesBefore(next - 1);
+  };
+  auto computeAhead = [&](size_t b) -> Status {
+    for (auto &f : inFlight)
+      if (f->index == b) {
+        Status status = f->batch.computeAhead();
+        return status.isOk() ? status
+                             : status.withContext("batch " + std::to_string(b));
+      }
+    return internalError("runPipelined: batch " + std::to_string(b) +
+                         " is not in flight");
+  };
   while (next < batches.size() && next < ahead) {
-    Status status = startNext();
+    Status status = startAndQueue();
     if (!status.isOk())
       return giveUp(status);
   }
+  if (Status status = computeAhead(0); !status.isOk())
+    return giveUp(status);
   for (size_t i = 0; i < batches.size(); ++i) {
-    if (next < batches.size()) {
-      Status status = startNext();
-      if (!status.isOk())
-        return giveUp(status);
-    }
+    Status status;
+    if (next < batches.size())
+      status = startAndQueue();
+    if (status.isOk())
+      status = queueCollectivesBefore(i + 1);
+    if (status.isOk() && i + 1 < batches.size())
+      status = computeAhead(i + 1);
+    if (!status.isOk())
+      return giveUp(status);
     std::unique_ptr<InFlight> f = std::move(inFlight.front());
     inFlight.pop_front();
-    Status status = f->batch.finish();
+    status = f->batch.finish();
     if (status.isOk() && f->trace)
       impl_->keepTrace(*f->trace);
     if (status.isOk())

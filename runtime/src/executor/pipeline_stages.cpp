@@ -3,7 +3,25 @@
 
 namespace ember {
 
-Result<int> checkPipelineStages(const Program &program) {
+namespace {
+
+/// The first stream-0 instruction at or after `stageEnd` that waits for a
+/// stream-1 instruction at or after `stageEnd`, or the program's size.
+int findComputeAheadEnd(const Program &program, const StreamSchedule &schedule,
+                        int stageEnd) {
+  const int n = static_cast<int>(program.instructions.size());
+  for (int i = stageEnd; i < n; ++i) {
+    if (program.instructions[i].stream != 0)
+      continue;
+    if (static_cast<size_t>(i) < schedule.awaits.size())
+      for (int j : schedule.awaits[i])
+        if (j >= stageEnd)
+          return i;
+  }
+  return n;
+}
+
+Result<int> checkInputDistribution(const Program &program) {
   const int n = static_cast<int>(program.instructions.size());
   int end = 0;
   while (end < n && program.instructions[end].inputDistribution)
@@ -42,6 +60,22 @@ Result<int> checkPipelineStages(const Program &program) {
         "the input distribution (the first " + std::to_string(end) +
         " instructions, marked input_distribution) has no collective");
   return end;
+}
+
+} // namespace
+
+Result<PipelineStages> findPipelineStages(const Program &program,
+                                          const StreamSchedule &schedule) {
+  EMBER_ASSIGN_OR_RETURN(int end, checkInputDistribution(program));
+  PipelineStages stages;
+  stages.inputDistributionEnd = end;
+  stages.computeAheadEnd =
+      end == 0 ? 0 : findComputeAheadEnd(program, schedule, end);
+  for (int i = 0; i < end; ++i)
+    if (program.instructions[i].stream == 1 ||
+        program.instructions[i].collective >= 0)
+      stages.lastInputCollective = i;
+  return stages;
 }
 
 } // namespace ember

@@ -28,11 +28,12 @@ public:
 
   /// Runs, in order on thread `thread` (0: the caller's, 1: the
   /// communication thread) with `kctx`, the instructions [begin, end) of
-  /// stream `stream` (-1: of every stream); returns the first error (or,
-  /// on the caller's thread, the communication thread's error that
-  /// stopped it).
+  /// stream `stream` (-1: of every stream), waiting for the instructions
+  /// of the other stream at or after `waitFrom` that they await (those
+  /// before it are known to be done); returns the first error (or, on the
+  /// caller's thread, the communication thread's error that stopped it).
   Status runInstructions(int thread, InstructionContext &kctx, size_t begin,
-                         size_t end, int stream);
+                         size_t end, int stream, size_t waitFrom);
 
   /// A job of this run was queued on the communication thread.
   void jobQueued() {
@@ -72,8 +73,10 @@ public:
     cv_.wait(lock, [&] { return commFinished_; });
     return commStatus_;
   }
-  /// Waits until the input distribution ran (or the communication failed).
-  Status awaitInputDistribution() {
+  /// Waits until the input distribution ran (or the communication failed);
+  /// a trace names the wait after instruction `awaited` (its last
+  /// collective).
+  Status awaitInputDistribution(int awaited) {
     std::unique_lock<std::mutex> lock(m_);
     auto ready = [&] { return inputsDistributed_ || commFinished_; };
     if (!ready()) {
@@ -81,7 +84,7 @@ public:
       cv_.wait(lock, ready);
       if (streams_.trace)
         streams_.trace->tracks[0].push_back(
-            {0, 0, true, begin, RunTrace::nowNs(), 0});
+            {awaited, 0, true, begin, RunTrace::nowNs(), 0});
     }
     return commStatus_;
   }
@@ -158,7 +161,8 @@ void StreamRun::releaseUses(const InstructionInfo &instr) {
 }
 
 Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
-                                  size_t begin, size_t end, int stream) {
+                                  size_t begin, size_t end, int stream,
+                                  size_t waitFrom) {
   const StreamSchedule &schedule = *streams_.schedule;
   for (size_t index = begin; index < end; ++index) {
     const InstructionInfo &instr = program_.instructions[index];
@@ -169,15 +173,17 @@ Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
     if (thread == 1 && stopped())
       return failedPrecondition("stream 1 stopped: stream 0 failed");
     for (int j : schedule.awaits[index])
-      if (static_cast<size_t>(j) >= begin && !awaitInstruction(thread, j))
+      if (static_cast<size_t>(j) >= waitFrom && !awaitInstruction(thread, j))
         return thread == 0
                    ? joinCommunication()
                    : failedPrecondition("stream 1 stopped: stream 0 failed");
+    // The test delay stands for a slower link: a trace counts it in the
+    // instruction's time.
+    const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
     if (thread == 1 && streams_.commDelayMicros > 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds(streams_.commDelayMicros));
     kctx.setInstruction(&instr);
-    const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
     Status status = instr.kernel->run(kctx);
     if (streams_.trace) {
       int64_t bytes = 0;
@@ -261,13 +267,13 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
                              nullptr, &run.shared(), /*thread=*/1);
   submitJob(streams, run, /*last=*/true, [&run, &commCtx, n] {
-    return run.runInstructions(1, commCtx, 0, n, 1);
+    return run.runInstructions(1, commCtx, 0, n, 1, 0);
   });
   // The communication thread holds references into this frame: whatever
   // happens here, it is joined before returning.
   Status status;
   try {
-    status = run.runInstructions(0, computeCtx, 0, n, 0);
+    status = run.runInstructions(0, computeCtx, 0, n, 0, 0);
   } catch (const std::bad_alloc &) {
     status = resourceExhausted("out of memory while running stream 0");
   } catch (...) {
@@ -288,19 +294,24 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
 struct PipelinedBatch::State {
   State(const Program &program, RunContext &ctx, ThreadPool &pool,
         BoundsCheckMode boundsCheck, Communicator *comm,
-        const StreamExecution &streams, int stageEnd)
+        const StreamExecution &streams, const PipelineStages &stages)
       : streams(streams), run(program, ctx, this->streams),
         computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
                    &run.shared()),
         commCtx(program, ctx, *streams.commPool, boundsCheck, comm, nullptr,
                 &run.shared(), /*thread=*/1),
-        stageEnd(static_cast<size_t>(stageEnd)),
-        end(program.instructions.size()) {}
+        stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
+        aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
+        end(program.instructions.size()),
+        lastInputCollective(stages.lastInputCollective) {}
   StreamExecution streams;
   StreamRun run;
   InstructionContext computeCtx, commCtx;
-  size_t stageEnd, end;
-  bool restSubmitted = false;
+  size_t stageEnd, aheadEnd, end;
+  int lastInputCollective;
+  bool collectivesQueued = false;
+  bool computedAhead = false;
+  Status status; // the first failure on the caller's thread
 };
 
 PipelinedBatch::PipelinedBatch() = default;
@@ -309,19 +320,23 @@ PipelinedBatch::~PipelinedBatch() { abandon(); }
 Status PipelinedBatch::start(const Program &program, RunContext &ctx,
                              ThreadPool &pool, BoundsCheckMode boundsCheck,
                              Communicator *comm,
-                             const StreamExecution &streams, int stageEnd) {
+                             const StreamExecution &streams,
+                             const PipelineStages &stages) {
   EMBER_RETURN_IF_ERROR(checkStreams(streams));
-  if (stageEnd <= 0 ||
-      static_cast<size_t>(stageEnd) > program.instructions.size())
+  const size_t n = program.instructions.size();
+  if (stages.inputDistributionEnd <= 0 ||
+      static_cast<size_t>(stages.inputDistributionEnd) > n ||
+      stages.computeAheadEnd < stages.inputDistributionEnd ||
+      static_cast<size_t>(stages.computeAheadEnd) > n)
     return internalError("PipelinedBatch: the program has no input "
                          "distribution to pipeline");
   EMBER_RETURN_IF_ERROR(prepare(program, ctx));
   state_ = std::make_unique<State>(program, ctx, pool, boundsCheck, comm,
-                                   streams, stageEnd);
+                                   streams, stages);
   State *s = state_.get();
   try {
     submitJob(s->streams, s->run, /*last=*/false, [s] {
-      return s->run.runInstructions(1, s->commCtx, 0, s->stageEnd, -1);
+      return s->run.runInstructions(1, s->commCtx, 0, s->stageEnd, -1, 0);
     });
   } catch (...) {
     state_.reset();
@@ -330,26 +345,64 @@ Status PipelinedBatch::start(const Program &program, RunContext &ctx,
   return Status::ok();
 }
 
+Status PipelinedBatch::queueCollectives() {
+  State *s = state_.get();
+  if (!s)
+    return internalError("PipelinedBatch::queueCollectives without start");
+  if (s->collectivesQueued)
+    return Status::ok();
+  // After what is already queued (the input distribution of the batches
+  // ahead): the same order on every rank.
+  s->collectivesQueued = true;
+  try {
+    submitJob(s->streams, s->run, /*last=*/true, [s] {
+      return s->run.runInstructions(1, s->commCtx, s->stageEnd, s->end, 1,
+                                    s->stageEnd);
+    });
+  } catch (...) {
+    s->status = internalError("the communication thread did not start");
+    s->run.abortCommunication();
+    return s->status;
+  }
+  return Status::ok();
+}
+
+Status PipelinedBatch::computeAhead() {
+  State *s = state_.get();
+  if (!s)
+    return internalError("PipelinedBatch::computeAhead without start");
+  if (s->computedAhead || !s->status.isOk())
+    return s->status;
+  s->computedAhead = true;
+  Status status = s->run.awaitInputDistribution(s->lastInputCollective);
+  if (status.isOk()) {
+    try {
+      status = s->run.runInstructions(0, s->computeCtx, s->stageEnd,
+                                      s->aheadEnd, 0, s->stageEnd);
+    } catch (const std::bad_alloc &) {
+      status = resourceExhausted("out of memory while running stream 0");
+    } catch (...) {
+      status = internalError("an exception while running stream 0");
+    }
+  }
+  if (!status.isOk()) {
+    s->status = status;
+    s->run.abortCommunication();
+  }
+  return status;
+}
+
 Status PipelinedBatch::finish() {
   State *s = state_.get();
   if (!s)
     return internalError("PipelinedBatch::finish without start");
-  // The rest of stream 1 goes after what is already queued (the input
-  // distribution of the batches ahead): the same order on every rank.
-  Status status;
-  try {
-    s->restSubmitted = true;
-    submitJob(s->streams, s->run, /*last=*/true, [s] {
-      return s->run.runInstructions(1, s->commCtx, s->stageEnd, s->end, 1);
-    });
-  } catch (...) {
-    status = internalError("the communication thread did not start");
-  }
+  Status status = queueCollectives();
   if (status.isOk())
-    status = s->run.awaitInputDistribution();
+    status = computeAhead();
   if (status.isOk()) {
     try {
-      status = s->run.runInstructions(0, s->computeCtx, s->stageEnd, s->end, 0);
+      status = s->run.runInstructions(0, s->computeCtx, s->aheadEnd, s->end,
+                                      0, s->stageEnd);
     } catch (const std::bad_alloc &) {
       status = resourceExhausted("out of memory while running stream 0");
     } catch (...) {
@@ -358,14 +411,17 @@ Status PipelinedBatch::finish() {
   }
   if (!status.isOk())
     s->run.abortCommunication();
-  Status commStatus = s->run.joinCommunication();
+  // The communication thread uses this batch's memory until it is done;
+  // when the rest of stream 1 was never queued, only the input
+  // distribution's job is waited for.
+  Status commStatus =
+      s->collectivesQueued ? s->run.joinCommunication() : Status::ok();
   s->run.drain();
   state_.reset();
   if (!status.isOk())
     return status;
   return commStatus;
 }
-
 void PipelinedBatch::cancel() {
   if (state_)
     state_->run.abortCommunication();

@@ -27,6 +27,7 @@
 #define EMBER_EXECUTOR_STREAM_EXECUTOR_H
 
 #include "executor/executor.h"
+#include "executor/pipeline_stages.h"
 #include "executor/stream_schedule.h"
 
 #include <memory>
@@ -51,14 +52,20 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
                       const StreamExecution &streams);
 
 /// One batch of a pipelined run (docs/runtime.md, "Cross-batch
-/// pipelining"): `start` queues the batch's input distribution (the
-/// program's first `stageEnd` instructions, of both streams, marked by the
-/// compiler: pipeline_stages.h) on the communication thread; `finish`
-/// queues the rest of its stream 1 after whatever was queued since (the
-/// input distribution of the batches ahead), runs the rest of its stream 0
-/// on the calling thread once the input distribution ran, and returns when
-/// the communication thread is done with the batch. Every rank starts and
-/// finishes its batches in the same order, so the collectives pair up.
+/// pipelining"; the stages: pipeline_stages.h):
+///   - `start` queues the batch's input distribution (stage A: the
+///     program's first instructions, of both streams) on the communication
+///     thread;
+///   - `queueCollectives` queues the rest of its stream 1 (stage B's
+///     collectives) after whatever was queued since;
+///   - `computeAhead` waits for the input distribution and runs, on the
+///     calling thread, the stream-0 instructions of stage B that wait for
+///     no stage-B collective (the caller runs them for the next batch
+///     before finishing this one);
+///   - `finish` does whichever of the two has not been done, runs the rest
+///     of stream 0 and returns when the communication thread is done with
+///     the batch.
+/// Every rank calls these in the same order, so the collectives pair up.
 /// Destroying (or `abandon`ing) a started batch stops its queued work
 /// before its next instruction and waits for the communication thread to
 /// let go of it. `streams` and the run context must outlive the batch.
@@ -71,7 +78,9 @@ public:
 
   Status start(const Program &program, RunContext &ctx, ThreadPool &pool,
                BoundsCheckMode boundsCheck, Communicator *comm,
-               const StreamExecution &streams, int stageEnd);
+               const StreamExecution &streams, const PipelineStages &stages);
+  Status queueCollectives();
+  Status computeAhead();
   Status finish();
   /// Stops the batch's queued work before its next instruction (returns at
   /// once; `abandon` then waits for it).

@@ -191,6 +191,8 @@ def case_bad_args(bin_dir, work):
            (["--repeat", "0"], "--repeat and --rounds must be >= 1"),
            (["--rounds", "0"], "--repeat and --rounds must be >= 1"),
            (["--nice", "-30"], "--nice must be between -20 and 19"),
+           (["--pipeline-depth", "1"], "--pipeline-depth must be >= 2"),
+           (["--pipeline-depth", "two"], "--pipeline-depth: invalid int value"),
            (["--scale", "fast"], "--scale must be auto or a number > 0"),
            (["--fail-rank", "7"], "--fail-rank 7 is not a rank"),
            (["--bin", "/nonexistent"], "no ember-run in --bin /nonexistent")]

@@ -31,6 +31,14 @@ Cases:
             --pipeline-depth 2 and 3, and depth 2 with the communication
             thread slowed: every batch's outputs are the same bytes, and
             differ between batches.
+            The KJT model also row-wise and column-wise (depth 3, and
+            depth 2 slowed).
+  pipe_trace_2  the DLRM example (2,048 samples per rank) on 2 ranks,
+            four batches twice (--repeat 2),
+            --pipeline-depth 2 --trace with the communication thread
+            slowed: the trace follows the format, each batch ran every
+            instruction once, and some stage-B collective of batch i ran
+            while the caller computed batch i+1.
   pipe_bad  --pipeline-depth 0: usage error; depth 2 on a one-rank plan
             (no marks) or with --overlap off: a clear error; a batch with a
             missing input: an error naming the batch; nothing written.
@@ -74,10 +82,10 @@ def fail(msg, proc=None):
     sys.exit(1)
 
 
-def make_model(model, work):
+def make_model(model, work, batch=BATCH):
     if model == "dlrm":
         proc = run([sys.executable, os.path.join(DLRM_EXAMPLE, "export.py"),
-                    work, "--batch", str(BATCH)])
+                    work, "--batch", str(batch)])
         if proc.returncode != 0:
             fail("examples/dlrm/export.py failed", proc)
         shutil.copy(os.path.join(work, "expected.npy"),
@@ -392,37 +400,128 @@ def run_batches(runner, plan, work, batches, nproc, tag, extra=(), env=None):
 def check_pipelined(model, nproc, compiler, runner, work):
     inputs, outputs = make_model(model, work)
     batches = make_batches(work, inputs)
-    plan, text = compile_plan(compiler, work, "plan_%d" % nproc,
-                              ["--world-size", str(nproc), "--sharding",
-                               "table_wise"])
-    if " input_distribution" not in text:
-        fail("%s on %d ranks: no input_distribution in the plan" % (model,
-                                                                   nproc))
+    # The KJT model also row-wise (stage B's collective a reduce-scatter)
+    # and column-wise (several pooled pieces per table).
+    shardings = ["table_wise"] if model == "dlrm" else ["table_wise",
+                                                     "row_wise",
+                                                     "column_wise"]
 
     def read(outdir):
         return [{o: open(os.path.join(outdir, "batch%d" % k, o + ".npy"),
                          "rb").read() for o in outputs}
                 for k in range(len(batches))]
 
-    ref_dir, _ = run_batches(runner, plan, work, batches, nproc, "off",
-                             ["--overlap", "off"])
-    want = read(ref_dir)
-    if want[0] == want[1]:
-        fail("batches 0 and 1 give the same outputs: the test sees nothing")
     slow_env = dict(os.environ, EMBER_TEST_COMM_DELAY_US=str(DELAY_US))
-    for tag, extra, env in (
-            ("depth2", ["--pipeline-depth", "2", "--repeat", "2"], None),
-            ("depth3", ["--pipeline-depth", "3"], None),
-            ("slow2", ["--pipeline-depth", "2"], slow_env)):
-        outdir, proc = run_batches(runner, plan, work, batches, nproc, tag,
-                                   extra, env)
-        if read(outdir) != want:
-            fail("%s on %d ranks, %s: outputs differ from the batches run "
-                 "one by one in program order" % (model, nproc, tag), proc)
-        if "pipeline depth" not in proc.stdout:
-            fail("%s: no pipeline line" % tag, proc)
-    print("ok: %s on %d ranks, pipelined at depth 2 and 3 (also slowed): "
-          "the bytes of program order, batch by batch" % (model, nproc))
+    for sharding in shardings:
+        plan, text = compile_plan(compiler, work, "%s_%d" % (sharding, nproc),
+                                  ["--world-size", str(nproc), "--sharding",
+                                   sharding])
+        if " input_distribution" not in text:
+            fail("%s %s on %d ranks: no input_distribution in the plan" % (
+                model, sharding, nproc))
+        ref_dir, _ = run_batches(runner, plan, work, batches, nproc, "off",
+                                 ["--overlap", "off"])
+        want = read(ref_dir)
+        if want[0] == want[1]:
+            fail("batches 0 and 1 give the same outputs: the test sees "
+                 "nothing")
+        runs = [("depth3", ["--pipeline-depth", "3"], None),
+                ("slow2", ["--pipeline-depth", "2"], slow_env)]
+        if sharding == "table_wise":
+            runs += [("depth2", ["--pipeline-depth", "2", "--repeat", "2"],
+                      None),
+                     ("slow3", ["--pipeline-depth", "3"], slow_env)]
+        for tag, extra, env in runs:
+            outdir, proc = run_batches(runner, plan, work, batches, nproc,
+                                       tag, extra, env)
+            if read(outdir) != want:
+                fail("%s %s on %d ranks, %s: outputs differ from the batches "
+                     "run one by one in program order" % (
+                         model, sharding, nproc, tag), proc)
+            if "pipeline depth" not in proc.stdout:
+                fail("%s: no pipeline line" % tag, proc)
+        print("ok: %s %s on %d ranks, pipelined (%s): the bytes of "
+              "program order, batch by batch" % (
+                  model, sharding, nproc,
+                  ", ".join(tag for tag, _, _ in runs)))
+
+
+def stage_a_sizes(text, nproc):
+    """Per rank, how many instructions the plan text marks as the input
+    distribution (a prefix of the rank's program), and how many it has."""
+    sizes, current = [], None
+    for line in text.splitlines():
+        if line.startswith("rank "):
+            current = [0, 0]
+            sizes.append(current)
+            continue
+        if current is None or not line.startswith("  ") or \
+                line.split()[0] in ("input", "const", "output"):
+            continue
+        current[1] += 1
+        if " input_distribution" in line:
+            current[0] += 1
+    if len(sizes) != nproc:
+        fail("plan text: %d rank programs for %d ranks" % (len(sizes), nproc))
+    return sizes
+
+
+def pipe_trace(nproc, compiler, runner, work):
+    """A pipelined trace (depth 2, the communication thread slowed): the
+    format holds, every batch ran every instruction of every rank once,
+    the flows link each collective of each batch, and on every rank some
+    stage-B collective of batch i was in flight while the caller computed
+    batch i+1 (docs/runtime.md, "Cross-batch pipelining")."""
+    # Batches of 2,048 samples per rank: the caller's compute takes longer
+    # than a thread hand-off.
+    inputs, _ = make_model("dlrm", work, 2048 * nproc)
+    batches = make_batches(work, inputs)
+    plan, text = compile_plan(compiler, work, "plan",
+                              ["--world-size", str(nproc), "--sharding",
+                               "table_wise"])
+    sizes = stage_a_sizes(text, nproc)
+    trace = os.path.join(work, "pipe.json")
+    slow_env = dict(os.environ, EMBER_TEST_COMM_DELAY_US=str(DELAY_US))
+    _, proc = run_batches(runner, plan, work, batches, nproc, "pipe",
+                          ["--pipeline-depth", "2", "--repeat", "2",
+                           "--trace", trace, "--stats"], slow_env)
+    data = check_trace(trace, nproc, "streams")
+    runs = 2 * len(batches)  # the list twice: batches 0..7
+    if data["otherData"]["runs"] != runs:
+        fail("trace: %s runs for %d batches" % (data["otherData"]["runs"],
+                                                runs))
+    slices = [e for e in data["traceEvents"] if e["ph"] == "X"]
+    for e in slices:
+        if not isinstance(e["args"].get("batch"), int):
+            fail("trace: a pipelined slice without args.batch: %s" % e)
+    for rank, (stage_a, count) in enumerate(sizes):
+        mine = [e for e in slices if e["pid"] == rank]
+        for b in range(runs):
+            ran = sorted(e["args"]["instruction"] for e in mine
+                         if e["cat"] != "wait" and e["args"]["batch"] == b)
+            if ran != list(range(count)):
+                fail("rank %d batch %d ran instructions %s, not each of its "
+                     "%d once" % (rank, b, ran, count))
+        overlapped = []
+        for b in range(runs - 1):
+            stage_b = [e for e in mine if e["cat"] == "collective" and
+                       e["args"]["batch"] == b and
+                       e["args"]["instruction"] >= stage_a]
+            ahead = [e for e in mine if e["cat"] == "compute" and
+                     e["tid"] == 0 and e["args"]["batch"] == b + 1]
+            if not stage_b or not ahead:
+                fail("rank %d: no stage-B collective of batch %d or no "
+                     "compute of batch %d" % (rank, b, b + 1))
+            if any(c["ts"] < x["ts"] + x["dur"] and x["ts"] < c["ts"] +
+                   c["dur"] for c in stage_b for x in ahead):
+                overlapped.append(b)
+        if not overlapped:
+            fail("rank %d: no stage-B collective of batch i overlaps the "
+                 "compute of batch i+1" % rank)
+        print("rank %d: stage-B collectives of batches %s overlap the next "
+              "batch's compute" % (rank, overlapped))
+    print("ok: a pipelined %d-rank trace: every batch whole, flows linked, "
+          "collectives of batch i under the compute of batch i+1" % nproc)
 
 
 def pipe_bad(compiler, runner, work):
@@ -473,6 +572,8 @@ def main():
     if case in ("dlrm_2", "dlrm_4", "kjt_2", "kjt_4"):
         model, n = case.split("_")
         check_same_bytes(model, int(n), compiler, runner, work)
+    elif case == "pipe_trace_2":
+        pipe_trace(2, compiler, runner, work)
     elif case.startswith("pipe_") and case != "pipe_bad":
         _, model, n = case.split("_")
         check_pipelined(model, int(n), compiler, runner, work)

@@ -33,8 +33,22 @@ ShardedTestModel makeModel(uint64_t seed, std::vector<int64_t> rows,
 /// Inputs and the dense path every variant shares.
 struct Common {
   int dense = -1;
+  int denseRelu = -1;
   KjtSlotIds sparse;
 };
+
+/// Output "pooled", and "interaction" when the model has it.
+void addPooledOutputs(PlanBuilder &b, const ShardedTestModel &m,
+                      const Common &c, int pooled) {
+  b.output("pooled", pooled);
+  if (!m.interaction)
+    return;
+  int both = b.slot("interaction", DType::kFloat32,
+                    {"B", Dim(ShardedTestModel::kDenseWidth + m.pooledWidth())});
+  b.instruction("concat", {c.denseRelu, pooled}, {both}, "interaction")
+      .attr("axis", int64_t{1});
+  b.output("interaction", both);
+}
 
 Common addCommon(PlanBuilder &b, const ShardedTestModel &m) {
   Common c;
@@ -46,6 +60,7 @@ Common addCommon(PlanBuilder &b, const ShardedTestModel &m) {
                     {"B", Dim(ShardedTestModel::kDenseWidth)});
   b.instruction("relu", {c.dense}, {relu}, "dense_arch");
   b.output("dense_relu", relu);
+  c.denseRelu = relu;
   return c;
 }
 
@@ -119,7 +134,7 @@ void buildTableWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
       .attr("dim_per_rank", dimPerRank)
       .proto()
       .set_collective(2);
-  b.output("pooled", pooled);
+  addPooledOutputs(b, m, c, pooled);
 }
 
 int64_t blockSize(int64_t rows, int world) {
@@ -170,7 +185,7 @@ void buildRowWiseRank(PlanBuilder &b, const ShardedTestModel &m, int world,
       .attr("reduce", "sum")
       .proto()
       .set_collective(2);
-  b.output("pooled", pooled);
+  addPooledOutputs(b, m, c, pooled);
 }
 
 } // namespace
@@ -205,7 +220,7 @@ Result<std::string> writeSingleRankTestPlan(const ShardedTestModel &m,
   addLookup(b, m, c.sparse.values, c.sparse.lengths, c.sparse.weights, tables,
             0, static_cast<int64_t>(m.keys.size()), pooled,
             "sparse_arch.lookup");
-  b.output("pooled", pooled);
+  addPooledOutputs(b, m, c, pooled);
   return b.write(dir, base);
 }
 

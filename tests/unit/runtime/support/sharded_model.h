@@ -4,7 +4,9 @@
 // the partitioning pass is meant to emit it:
 //
 //   single rank:  relu(dense) = dense_relu [B, 3];
-//                 grouped_embedding_bag(sparse) = pooled [B, sum D]
+//                 grouped_embedding_bag(sparse) = pooled [B, sum D];
+//                 with `interaction`: concat(dense_relu, pooled) =
+//                 interaction [B, 3 + sum D]
 //   table-wise (W ranks): each rank owns a contiguous range of tables;
 //     kjt_all_to_all (key_splits) -> local grouped_embedding_bag over
 //     [B_total] bags -> pooled_all_to_all (dim_per_rank) -> [B, sum D]
@@ -33,6 +35,10 @@ struct ShardedTestModel {
   std::vector<std::string> pooling; // per table
   std::vector<std::vector<float>> tables;
   bool weighted = false; // the KJT carries per-id weights
+  /// Adds output "interaction" = concat(dense_relu, pooled) on axis 1:
+  /// compute that needs the pooled embeddings (what a DLRM's interaction
+  /// and top MLP are).
+  bool interaction = false;
   int64_t pooledWidth() const;
 };
 
