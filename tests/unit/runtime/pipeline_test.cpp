@@ -50,14 +50,6 @@
 #include <functional>
 #include <thread>
 
-#if defined(__SANITIZE_THREAD__)
-#define EMBER_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define EMBER_UNDER_TSAN 1
-#endif
-#endif
-
 using namespace ember;
 using namespace ember::testing;
 
@@ -293,14 +285,6 @@ Stages stagesOf(const std::string &planPath, int rank) {
 // batch i runs while the caller computes batch i+1. Fails when the caller
 // runs the batches one after the other.
 TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
-#ifdef EMBER_UNDER_TSAN
-  // Its large batches make the ranks end far apart, which hits a race
-  // inside libgloo when a session is destroyed after its peer closed (see
-  // stream_overlap_test's CollectiveTimeout test); the pipelined schedule
-  // itself runs under TSan in SameBytesAsOneByOneInProgramOrder.
-  GTEST_SKIP() << "a race between Gloo's device thread and "
-                  "~GlooCommunicator after a peer closes (inside libgloo)";
-#endif
   const int world = GetParam().world;
   ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", "20000");
   // Batches large enough that the caller's compute (lookups over 20,000
@@ -426,11 +410,6 @@ TEST(PipelineErrors, BadArguments) {
 TEST(PipelineErrors, KernelFailingMidPipeline) {
   if (!haveCommunicatorBackend())
     GTEST_SKIP() << "this build has no Gloo";
-#ifdef EMBER_UNDER_TSAN
-  GTEST_SKIP() << "a race between Gloo's device thread and "
-                  "~GlooCommunicator after a peer closes (inside libgloo; "
-                  "see stream_overlap_test's CollectiveTimeout test)";
-#endif
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string plan = writePlan(dir, m, true);

@@ -39,14 +39,6 @@
 #include <set>
 #include <thread>
 
-#if defined(__SANITIZE_THREAD__)
-#define EMBER_UNDER_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define EMBER_UNDER_TSAN 1
-#endif
-#endif
-
 using namespace ember;
 using namespace ember::testing;
 
@@ -399,17 +391,6 @@ TEST(StreamSchedule, RefusesAMemoryPlanThatReusesACollectiveBuffer) {
 TEST(StreamOverlapErrors, CollectiveTimeoutOnTheCommunicationThread) {
   if (!haveCommunicatorBackend())
     GTEST_SKIP() << "this build has no Gloo";
-#ifdef EMBER_UNDER_TSAN
-  // Not the communication thread: when rank 0 closes its communicator after
-  // the timeout, Gloo's device thread of rank 1 signals the receive that
-  // GlooCommunicator keeps posted for failure notices while rank 1's
-  // session destroys it (~GlooCommunicator: noticeRecv_), a race inside
-  // libgloo that ThreadSanitizer reports (rank 1 never runs: the overlap
-  // mode plays no part).
-  GTEST_SKIP() << "a race between Gloo's device thread and "
-                  "~GlooCommunicator after a peer closes (not of the "
-                  "communication thread; see the comment)";
-#endif
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   auto plan = writeShardedTestPlan(m, TestSharding::kTableWise, 2, dir.path(),
