@@ -170,7 +170,10 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   // walk is a nested one) is done before its lines are requested, and the
   // row's prefetches and loads do not wait for it. (A/B on 10M x 128 fp32
   // rows, 1 thread: 1.02-1.12x by the median, 1.14-1.45x by the minimum.)
-  const int64_t primeAhead = 2 * distance;
+  // Not for AVX2 rows of 12 or 16 ymm, which leave no register to spare:
+  // there the priming measured 0.92-0.96x.
+  constexpr bool kPrime = V::kLanes >= 16 || NV <= 8;
+  const int64_t primeAhead = kPrime ? 2 * distance : 0;
   auto primeAt = [&](int64_t pos) {
     const int64_t id = ids[pos];
     if (static_cast<uint64_t>(id) < static_cast<uint64_t>(rows))
@@ -202,7 +205,8 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
       const int64_t row = streamPos(pos + half, end, nextBag);
       if (row >= 0)
         prefetchAt(row);
-      const int64_t prime = streamPos(pos + 2 * half, end, nextBag);
+      const int64_t prime =
+          kPrime ? streamPos(pos + 2 * half, end, nextBag) : int64_t{-1};
       if (prime >= 0)
         primeAt(prime);
     };
@@ -211,7 +215,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
            i < std::min(offsets[2], offsets[1] + half); ++i)
         prefetchAt(i);
       for (int64_t i = offsets[1] + half;
-           i < std::min(offsets[2], offsets[1] + 2 * half); ++i)
+           kPrime && i < std::min(offsets[2], offsets[1] + 2 * half); ++i)
         primeAt(i);
     }
     // Adds row i to `acc` (padding skipped, invalid ids counted); false at
@@ -280,7 +284,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
     for (int64_t i = begin; i < end; ++i) {
       if (i < prefetchEnd) {
         prefetchAt(i + distance);
-        if (i < primeEnd)
+        if (kPrime && i < primeEnd)
           primeAt(i + primeAhead);
       }
       const int64_t id = ids[i];
