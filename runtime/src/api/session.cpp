@@ -404,10 +404,59 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
   return status;
 }
 
+namespace {
+/// Multi-rank runPipelined: every rank sends (batch count, depth) to every
+/// other (one all-gather of two int64s on the session's communicator,
+/// before anything else is issued), so that ranks called with different
+/// ones fail the call together instead of pairing unrelated collectives
+/// (which Gloo cannot survive: docs/runtime.md, "Cross-batch pipelining").
+Status agreeOnPipelineShape(Communicator &comm, int64_t batches,
+                            int64_t depth) {
+  const int world = comm.worldSize();
+  const int me = comm.rank();
+  std::vector<int> group(world);
+  for (int r = 0; r < world; ++r)
+    group[r] = r;
+  std::vector<int64_t> mine;
+  mine.reserve(2 * static_cast<size_t>(world));
+  for (int r = 0; r < world; ++r)
+    mine.insert(mine.end(), {batches, depth});
+  EMBER_ASSIGN_OR_RETURN(
+      std::vector<int64_t> all,
+      exchangeCounts(&comm, group, me, mine, 2,
+                     "runPipelined: agreeing on the batch count and depth"));
+  for (int r = 0; r < world; ++r) {
+    if (all[2 * r] == batches && all[2 * r + 1] == depth)
+      continue;
+    return invalidArgument(
+        "runPipelined: rank " + std::to_string(me) + " passed " +
+        std::to_string(batches) + " batch(es) at depth " +
+        std::to_string(depth) + ", rank " + std::to_string(r) + " passed " +
+        std::to_string(all[2 * r]) + " at depth " +
+        std::to_string(all[2 * r + 1]) + "; every rank must pass the same");
+  }
+  return Status::ok();
+}
+} // namespace
+
 Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
                              std::vector<RunOutputs> *outputs) const {
   if (!outputs)
     return invalidArgument("Session::runPipelined: outputs is null");
+  // First of all, at every depth (depth 1 pairs run's collectives too):
+  // the ranks agree on what they were asked.
+  if (impl_->comm) {
+    Status agreed;
+    {
+      std::lock_guard<std::mutex> serial(impl_->runMutex);
+      agreed = agreeOnPipelineShape(
+          *impl_->comm, static_cast<int64_t>(batches.size()), depth);
+    }
+    if (!agreed.isOk()) {
+      outputs->clear();
+      return agreed;
+    }
+  }
   if (depth < 1) {
     outputs->clear();
     return invalidArgument("Session::runPipelined: pipeline depth " +

@@ -18,6 +18,10 @@
 //   - bad arguments: depth 0, depth 2 on a plan without marks or with
 //     overlap off, a batch with a missing input (named, before any
 //     collective);
+//   - ranks passing different batch counts or depths (both directions,
+//     depth 1 too): every rank gets an error naming both ranks' values at
+//     once, no abort, and the session runs the next call; the agreement
+//     that finds it costs microseconds;
 //   - the C API (ember_session_run_pipelined) gives the same bytes, and
 //     refuses depth 0 and NULL arguments;
 //   - a kernel that fails mid-pipeline (an id out of range in batch 2)
@@ -45,6 +49,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -441,6 +446,208 @@ TEST(PipelineErrors, KernelFailingMidPipeline) {
     // The rank that did not fail itself heard it as a failed collective.
     EXPECT_GE(collectiveFailures, 1) << runs[0].status.toString() << " / "
                                      << runs[1].status.toString();
+  }
+}
+
+/// What one rank of MismatchedCalls did: its runPipelined call, then (the
+/// session still usable?) the same 2 batches on every rank at depth 2,
+/// and those batches run one by one for comparison.
+struct MismatchRun {
+  Status status;
+  size_t outputsLeft = 0;
+  double seconds = 0;
+  Status after;
+  std::vector<Bytes> afterPiped, afterOneByOne;
+};
+
+/// Rank r calls runPipelined with counts[r] batches at depths[r] (2 ranks,
+/// threads), then every rank runs batches 0 and 1 at depth 2.
+std::vector<MismatchRun> runMismatched(const std::string &plan,
+                                       const ShardedTestModel &m,
+                                       const std::vector<ShardedTestBatch> &globals,
+                                       const std::string &store,
+                                       const std::vector<size_t> &counts,
+                                       const std::vector<int> &depths) {
+  const int world = 2;
+  std::vector<MismatchRun> results(world);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < world; ++r)
+    ranks.emplace_back([&, r] {
+      SessionOptions o;
+      o.rank = r;
+      o.worldSize = world;
+      o.rendezvous = "file:" + store;
+      o.collectiveTimeoutSeconds = 10;
+      o.overlap = "streams";
+      o.threads = 2;
+      auto session = Session::load(plan, o);
+      ASSERT_TRUE(session.isOk()) << session.status().toString();
+      std::vector<ShardedTestBatch> locals;
+      for (const ShardedTestBatch &g : globals) {
+        int64_t half = g.batch / 2;
+        locals.push_back(sliceShardedTestBatch(
+            g, static_cast<int64_t>(m.keys.size()), r == 0 ? 0 : half,
+            r == 0 ? half : g.batch));
+      }
+      std::vector<RunInputs> inputs;
+      for (ShardedTestBatch &local : locals)
+        inputs.push_back(shardedTestInputs(m, local));
+      std::vector<RunInputs> mine(inputs.begin(), inputs.begin() + counts[r]);
+      std::vector<RunOutputs> outs(1); // cleared by the error
+      auto start = std::chrono::steady_clock::now();
+      results[r].status = (*session)->runPipelined(mine, depths[r], &outs);
+      results[r].seconds = std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+      results[r].outputsLeft = outs.size();
+      std::vector<RunInputs> two(inputs.begin(), inputs.begin() + 2);
+      results[r].after = (*session)->runPipelined(two, 2, &outs);
+      for (const RunOutputs &out : outs)
+        results[r].afterPiped.push_back(bytesOf(out));
+      for (const RunInputs &in : two) {
+        RunOutputs out;
+        Status s = (*session)->run(in, &out);
+        if (!s.isOk()) {
+          results[r].after = s;
+          break;
+        }
+        results[r].afterOneByOne.push_back(bytesOf(out));
+      }
+    });
+  for (auto &t : ranks)
+    t.join();
+  return results;
+}
+
+// Ranks that call runPipelined with different batch counts or depths (in
+// either direction, at depth 1 too) all get an error naming both ranks'
+// values, at once (no collective timeout, no abort: before the agreement
+// Gloo aborted the process on the first collectives that did not pair),
+// and the session stays usable.
+TEST(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string plan = writePlan(dir, m, true);
+  std::vector<ShardedTestBatch> batches;
+  for (uint64_t seed = 0; seed < 4; ++seed)
+    batches.push_back(makeShardedTestBatch(m, 6, 70 + seed));
+  struct Mismatch {
+    std::vector<size_t> counts;
+    std::vector<int> depths;
+  };
+  const std::vector<Mismatch> cases = {
+      {{4, 3}, {2, 2}}, {{3, 4}, {2, 2}}, // batch counts, both directions
+      {{4, 4}, {2, 3}}, {{4, 4}, {3, 2}}, // depths, both directions
+      {{4, 4}, {1, 2}}, {{4, 4}, {2, 1}}, // depth 1 against pipelined
+      {{4, 2}, {1, 1}},                   // batch counts at depth 1
+      {{0, 3}, {3, 3}},                   // no batches on one rank
+      {{4, 4}, {0, 2}},                   // a bad depth on one rank
+  };
+  int store = 0;
+  for (const Mismatch &c : cases) {
+    auto values = [&](int r) {
+      return "rank " + std::to_string(r) + " passed " +
+             std::to_string(c.counts[r]) + " batch(es) at depth " +
+             std::to_string(c.depths[r]);
+    };
+    SCOPED_TRACE(values(0) + ", " + values(1));
+    auto runs = runMismatched(plan, m, batches,
+                              dir.file("m" + std::to_string(store++)),
+                              c.counts, c.depths);
+    for (int r = 0; r < 2; ++r) {
+      SCOPED_TRACE("on rank " + std::to_string(r));
+      const MismatchRun &run = runs[r];
+      const int other = 1 - r;
+      EXPECT_EQ(run.status.code(), StatusCode::kInvalidArgument)
+          << run.status.toString();
+      const std::string expected =
+          "runPipelined: " + values(r) + ", rank " + std::to_string(other) +
+          " passed " + std::to_string(c.counts[other]) + " at depth " +
+          std::to_string(c.depths[other]) + "; every rank must pass the same";
+      EXPECT_NE(run.status.message().find(expected), std::string::npos)
+          << run.status.toString();
+      EXPECT_EQ(run.outputsLeft, 0u);
+      EXPECT_LT(run.seconds, 5.0) << "waited for a collective timeout";
+      // Usable afterwards: the same call on every rank works and gives
+      // the bytes of running the batches one by one.
+      ASSERT_TRUE(run.after.isOk()) << run.after.toString();
+      ASSERT_EQ(run.afterPiped.size(), 2u);
+      EXPECT_EQ(run.afterPiped, run.afterOneByOne);
+    }
+  }
+}
+
+// The agreement is one all-gather of two int64s per call: measured with
+// calls that run nothing else (no batches), microseconds, against the
+// milliseconds of a call that runs 4 small batches.
+TEST(PipelineErrors, AgreementCostsMicroseconds) {
+  if (!haveCommunicatorBackend())
+    GTEST_SKIP() << "this build has no Gloo";
+  TempDir dir;
+  ShardedTestModel m = makeTableWiseTestModel(5);
+  const std::string plan = writePlan(dir, m, true);
+  std::vector<ShardedTestBatch> batches;
+  for (uint64_t seed = 0; seed < 4; ++seed)
+    batches.push_back(makeShardedTestBatch(m, 64, 20 + seed));
+  constexpr int kCalls = 200;
+  std::vector<double> agreeMicros(2), callMicros(2);
+  std::vector<Status> status(2);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < 2; ++r)
+    ranks.emplace_back([&, r] {
+      SessionOptions o;
+      o.rank = r;
+      o.worldSize = 2;
+      o.rendezvous = "file:" + dir.file("store");
+      o.collectiveTimeoutSeconds = 30;
+      o.overlap = "streams";
+      o.threads = 2;
+      auto session = Session::load(plan, o);
+      ASSERT_TRUE(session.isOk()) << session.status().toString();
+      std::vector<RunInputs> inputs;
+      std::vector<ShardedTestBatch> locals;
+      for (const ShardedTestBatch &g : batches)
+        locals.push_back(sliceShardedTestBatch(
+            g, static_cast<int64_t>(m.keys.size()), r == 0 ? 0 : 32,
+            r == 0 ? 32 : 64));
+      for (ShardedTestBatch &local : locals)
+        inputs.push_back(shardedTestInputs(m, local));
+      std::vector<RunOutputs> outs;
+      const std::vector<RunInputs> none;
+      auto micros = [](auto start) {
+        return std::chrono::duration<double, std::micro>(
+                   std::chrono::steady_clock::now() - start)
+            .count();
+      };
+      status[r] = (*session)->runPipelined(inputs, 3, &outs); // warm up
+      // Medians: a shared machine preempts a few calls for milliseconds.
+      auto median = [&](const std::vector<RunInputs> &batchesToRun,
+                        int calls) {
+        std::vector<double> each;
+        for (int i = 0; i < calls && status[r].isOk(); ++i) {
+          auto start = std::chrono::steady_clock::now();
+          status[r] = (*session)->runPipelined(batchesToRun, 3, &outs);
+          each.push_back(micros(start));
+        }
+        std::sort(each.begin(), each.end());
+        return each.empty() ? 0.0 : each[each.size() / 2];
+      };
+      agreeMicros[r] = median(none, kCalls);
+      callMicros[r] = median(inputs, 20);
+    });
+  for (auto &t : ranks)
+    t.join();
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_TRUE(status[r].isOk()) << status[r].toString();
+    std::printf("rank %d: median agreement (a call of no batches) %.1f us; "
+                "median call of 4 batches (32 rows each per rank) %.1f us\n",
+                r, agreeMicros[r], callMicros[r]);
+    // One exchange against the dozen or more of a call of 4 batches (each
+    // batch's KJT all-to-all alone exchanges sizes, then ids): relative,
+    // so that a loaded machine or ThreadSanitizer, which slow both, pass.
+    EXPECT_LT(agreeMicros[r] * 2, callMicros[r]);
   }
 }
 
