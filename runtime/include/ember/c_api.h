@@ -207,7 +207,8 @@ EmberStatusCode ember_session_run(const EmberSession *session,
  * receives batch b's outputs, identical to running the batches one by one.
  * Depth 1 runs them one by one; depth > 1 needs a plan compiled with
  * pipeline stages and overlap on. Every rank passes the same depth and
- * number of batches. */
+ * number of batches (checked first: ranks that differ all get
+ * EMBER_INVALID_ARGUMENT naming both ranks' values). */
 EmberStatusCode ember_session_run_pipelined(const EmberSession *session,
                                             const EmberInputs *const *inputs,
                                             size_t num_batches, int depth,

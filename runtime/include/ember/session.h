@@ -236,7 +236,9 @@ public:
   /// `outputs` gets one entry per batch, in order, identical to running
   /// them one by one. Depth 1 is `run` per batch; depth > 1 needs a plan
   /// with marks and overlap on. In a multi-rank session every rank must
-  /// call it with the same depth and number of batches. An error (naming
+  /// call it with the same depth and number of batches: the ranks check
+  /// that first (one all-gather of both) and all fail with an error
+  /// naming both ranks' values when they differ. An error (naming
   /// the batch) leaves `outputs` empty; nothing is left running.
   Status runPipelined(const std::vector<RunInputs> &batches, int depth,
                       std::vector<RunOutputs> *outputs) const;
