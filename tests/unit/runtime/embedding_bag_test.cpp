@@ -197,7 +197,7 @@ TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
       TestTable table = makeTable(300, dim, TableFormat::kInt8RowWise, 3 + dim);
       for (bool weighted : {false, true}) {
         BagCase c;
-        c.lengths = randomLengths(17, 90, gen);
+        c.lengths = randomLengths(17, 120, gen); // mean 60: paired bags
         c.lengths[3] = 0; // an empty bag
         c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
         if (weighted)
@@ -365,35 +365,38 @@ TEST(EmbeddingBag, BoundsCheckInInterleavedBagsKeepsIdOrder) {
         TestTable table = makeTable(40, dim, format, 9);
         std::string what = std::string(embedding::rowIsaName(isa)) + " " +
                            table.formatName() + " dim " + std::to_string(dim);
-        // Bag 0 = positions 0..4, bag 1 = 5..9: the invalid id of bag 1
-        // (position 6, second row) is met before bag 0's (position 3,
-        // fourth row) when the two bags are interleaved.
+        // Bags long enough to be paired (kPairMinMeanLength = 48). Bag 0 =
+        // positions 0..59, bag 1 = 60..119: the invalid id of bag 1
+        // (position 61, its second row) is met before bag 0's (position
+        // 40) when the two bags are interleaved.
         BagCase c;
-        c.lengths = std::vector<int64_t>{5, 5, 4, 6, 3};
-        c.ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23};
-        c.ids[3] = 40;
-        c.ids[6] = -2;
+        c.lengths = std::vector<int64_t>{60, 60, 50, 70, 55};
+        for (int64_t i = 0; i < 295; ++i)
+          c.ids.push_back(i % 39 + 1);
+        c.ids[40] = 40;
+        c.ids[61] = -2;
         {
           TestKernelContext ctx(1, BoundsCheckMode::kFatal);
           Status s = runBag(table, c, ctx);
           ASSERT_FALSE(s.isOk()) << what;
-          EXPECT_NE(s.message().find("id 40 at position 3"), std::string::npos)
+          EXPECT_NE(s.message().find("id 40 at position 40"),
+                    std::string::npos)
               << what << ": " << s.message();
         }
-        // Only bag 1's: position 6 in a later pair's second bag too.
-        c.ids[3] = 4;
-        c.ids[16] = 99;
+        // Only bag 1's, and one in a later pair's second bag.
+        c.ids[40] = 4;
+        c.ids[180] = 99;
         {
           TestKernelContext ctx(1, BoundsCheckMode::kFatal);
           Status s = runBag(table, c, ctx);
           ASSERT_FALSE(s.isOk()) << what;
-          EXPECT_NE(s.message().find("id -2 at position 6"), std::string::npos)
+          EXPECT_NE(s.message().find("id -2 at position 61"),
+                    std::string::npos)
               << what << ": " << s.message();
         }
-        c.ids[3] = 40;
+        c.ids[40] = 40;
         c.paddingIdx = 12;
-        c.ids[20] = 12;
+        c.ids[200] = 12;
         for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
           c.pooling = pooling;
           TestKernelContext ctx(1, BoundsCheckMode::kWarning);
