@@ -177,7 +177,6 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
 
 ShardLoad CostModel::replicaLoad(const TableSpec &table,
                                  int64_t numReplicas) const {
-  const Topology &topo = options.topology;
   double batch = static_cast<double>(options.batchSizePerRank);
   double ids = batch * idsPerSample(table);
   double outputBytes = batch * outputRowsPerSample(table) *
