@@ -21,6 +21,7 @@
 
 #include "sharding/PlannerInternal.h"
 #include <array>
+#include <optional>
 
 using namespace ember::sharding;
 using namespace ember::sharding::detail;
@@ -103,27 +104,110 @@ private:
   std::array<std::array<std::pair<double, int64_t>, 3>, kParts> top;
 };
 
+/// A move of shard (table, shard) off rank `from` to rank `target`, or, when
+/// otherTable >= 0, a swap with shard (otherTable, otherShard) of `target`.
+struct Candidate {
+  int table, shard;
+  int64_t target;
+  int otherTable, otherShard;
+  const ShardLoad &load;
+  const ShardLoad *otherLoad; // null for a move
+  const std::array<double, kParts> &cost; // partsOf(load.cost)
+};
+
+/// The moves and swaps steps 6 and 7 search over: free shards that are not
+/// user-fixed, with no rank's cost going above the plan's score and no
+/// rank's device memory above the fullest rank's.
+class MoveSearch {
+public:
+  MoveSearch(const State &state, ArrayRef<TableOptions> tableOptions)
+      : state(state), tableOptions(tableOptions),
+        world(state.topology.worldSize),
+        ceiling(*std::max_element(state.cost.begin(), state.cost.end())),
+        slack(1e-12 * std::max(1.0, ceiling)),
+        deviceCeiling(
+            *std::max_element(state.device.begin(), state.device.end())) {}
+
+  /// For each feasible move of a movable shard of `from` to any other rank,
+  /// and each feasible swap of it with a movable shard of a rank in
+  /// `partners`, in that order, calls `evaluate(candidate)`; a swap's memory
+  /// fit is checked only once `evaluate` gave a value (as a move's is checked
+  /// before). `take(candidate, value)` then keeps the candidate.
+  template <typename Evaluate, typename Take>
+  void forEach(int64_t from, ArrayRef<int64_t> partners, Evaluate evaluate,
+               Take take) const {
+    for (auto [table, shard] : state.units[from]) {
+      if (!movable(table))
+        continue;
+      const ShardLoad &load = state.optionOf(table).loads[shard];
+      std::array<double, kParts> cost = partsOf(load.cost);
+      double unitCost = load.cost.total();
+      // Moves.
+      for (int64_t rank = 0; rank < world; ++rank) {
+        if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
+            !fitsUnder(rank, load))
+          continue;
+        Candidate move{table, shard, rank, -1, -1, load, nullptr, cost};
+        if (std::optional<double> value = evaluate(move))
+          take(move, *value);
+      }
+      // Swaps with a shard of a partner rank.
+      for (int64_t rank : partners) {
+        if (rank == from)
+          continue;
+        for (auto [otherTable, otherShard] : state.units[rank]) {
+          if (!movable(otherTable) || otherTable == table)
+            continue;
+          const ShardLoad &otherLoad =
+              state.optionOf(otherTable).loads[otherShard];
+          double otherCost = otherLoad.cost.total();
+          if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
+              state.cost[from] - unitCost + otherCost > ceiling + slack)
+            continue;
+          Candidate swap{table, shard,     rank, otherTable,
+                         otherShard, load, &otherLoad, cost};
+          std::optional<double> value = evaluate(swap);
+          if (!value)
+            continue;
+          ShardLoad intoFrom = otherLoad;
+          intoFrom -= load;
+          ShardLoad intoOther = load;
+          intoOther -= otherLoad;
+          if (!fitsUnder(from, intoFrom) || !fitsUnder(rank, intoOther))
+            continue;
+          take(swap, *value);
+        }
+      }
+    }
+  }
+
+private:
+  bool movable(int table) const {
+    return !tableOptions[table].userFixed &&
+           state.optionOf(table).placement == Placement::Free;
+  }
+  bool fitsUnder(int64_t rank, const ShardLoad &delta) const {
+    return state.fits(rank, delta) &&
+           state.device[rank] + delta.device.total() <= deviceCeiling;
+  }
+
+  const State &state;
+  ArrayRef<TableOptions> tableOptions;
+  int64_t world;
+  double ceiling, slack;
+  int64_t deviceCeiling;
+};
+
 } // namespace
 
 void Planner::improveCollectives(State &state) const {
   int64_t world = state.topology.worldSize;
   if (world < 2)
     return;
-  // No rank may go above the plan's score (its largest per-rank cost).
-  double ceiling = *std::max_element(state.cost.begin(), state.cost.end());
-  double slack = 1e-12 * std::max(1.0, ceiling);
-  // Nor above the fullest rank's device memory.
-  int64_t deviceCeiling =
-      *std::max_element(state.device.begin(), state.device.end());
-  auto fitsUnder = [&](int64_t rank, const ShardLoad &delta) {
-    return state.fits(rank, delta) &&
-           state.device[rank] + delta.device.total() <= deviceCeiling;
-  };
+  // No rank may go above the plan's score (its largest per-rank cost), nor
+  // above the fullest rank's device memory.
+  MoveSearch search(state, tableOptions);
   CollectiveLoads loads(state, tableOptions);
-  auto movable = [&](int table) {
-    return !tableOptions[table].userFixed &&
-           state.optionOf(table).placement == Placement::Free;
-  };
   // Swap partners: the ranks with the most room under the ceiling.
   constexpr size_t kSwapRanks = 16;
   int64_t limit = 2 * static_cast<int64_t>(specs.size()) + 64;
@@ -146,58 +230,26 @@ void Planner::improveCollectives(State &state) const {
       int64_t from = loads.busiest(part);
       if (from < 0)
         continue;
-      for (auto [table, shard] : state.units[from]) {
-        if (!movable(table))
-          continue;
-        const ShardLoad &load = state.optionOf(table).loads[shard];
-        std::array<double, kParts> cost = partsOf(load.cost);
-        double unitCost = load.cost.total();
-        // Moves.
-        for (int64_t rank = 0; rank < world; ++rank) {
-          if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
-              !fitsUnder(rank, load))
-            continue;
-          double after = loads.stepAfter(from, rank, cost);
-          if (after < bestStep) {
-            bestStep = after;
-            bestUnit = {table, shard};
-            bestOther = {-1, -1};
-            bestTarget = rank;
-          }
-        }
-        // Swaps with a shard of a rank with room.
-        for (int64_t rank : partners) {
-          if (rank == from)
-            continue;
-          for (auto [otherTable, otherShard] : state.units[rank]) {
-            if (!movable(otherTable) || otherTable == table)
-              continue;
-            const ShardLoad &otherLoad =
-                state.optionOf(otherTable).loads[otherShard];
-            double otherCost = otherLoad.cost.total();
-            if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
-                state.cost[from] - unitCost + otherCost > ceiling + slack)
-              continue;
-            std::array<double, kParts> delta = cost;
-            std::array<double, kParts> back = partsOf(otherLoad.cost);
-            for (int k = 0; k < kParts; ++k)
-              delta[k] -= back[k];
-            double after = loads.stepAfter(from, rank, delta);
+      search.forEach(
+          from, partners,
+          [&](const Candidate &c) -> std::optional<double> {
+            std::array<double, kParts> delta = c.cost;
+            if (c.otherLoad) {
+              std::array<double, kParts> back = partsOf(c.otherLoad->cost);
+              for (int k = 0; k < kParts; ++k)
+                delta[k] -= back[k];
+            }
+            double after = loads.stepAfter(from, c.target, delta);
             if (after >= bestStep)
-              continue;
-            ShardLoad intoFrom = otherLoad;
-            intoFrom -= load;
-            ShardLoad intoOther = load;
-            intoOther -= otherLoad;
-            if (!fitsUnder(from, intoFrom) || !fitsUnder(rank, intoOther))
-              continue;
+              return std::nullopt;
+            return after;
+          },
+          [&](const Candidate &c, double after) {
             bestStep = after;
-            bestUnit = {table, shard};
-            bestOther = {otherTable, otherShard};
-            bestTarget = rank;
-          }
-        }
-      }
+            bestUnit = {c.table, c.shard};
+            bestOther = {c.otherTable, c.otherShard};
+            bestTarget = c.target;
+          });
     }
     if (bestTarget < 0)
       return;
@@ -358,20 +410,9 @@ void Planner::lowerBusiestTraffic(State &state) const {
   int64_t world = state.topology.worldSize;
   if (world < 2)
     return;
-  double ceiling = *std::max_element(state.cost.begin(), state.cost.end());
-  double slack = 1e-12 * std::max(1.0, ceiling);
-  int64_t deviceCeiling =
-      *std::max_element(state.device.begin(), state.device.end());
-  auto fitsUnder = [&](int64_t rank, const ShardLoad &delta) {
-    return state.fits(rank, delta) &&
-           state.device[rank] + delta.device.total() <= deviceCeiling;
-  };
+  MoveSearch search(state, tableOptions);
   CollectiveLoads loads(state, tableOptions);
   TrafficLoads traffic(state, specs, tableOptions, options);
-  auto movable = [&](int table) {
-    return !tableOptions[table].userFixed &&
-           state.optionOf(table).placement == Placement::Free;
-  };
   auto deltaOf = [&](int table, int shard) {
     return TrafficLoads::holderDelta(
         TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
@@ -408,63 +449,43 @@ void Planner::lowerBusiestTraffic(State &state) const {
       double recvB = traffic.recv[b] + delta.second;
       return std::max({sentA, recvA, sentB, recvB, traffic.othersMax(a, b)});
     };
-    for (auto [table, shard] : state.units[from]) {
-      if (!movable(table))
-        continue;
-      const ShardLoad &load = state.optionOf(table).loads[shard];
-      std::array<double, kParts> cost = partsOf(load.cost);
-      double unitCost = load.cost.total();
-      std::pair<double, double> delta = deltaOf(table, shard);
-      for (int64_t rank = 0; rank < world; ++rank) {
-        if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
-            !fitsUnder(rank, load))
-          continue;
-        double value = valueAfter(from, rank, delta);
-        if (value >= bestValue ||
-            loads.stepAfter(from, rank, cost) > collectiveStep)
-          continue;
-        bestValue = value;
-        bestUnit = {table, shard};
-        bestOther = {-1, -1};
-        bestTarget = rank;
-      }
-      for (int64_t rank : partners) {
-        if (rank == from)
-          continue;
-        for (auto [otherTable, otherShard] : state.units[rank]) {
-          if (!movable(otherTable) || otherTable == table)
-            continue;
-          const ShardLoad &otherLoad =
-              state.optionOf(otherTable).loads[otherShard];
-          double otherCost = otherLoad.cost.total();
-          if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
-              state.cost[from] - unitCost + otherCost > ceiling + slack)
-            continue;
-          std::pair<double, double> back = deltaOf(otherTable, otherShard);
-          std::pair<double, double> net = {delta.first - back.first,
-                                           delta.second - back.second};
-          double value = valueAfter(from, rank, net);
+    // The moving shard's bytes, computed once per shard.
+    std::pair<int, int> deltaUnit{-1, -1};
+    std::pair<double, double> unitDelta;
+    search.forEach(
+        from, partners,
+        [&](const Candidate &c) -> std::optional<double> {
+          if (deltaUnit != std::make_pair(c.table, c.shard)) {
+            deltaUnit = {c.table, c.shard};
+            unitDelta = deltaOf(c.table, c.shard);
+          }
+          if (!c.otherLoad) {
+            double value = valueAfter(from, c.target, unitDelta);
+            if (value >= bestValue ||
+                loads.stepAfter(from, c.target, c.cost) > collectiveStep)
+              return std::nullopt;
+            return value;
+          }
+          std::pair<double, double> back = deltaOf(c.otherTable, c.otherShard);
+          std::pair<double, double> net = {unitDelta.first - back.first,
+                                           unitDelta.second - back.second};
+          double value = valueAfter(from, c.target, net);
           if (value >= bestValue)
-            continue;
-          std::array<double, kParts> parts = cost;
-          std::array<double, kParts> backParts = partsOf(otherLoad.cost);
+            return std::nullopt;
+          std::array<double, kParts> parts = c.cost;
+          std::array<double, kParts> backParts = partsOf(c.otherLoad->cost);
           for (int k = 0; k < kParts; ++k)
             parts[k] -= backParts[k];
-          if (loads.stepAfter(from, rank, parts) > collectiveStep)
-            continue;
-          ShardLoad intoFrom = otherLoad;
-          intoFrom -= load;
-          ShardLoad intoOther = load;
-          intoOther -= otherLoad;
-          if (!fitsUnder(from, intoFrom) || !fitsUnder(rank, intoOther))
-            continue;
+          if (loads.stepAfter(from, c.target, parts) > collectiveStep)
+            return std::nullopt;
+          return value;
+        },
+        [&](const Candidate &c, double value) {
           bestValue = value;
-          bestUnit = {table, shard};
-          bestOther = {otherTable, otherShard};
-          bestTarget = rank;
-        }
-      }
-    }
+          bestUnit = {c.table, c.shard};
+          bestOther = {c.otherTable, c.otherShard};
+          bestTarget = c.target;
+        });
     if (bestTarget < 0)
       return;
     const Option &option = state.optionOf(bestUnit.first);
