@@ -1,6 +1,8 @@
 //===- PlanPipelineStages.cpp - The input distribution of a rank ----------===//
 #include "plan/PlanPipelineStages.h"
 
+#include "plan/PlanSlotWriters.h"
+
 #include <vector>
 
 namespace mlir::ember::plan_emitter {
@@ -14,11 +16,7 @@ std::vector<char> readsCollective(const pb::RankProgram &program) {
   const int n = program.instructions_size();
   const int numSlots = program.slots_size();
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
-  std::vector<int> definedBy(numSlots, -1);
-  for (int i = 0; i < n; ++i)
-    for (int s : program.instructions(i).outputs())
-      if (valid(s))
-        definedBy[s] = i;
+  const std::vector<int> definedBy = slotWriters(program);
   std::vector<char> after(n, 0);
   for (int i = 0; i < n; ++i)
     for (int s : program.instructions(i).inputs())
@@ -50,11 +48,7 @@ int markInputDistribution(pb::RankProgram &program, int collectives) {
   auto isCollective = [&](int i) {
     return program.instructions(i).stream() == 1;
   };
-  std::vector<int> definedBy(numSlots, -1);
-  for (int i = 0; i < n; ++i)
-    for (int s : program.instructions(i).outputs())
-      if (valid(s))
-        definedBy[s] = i;
+  const std::vector<int> definedBy = slotWriters(program);
   std::vector<char> afterCollective = readsCollective(program);
   // Stage A's collectives: the first `collectives` ones, up to the first
   // that reads a collective's result.

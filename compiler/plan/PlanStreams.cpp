@@ -2,6 +2,7 @@
 #include "plan/PlanStreams.h"
 
 #include "plan/PlanPipelineStages.h"
+#include "plan/PlanSlotWriters.h"
 
 #include <algorithm>
 
@@ -24,11 +25,7 @@ void scheduleForOverlap(pb::RankProgram &program) {
   const int n = program.instructions_size();
   const int numSlots = program.slots_size();
   auto valid = [&](int s) { return s >= 0 && s < numSlots; };
-  std::vector<int> definedBy(numSlots, -1);
-  for (int i = 0; i < n; ++i)
-    for (int s : program.instructions(i).outputs())
-      if (valid(s))
-        definedBy[s] = i;
+  const std::vector<int> definedBy = slotWriters(program);
   std::vector<std::vector<int>> deps(n), users(n);
   for (int i = 0; i < n; ++i)
     for (int s : program.instructions(i).inputs())
