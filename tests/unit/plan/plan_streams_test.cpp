@@ -27,11 +27,40 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <string>
+#include <vector>
 
 using namespace mlir::ember::plan_emitter;
 namespace pb = ::ember::plan;
 
 namespace {
+
+/// Appends instruction `name` to `p`, reading `inputs` and defining
+/// `output`: the collective `collectiveKernel` on stream 1 (where the
+/// emitter puts collectives after ember-assign-streams), or, without one, a
+/// "linear".
+void addInstruction(pb::RankProgram &p, const std::string &name,
+                    const std::vector<int> &inputs, int output,
+                    const char *collectiveKernel = nullptr) {
+  pb::Instruction *in = p.add_instructions();
+  in->set_name(name);
+  in->set_kernel(collectiveKernel ? collectiveKernel : "linear");
+  if (collectiveKernel) {
+    in->set_collective(1);
+    in->set_stream(1);
+  }
+  for (int s : inputs)
+    in->add_inputs(s);
+  in->add_outputs(output);
+}
+
+/// A program of `n` unnamed slots and no instructions yet.
+pb::RankProgram programWithSlots(int n) {
+  pb::RankProgram p;
+  for (int s = 0; s < n; ++s)
+    p.add_slots();
+  return p;
+}
 
 /// A random program: `inputs` program inputs, then `n` instructions, each
 /// reading 1-3 earlier slots and defining one; about a fifth collectives.
@@ -40,19 +69,14 @@ pb::RankProgram randomProgram(std::mt19937 &rng, int n, int inputs) {
   for (int s = 0; s < inputs + n; ++s)
     p.add_slots()->set_name("s" + std::to_string(s));
   for (int i = 0; i < n; ++i) {
-    pb::Instruction *in = p.add_instructions();
-    in->set_name("i" + std::to_string(i));
     bool collective = std::uniform_int_distribution<int>(0, 4)(rng) == 0;
-    in->set_kernel(collective ? "pooled_all_to_all" : "linear");
-    if (collective) {
-      in->set_collective(1);
-      in->set_stream(1);
-    }
     int available = inputs + i;
     int reads = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<int> read;
     for (int r = 0; r < reads; ++r)
-      in->add_inputs(std::uniform_int_distribution<int>(0, available - 1)(rng));
-    in->add_outputs(inputs + i);
+      read.push_back(std::uniform_int_distribution<int>(0, available - 1)(rng));
+    addInstruction(p, "i" + std::to_string(i), read, inputs + i,
+                   collective ? "pooled_all_to_all" : nullptr);
   }
   return p;
 }
@@ -179,25 +203,11 @@ TEST(PlanStreams, RandomProgramsKeepTheRuntimeContract) {
 
 TEST(PlanStreams, ComputeThatNeedsNoCommunicationMovesBeforeTheWait) {
   // x -> c1 (collective) -> y ; z = f(input) independent ; w = g(y, z)
-  pb::RankProgram p;
-  for (int s = 0; s < 5; ++s)
-    p.add_slots();
-  auto add = [&](const char *name, std::vector<int> in, int out, bool coll) {
-    pb::Instruction *i = p.add_instructions();
-    i->set_name(name);
-    i->set_kernel(coll ? "kjt_all_to_all" : "linear");
-    if (coll) {
-      i->set_collective(1);
-      i->set_stream(1);
-    }
-    for (int s : in)
-      i->add_inputs(s);
-    i->add_outputs(out);
-  };
-  add("a2a", {0}, 1, true);     // slot 1 = a2a(slot 0)
-  add("lookup", {1}, 2, false); // needs the a2a
-  add("mlp", {0}, 3, false);    // does not
-  add("top", {2, 3}, 4, false);
+  pb::RankProgram p = programWithSlots(5);
+  addInstruction(p, "a2a", {0}, 1, "kjt_all_to_all"); // slot 1 = a2a(slot 0)
+  addInstruction(p, "lookup", {1}, 2);                // needs the a2a
+  addInstruction(p, "mlp", {0}, 3);                   // does not
+  addInstruction(p, "top", {2, 3}, 4);
   assignCommunicationStream(p);
   std::vector<std::string> order;
   for (const pb::Instruction &in : p.instructions())
@@ -265,27 +275,13 @@ TEST(PlanPipelineStages, RandomProgramsMarkTheirInputDistribution) {
 TEST(PlanPipelineStages, BucketizeAndKjtAllToAllFirst) {
   // mlp(dense); bucketize(ids) -> kjt a2a -> lookup -> pooled a2a;
   // top(mlp, pooled)
-  pb::RankProgram p;
-  for (int s = 0; s < 8; ++s)
-    p.add_slots();
-  auto add = [&](const char *name, std::vector<int> in, int out, bool coll) {
-    pb::Instruction *i = p.add_instructions();
-    i->set_name(name);
-    i->set_kernel(coll ? "all_to_all" : "linear");
-    if (coll) {
-      i->set_collective(1);
-      i->set_stream(1);
-    }
-    for (int s : in)
-      i->add_inputs(s);
-    i->add_outputs(out);
-  };
-  add("mlp", {0}, 2, false);
-  add("bucketize", {1}, 3, false);
-  add("kjt_a2a", {3}, 4, true);
-  add("lookup", {4}, 5, false);
-  add("pooled_a2a", {5}, 6, true);
-  add("top", {2, 6}, 7, false);
+  pb::RankProgram p = programWithSlots(8);
+  addInstruction(p, "mlp", {0}, 2);
+  addInstruction(p, "bucketize", {1}, 3);
+  addInstruction(p, "kjt_a2a", {3}, 4, "all_to_all");
+  addInstruction(p, "lookup", {4}, 5);
+  addInstruction(p, "pooled_a2a", {5}, 6, "all_to_all");
+  addInstruction(p, "top", {2, 6}, 7);
   assignCommunicationStream(p);
   std::vector<std::string> order, marked;
   for (const pb::Instruction &in : p.instructions()) {
@@ -297,13 +293,8 @@ TEST(PlanPipelineStages, BucketizeAndKjtAllToAllFirst) {
   EXPECT_EQ(order[0], "bucketize");
   EXPECT_EQ(order[1], "kjt_a2a");
   // A program without collectives gets no marks.
-  pb::RankProgram local;
-  local.add_slots();
-  local.add_slots();
-  pb::Instruction *only = local.add_instructions();
-  only->set_kernel("linear");
-  only->add_inputs(0);
-  only->add_outputs(1);
+  pb::RankProgram local = programWithSlots(2);
+  addInstruction(local, "", {0}, 1);
   assignCommunicationStream(local);
   EXPECT_FALSE(local.instructions(0).input_distribution());
 }
