@@ -12,6 +12,7 @@
 #include "ember/session.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/multirank_harness.h"
 #include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
@@ -22,7 +23,6 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
-#include <thread>
 
 using namespace ember;
 using namespace ember::testing;
@@ -33,16 +33,10 @@ std::vector<float> values(const Tensor &t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
 }
 
-struct Case {
-  TestSharding sharding;
-  int world;
-  int64_t batch;
-};
-
-class MultiRankSessionTest : public ::testing::TestWithParam<Case> {};
+class MultiRankSessionTest : public ::testing::TestWithParam<ShardingCase> {};
 
 TEST_P(MultiRankSessionTest, ShardedOutputsEqualOneRank) {
-  const Case c = GetParam();
+  const ShardingCase c = GetParam();
   if (c.world > 1 && !haveCommunicatorBackend())
     GTEST_SKIP() << "this build has no Gloo";
   TempDir dir;
@@ -62,61 +56,49 @@ TEST_P(MultiRankSessionTest, ShardedOutputsEqualOneRank) {
   auto expected = (*one)->run(globalIn);
   ASSERT_TRUE(expected.isOk()) << expected.status().toString();
 
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < c.world; ++r)
-    ranks.emplace_back([&, r] {
-      SessionOptions o;
-      o.rank = r;
-      o.worldSize = c.world;
-      o.rendezvous = "file:" + dir.file("store");
-      o.collectiveTimeoutSeconds = 30;
-      auto session = Session::load(*sharded, o);
-      ASSERT_TRUE(session.isOk()) << session.status().toString();
-      // Ceil/floor split of the batch: the first B % W ranks get one more.
-      int64_t begin = 0;
-      for (int q = 0; q < r; ++q)
-        begin += c.batch / c.world + (q < c.batch % c.world ? 1 : 0);
-      int64_t size = c.batch / c.world + (r < c.batch % c.world ? 1 : 0);
-      ShardedTestBatch local = sliceShardedTestBatch(
-          global, static_cast<int64_t>(m.keys.size()), begin, begin + size);
-      RunInputs in = shardedTestInputs(m, local);
-      RunOutputs out, gathered;
-      for (int repeat = 0; repeat < 2; ++repeat) { // steady state too
-        Status s = (*session)->run(in, &out);
-        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      }
-      ASSERT_EQ(out.find("pooled")->dim(0), size);
-      Status s = (*session)->gatherOutputs(out, &gathered);
-      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      for (const char *name : {"pooled", "dense_relu"}) {
-        const Tensor *got = gathered.find(name);
-        const Tensor *want = expected->find(name);
-        ASSERT_TRUE(got && want) << name;
-        ASSERT_EQ(got->shape(), want->shape()) << name;
-        std::vector<float> g = values(*got), w = values(*want);
-        if (c.sharding == TestSharding::kTableWise) {
-          EXPECT_EQ(g, w) << name << " rank " << r;
-        } else {
-          for (size_t i = 0; i < g.size(); ++i)
-            ASSERT_NEAR(g[i], w[i], 1e-5 * (1 + std::fabs(w[i])))
-                << name << "[" << i << "] rank " << r;
+  SessionOptions o;
+  o.collectiveTimeoutSeconds = 30;
+  runSessionRanks(
+      *sharded, c.world, dir.file("store"), o, [&](int r, Session &session) {
+        // Ceil/floor split of the batch: the first B % W ranks get one more.
+        ShardedTestBatch local = rankSlice(m, global, c.world, r);
+        RunInputs in = shardedTestInputs(m, local);
+        RunOutputs out, gathered;
+        for (int repeat = 0; repeat < 2; ++repeat) { // steady state too
+          Status s = session.run(in, &out);
+          ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
         }
-      }
-    });
-  for (auto &t : ranks)
-    t.join();
+        ASSERT_EQ(out.find("pooled")->dim(0), local.batch);
+        Status s = session.gatherOutputs(out, &gathered);
+        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+        for (const char *name : {"pooled", "dense_relu"}) {
+          const Tensor *got = gathered.find(name);
+          const Tensor *want = expected->find(name);
+          ASSERT_TRUE(got && want) << name;
+          ASSERT_EQ(got->shape(), want->shape()) << name;
+          std::vector<float> g = values(*got), w = values(*want);
+          if (c.sharding == TestSharding::kTableWise) {
+            EXPECT_EQ(g, w) << name << " rank " << r;
+          } else {
+            for (size_t i = 0; i < g.size(); ++i)
+              ASSERT_NEAR(g[i], w[i], 1e-5 * (1 + std::fabs(w[i])))
+                  << name << "[" << i << "] rank " << r;
+          }
+        }
+      });
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Shardings, MultiRankSessionTest,
-    ::testing::Values(Case{TestSharding::kTableWise, 1, 7},
-                      Case{TestSharding::kTableWise, 2, 7},
-                      Case{TestSharding::kTableWise, 4, 9},
-                      Case{TestSharding::kTableWise, 4, 3}, // a rank with B=0
-                      Case{TestSharding::kRowWise, 1, 6},
-                      Case{TestSharding::kRowWise, 2, 5},
-                      Case{TestSharding::kRowWise, 4, 10},
-                      Case{TestSharding::kRowWise, 4, 2}),
+    ::testing::Values(ShardingCase{TestSharding::kTableWise, 1, 7},
+                      ShardingCase{TestSharding::kTableWise, 2, 7},
+                      ShardingCase{TestSharding::kTableWise, 4, 9},
+                      // A rank with B=0:
+                      ShardingCase{TestSharding::kTableWise, 4, 3},
+                      ShardingCase{TestSharding::kRowWise, 1, 6},
+                      ShardingCase{TestSharding::kRowWise, 2, 5},
+                      ShardingCase{TestSharding::kRowWise, 4, 10},
+                      ShardingCase{TestSharding::kRowWise, 4, 2}),
     [](const auto &info) {
       return std::string(info.param.sharding == TestSharding::kTableWise
                              ? "TableWise"

@@ -41,6 +41,7 @@
 #include "plan/PlanStreams.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/multirank_harness.h"
 #include "support/scoped_env.h"
 #include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
@@ -55,7 +56,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
-#include <thread>
 
 using namespace ember;
 using namespace ember::testing;
@@ -100,23 +100,12 @@ void compileStreams(const std::string &path, bool marks = true) {
   ASSERT_TRUE(writePlanFile(plan, path, &error)) << error;
 }
 
-using Bytes = std::vector<std::vector<uint8_t>>; // per output
 struct RankRun {
   Status status;
-  std::vector<Bytes> batches; // per batch
+  std::vector<OutputBytes> batches; // per batch
   SessionTrace trace;
   double seconds = 0;
 };
-
-Bytes bytesOf(const RunOutputs &out) {
-  Bytes bytes;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const Tensor &t = out.tensor(i);
-    const uint8_t *p = static_cast<const uint8_t *>(t.data());
-    bytes.emplace_back(p, p + t.nbytes());
-  }
-  return bytes;
-}
 
 /// Runs `globals` (one global batch each) on `world` ranks (threads): with
 /// depth 0, `run` per batch; else runPipelined at that depth.
@@ -130,72 +119,50 @@ std::vector<RankRun> runRanks(const std::string &plan,
                                                        ShardedTestBatch &)>
                                   &edit = nullptr) {
   std::vector<RankRun> results(world);
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < world; ++r)
-    ranks.emplace_back([&, r] {
-      SessionOptions o;
-      o.rank = r;
-      o.worldSize = world;
-      o.rendezvous = "file:" + store;
-      o.collectiveTimeoutSeconds = timeoutSeconds;
-      o.overlap = overlap;
-      o.recordTrace = true;
-      o.threads = 2;
-      auto session = Session::load(plan, o);
-      ASSERT_TRUE(session.isOk()) << session.status().toString();
-      std::vector<ShardedTestBatch> locals;
-      for (const ShardedTestBatch &global : globals) {
-        int64_t begin = 0;
-        for (int q = 0; q < r; ++q)
-          begin += global.batch / world + (q < global.batch % world ? 1 : 0);
-        int64_t size =
-            global.batch / world + (r < global.batch % world ? 1 : 0);
-        locals.push_back(sliceShardedTestBatch(
-            global, static_cast<int64_t>(m.keys.size()), begin, begin + size));
+  SessionOptions o;
+  o.collectiveTimeoutSeconds = timeoutSeconds;
+  o.overlap = overlap;
+  o.recordTrace = true;
+  o.threads = 2;
+  runSessionRanks(plan, world, store, o, [&](int r, Session &session) {
+    std::vector<ShardedTestBatch> locals;
+    for (const ShardedTestBatch &global : globals)
+      locals.push_back(rankSlice(m, global, world, r));
+    std::vector<RunInputs> inputs;
+    for (ShardedTestBatch &local : locals) {
+      inputs.push_back(shardedTestInputs(m, local));
+      if (edit)
+        edit(inputs.size() - 1, inputs.back(), local);
+    }
+    auto start = std::chrono::steady_clock::now();
+    if (depth == 0) {
+      for (RunInputs &in : inputs) {
+        RunOutputs out;
+        results[r].status = session.run(in, &out);
+        if (!results[r].status.isOk())
+          break;
+        results[r].batches.push_back(outputBytes(out));
       }
-      std::vector<RunInputs> inputs;
-      for (ShardedTestBatch &local : locals) {
-        inputs.push_back(shardedTestInputs(m, local));
-        if (edit)
-          edit(inputs.size() - 1, inputs.back(), local);
-      }
-      auto start = std::chrono::steady_clock::now();
-      if (depth == 0) {
-        for (RunInputs &in : inputs) {
-          RunOutputs out;
-          results[r].status = (*session)->run(in, &out);
-          if (!results[r].status.isOk())
-            break;
-          results[r].batches.push_back(bytesOf(out));
-        }
-      } else {
-        std::vector<RunOutputs> outs;
-        results[r].status = (*session)->runPipelined(inputs, depth, &outs);
-        for (const RunOutputs &out : outs)
-          results[r].batches.push_back(bytesOf(out));
-      }
-      results[r].seconds = std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
-      results[r].trace = (*session)->takeTrace();
-    });
-  for (auto &t : ranks)
-    t.join();
+    } else {
+      std::vector<RunOutputs> outs;
+      results[r].status = session.runPipelined(inputs, depth, &outs);
+      for (const RunOutputs &out : outs)
+        results[r].batches.push_back(outputBytes(out));
+    }
+    results[r].seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    results[r].trace = session.takeTrace();
+  });
   return results;
 }
 
-struct Case {
-  TestSharding sharding;
-  int world;
-  int64_t batch;
-};
-
-class PipelineTest : public ::testing::TestWithParam<Case> {
+class PipelineTest : public ::testing::TestWithParam<ShardingCase> {
 protected:
   void SetUp() override {
     if (!haveCommunicatorBackend())
       GTEST_SKIP() << "this build has no Gloo";
-    const Case c = GetParam();
+    const ShardingCase c = GetParam();
     model_ = c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
                                                     : makeRowWiseTestModel(6);
     // Compute after the pooled embeddings arrive (stage B's rest).
@@ -350,18 +317,8 @@ TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shardings, PipelineTest,
-                         ::testing::Values(Case{TestSharding::kTableWise, 2, 7},
-                                           Case{TestSharding::kTableWise, 4, 9},
-                                           Case{TestSharding::kRowWise, 2, 5},
-                                           Case{TestSharding::kRowWise, 4, 10}),
-                         [](const auto &info) {
-                           return std::string(info.param.sharding ==
-                                                      TestSharding::kTableWise
-                                                  ? "TableWise"
-                                                  : "RowWise") +
-                                  std::to_string(info.param.world);
-                         });
+INSTANTIATE_TEST_SUITE_P(Shardings, PipelineTest, twoAndFourRankCases(),
+                         shardingCaseName);
 
 /// A 2-rank table-wise plan compiled with streams (with or without marks).
 std::string writePlan(TempDir &dir, const ShardedTestModel &m, bool marks) {
@@ -459,7 +416,7 @@ struct MismatchRun {
   size_t outputsLeft = 0;
   double seconds = 0;
   Status after;
-  std::vector<Bytes> afterPiped, afterOneByOne;
+  std::vector<OutputBytes> afterPiped, afterOneByOne;
 };
 
 /// Rank r calls runPipelined with counts[r] batches at depths[r] (2 ranks,
@@ -472,52 +429,39 @@ std::vector<MismatchRun> runMismatched(const std::string &plan,
                                        const std::vector<int> &depths) {
   const int world = 2;
   std::vector<MismatchRun> results(world);
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < world; ++r)
-    ranks.emplace_back([&, r] {
-      SessionOptions o;
-      o.rank = r;
-      o.worldSize = world;
-      o.rendezvous = "file:" + store;
-      o.collectiveTimeoutSeconds = 10;
-      o.overlap = "streams";
-      o.threads = 2;
-      auto session = Session::load(plan, o);
-      ASSERT_TRUE(session.isOk()) << session.status().toString();
-      std::vector<ShardedTestBatch> locals;
-      for (const ShardedTestBatch &g : globals) {
-        int64_t half = g.batch / 2;
-        locals.push_back(sliceShardedTestBatch(
-            g, static_cast<int64_t>(m.keys.size()), r == 0 ? 0 : half,
-            r == 0 ? half : g.batch));
+  SessionOptions o;
+  o.collectiveTimeoutSeconds = 10;
+  o.overlap = "streams";
+  o.threads = 2;
+  runSessionRanks(plan, world, store, o, [&](int r, Session &session) {
+    std::vector<ShardedTestBatch> locals;
+    for (const ShardedTestBatch &g : globals)
+      locals.push_back(rankSlice(m, g, world, r));
+    std::vector<RunInputs> inputs;
+    for (ShardedTestBatch &local : locals)
+      inputs.push_back(shardedTestInputs(m, local));
+    std::vector<RunInputs> mine(inputs.begin(), inputs.begin() + counts[r]);
+    std::vector<RunOutputs> outs(1); // cleared by the error
+    auto start = std::chrono::steady_clock::now();
+    results[r].status = session.runPipelined(mine, depths[r], &outs);
+    results[r].seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    results[r].outputsLeft = outs.size();
+    std::vector<RunInputs> two(inputs.begin(), inputs.begin() + 2);
+    results[r].after = session.runPipelined(two, 2, &outs);
+    for (const RunOutputs &out : outs)
+      results[r].afterPiped.push_back(outputBytes(out));
+    for (const RunInputs &in : two) {
+      RunOutputs out;
+      Status s = session.run(in, &out);
+      if (!s.isOk()) {
+        results[r].after = s;
+        break;
       }
-      std::vector<RunInputs> inputs;
-      for (ShardedTestBatch &local : locals)
-        inputs.push_back(shardedTestInputs(m, local));
-      std::vector<RunInputs> mine(inputs.begin(), inputs.begin() + counts[r]);
-      std::vector<RunOutputs> outs(1); // cleared by the error
-      auto start = std::chrono::steady_clock::now();
-      results[r].status = (*session)->runPipelined(mine, depths[r], &outs);
-      results[r].seconds = std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
-      results[r].outputsLeft = outs.size();
-      std::vector<RunInputs> two(inputs.begin(), inputs.begin() + 2);
-      results[r].after = (*session)->runPipelined(two, 2, &outs);
-      for (const RunOutputs &out : outs)
-        results[r].afterPiped.push_back(bytesOf(out));
-      for (const RunInputs &in : two) {
-        RunOutputs out;
-        Status s = (*session)->run(in, &out);
-        if (!s.isOk()) {
-          results[r].after = s;
-          break;
-        }
-        results[r].afterOneByOne.push_back(bytesOf(out));
-      }
-    });
-  for (auto &t : ranks)
-    t.join();
+      results[r].afterOneByOne.push_back(outputBytes(out));
+    }
+  });
   return results;
 }
 
@@ -595,32 +539,21 @@ TEST(PipelineErrorsDeathTest, RunAgainstRunPipelinedEndsTheProcess) {
   const std::string plan = writePlan(dir, m, true);
   ShardedTestBatch global = makeShardedTestBatch(m, 6, 5);
   auto mixCalls = [&] {
-    std::vector<std::thread> ranks;
-    for (int r = 0; r < 2; ++r)
-      ranks.emplace_back([&, r] {
-        SessionOptions o;
-        o.rank = r;
-        o.worldSize = 2;
-        o.rendezvous = "file:" + dir.file("mixed");
-        o.collectiveTimeoutSeconds = 5;
-        o.overlap = "streams";
-        auto session = Session::load(plan, o);
-        if (!session.isOk())
-          return;
-        ShardedTestBatch local = sliceShardedTestBatch(
-            global, static_cast<int64_t>(m.keys.size()), r == 0 ? 0 : 3,
-            r == 0 ? 3 : 6);
-        std::vector<RunInputs> inputs = {shardedTestInputs(m, local)};
-        if (r == 0) {
-          RunOutputs out;
-          (void)(*session)->run(inputs[0], &out);
-        } else {
-          std::vector<RunOutputs> outs;
-          (void)(*session)->runPipelined(inputs, 2, &outs);
-        }
-      });
-    for (auto &t : ranks)
-      t.join();
+    SessionOptions o;
+    o.collectiveTimeoutSeconds = 5;
+    o.overlap = "streams";
+    runSessionRanks(
+        plan, 2, dir.file("mixed"), o, [&](int r, Session &session) {
+          ShardedTestBatch local = rankSlice(m, global, 2, r);
+          std::vector<RunInputs> inputs = {shardedTestInputs(m, local)};
+          if (r == 0) {
+            RunOutputs out;
+            (void)session.run(inputs[0], &out);
+          } else {
+            std::vector<RunOutputs> outs;
+            (void)session.runPipelined(inputs, 2, &outs);
+          }
+        });
     std::exit(0); // survived: the death test fails
   };
   // Rank 1's 16-byte receive (the agreement) gets rank 0's 40 bytes (the
@@ -644,63 +577,52 @@ TEST(PipelineErrors, AgreementCostsMicroseconds) {
   constexpr int kCalls = 30;
   std::vector<double> agreeMicros(2), callMicros(2), barrierMicros(2);
   std::vector<Status> status(2);
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r)
-    ranks.emplace_back([&, r] {
-      SessionOptions o;
-      o.rank = r;
-      o.worldSize = 2;
-      o.rendezvous = "file:" + dir.file("store");
-      o.collectiveTimeoutSeconds = 30;
-      o.overlap = "streams";
-      o.threads = 2;
-      auto session = Session::load(plan, o);
-      ASSERT_TRUE(session.isOk()) << session.status().toString();
-      std::vector<RunInputs> inputs;
-      std::vector<ShardedTestBatch> locals;
-      for (const ShardedTestBatch &g : batches)
-        locals.push_back(sliceShardedTestBatch(
-            g, static_cast<int64_t>(m.keys.size()), r == 0 ? 0 : 32,
-            r == 0 ? 32 : 64));
-      for (ShardedTestBatch &local : locals)
-        inputs.push_back(shardedTestInputs(m, local));
-      std::vector<RunOutputs> outs;
-      const std::vector<RunInputs> none;
-      auto micros = [](auto start) {
-        return std::chrono::duration<double, std::micro>(
-                   std::chrono::steady_clock::now() - start)
-            .count();
-      };
-      status[r] = (*session)->runPipelined(inputs, 3, &outs); // warm up
-      // Interleaved, so that all three see the same machine (a loaded
-      // one slows every exchange alike), and medians: a shared machine
-      // preempts a few calls for milliseconds.
-      // The barrier first, so that the agreement after it does not also
-      // wait for the other rank to finish its previous call.
-      std::vector<double> agree, call, barrier;
-      for (int i = 0; i < kCalls && status[r].isOk(); ++i) {
-        auto start = std::chrono::steady_clock::now();
-        status[r] = (*session)->barrier();
-        barrier.push_back(micros(start));
-        start = std::chrono::steady_clock::now();
-        if (status[r].isOk())
-          status[r] = (*session)->runPipelined(none, 3, &outs);
-        agree.push_back(micros(start));
-        start = std::chrono::steady_clock::now();
-        if (status[r].isOk())
-          status[r] = (*session)->runPipelined(inputs, 3, &outs);
-        call.push_back(micros(start));
-      }
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-      };
-      agreeMicros[r] = median(agree);
-      callMicros[r] = median(call);
-      barrierMicros[r] = median(barrier);
-    });
-  for (auto &t : ranks)
-    t.join();
+  SessionOptions o;
+  o.collectiveTimeoutSeconds = 30;
+  o.overlap = "streams";
+  o.threads = 2;
+  runSessionRanks(plan, 2, dir.file("store"), o, [&](int r, Session &session) {
+    std::vector<RunInputs> inputs;
+    std::vector<ShardedTestBatch> locals;
+    for (const ShardedTestBatch &g : batches)
+      locals.push_back(rankSlice(m, g, 2, r));
+    for (ShardedTestBatch &local : locals)
+      inputs.push_back(shardedTestInputs(m, local));
+    std::vector<RunOutputs> outs;
+    const std::vector<RunInputs> none;
+    auto micros = [](auto start) {
+      return std::chrono::duration<double, std::micro>(
+                 std::chrono::steady_clock::now() - start)
+          .count();
+    };
+    status[r] = session.runPipelined(inputs, 3, &outs); // warm up
+    // Interleaved, so that all three see the same machine (a loaded
+    // one slows every exchange alike), and medians: a shared machine
+    // preempts a few calls for milliseconds.
+    // The barrier first, so that the agreement after it does not also
+    // wait for the other rank to finish its previous call.
+    std::vector<double> agree, call, barrier;
+    for (int i = 0; i < kCalls && status[r].isOk(); ++i) {
+      auto start = std::chrono::steady_clock::now();
+      status[r] = session.barrier();
+      barrier.push_back(micros(start));
+      start = std::chrono::steady_clock::now();
+      if (status[r].isOk())
+        status[r] = session.runPipelined(none, 3, &outs);
+      agree.push_back(micros(start));
+      start = std::chrono::steady_clock::now();
+      if (status[r].isOk())
+        status[r] = session.runPipelined(inputs, 3, &outs);
+      call.push_back(micros(start));
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    agreeMicros[r] = median(agree);
+    callMicros[r] = median(call);
+    barrierMicros[r] = median(barrier);
+  });
   for (int r = 0; r < 2; ++r) {
     ASSERT_TRUE(status[r].isOk()) << status[r].toString();
     std::printf("rank %d: median agreement (a call of no batches) %.1f us; "
@@ -725,94 +647,86 @@ TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
     globals.push_back(makeShardedTestBatch(m, 6, 80 + seed));
   auto reference = runRanks(plan, m, globals, 2, "off", dir.file("ref"), 0);
   const int64_t F = static_cast<int64_t>(m.keys.size());
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r)
-    ranks.emplace_back([&, r] {
-      ASSERT_TRUE(reference[r].status.isOk());
-      EmberStatus *st = nullptr;
-      EmberSessionOptions *options = ember_session_options_create();
-      ASSERT_EQ(ember_session_options_set_rank(options, r, 2, &st), EMBER_OK);
-      std::string rendezvous = "file:" + dir.file("store");
-      ASSERT_EQ(ember_session_options_set_rendezvous(options,
-                                                     rendezvous.c_str(), &st),
-                EMBER_OK);
-      EmberSession *session = nullptr;
-      ASSERT_EQ(ember_session_create(plan.c_str(), options, &session, &st),
+  runOnRankThreads(2, [&](int r) {
+    ASSERT_TRUE(reference[r].status.isOk());
+    EmberStatus *st = nullptr;
+    EmberSessionOptions *options = ember_session_options_create();
+    ASSERT_EQ(ember_session_options_set_rank(options, r, 2, &st), EMBER_OK);
+    std::string rendezvous = "file:" + dir.file("store");
+    ASSERT_EQ(
+        ember_session_options_set_rendezvous(options, rendezvous.c_str(), &st),
+        EMBER_OK);
+    EmberSession *session = nullptr;
+    ASSERT_EQ(ember_session_create(plan.c_str(), options, &session, &st),
+              EMBER_OK)
+        << ember_status_message(st);
+    ember_session_options_free(options);
+    std::vector<ShardedTestBatch> locals;
+    for (const ShardedTestBatch &g : globals)
+      locals.push_back(rankSlice(m, g, 2, r));
+    std::vector<EmberTensor *> tensors;
+    std::vector<EmberInputs *> inputs;
+    std::vector<const char *> keys;
+    for (const std::string &k : m.keys)
+      keys.push_back(k.c_str());
+    for (ShardedTestBatch &local : locals) {
+      int64_t denseDims[2] = {local.batch, ShardedTestModel::kDenseWidth};
+      int64_t nValues = static_cast<int64_t>(local.values.size());
+      int64_t nLengths = static_cast<int64_t>(local.lengths.size());
+      int64_t nWeights = static_cast<int64_t>(local.weights.size());
+      EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr,
+                  *weights = nullptr;
+      ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2, local.dense.data(),
+                               &dense, &st);
+      ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
+                               &values, &st);
+      ember_tensor_create_view(EMBER_INT64, &nLengths, 1, local.lengths.data(),
+                               &lengths, &st);
+      if (m.weighted)
+        ember_tensor_create_view(EMBER_FLOAT32, &nWeights, 1,
+                                 local.weights.data(), &weights, &st);
+      EmberInputs *in = ember_inputs_create();
+      ember_inputs_set_tensor(in, "dense", dense, &st);
+      ASSERT_EQ(ember_inputs_set_kjt(in, "sparse", keys.data(), F, values,
+                                     lengths, weights, &st),
                 EMBER_OK)
           << ember_status_message(st);
-      ember_session_options_free(options);
-      std::vector<ShardedTestBatch> locals;
-      for (const ShardedTestBatch &g : globals)
-        locals.push_back(
-            sliceShardedTestBatch(g, F, r == 0 ? 0 : 3, r == 0 ? 3 : 6));
-      std::vector<EmberTensor *> tensors;
-      std::vector<EmberInputs *> inputs;
-      std::vector<const char *> keys;
-      for (const std::string &k : m.keys)
-        keys.push_back(k.c_str());
-      for (ShardedTestBatch &local : locals) {
-        int64_t denseDims[2] = {local.batch, ShardedTestModel::kDenseWidth};
-        int64_t nValues = static_cast<int64_t>(local.values.size());
-        int64_t nLengths = static_cast<int64_t>(local.lengths.size());
-        int64_t nWeights = static_cast<int64_t>(local.weights.size());
-        EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr,
-                    *weights = nullptr;
-        ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
-                                 local.dense.data(), &dense, &st);
-        ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
-                                 &values, &st);
-        ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
-                                 local.lengths.data(), &lengths, &st);
-        if (m.weighted)
-          ember_tensor_create_view(EMBER_FLOAT32, &nWeights, 1,
-                                   local.weights.data(), &weights, &st);
-        EmberInputs *in = ember_inputs_create();
-        ember_inputs_set_tensor(in, "dense", dense, &st);
-        ASSERT_EQ(ember_inputs_set_kjt(in, "sparse", keys.data(), F, values,
-                                       lengths, weights, &st),
-                  EMBER_OK)
-            << ember_status_message(st);
-        inputs.push_back(in);
-        tensors.insert(tensors.end(), {dense, values, lengths, weights});
+      inputs.push_back(in);
+      tensors.insert(tensors.end(), {dense, values, lengths, weights});
+    }
+    std::vector<EmberOutputs *> outputs(inputs.size(), nullptr);
+    // Refused before anything runs (the same on both ranks).
+    EXPECT_EQ(ember_session_run_pipelined(session, inputs.data(), inputs.size(),
+                                          0, outputs.data(), &st),
+              EMBER_INVALID_ARGUMENT);
+    EXPECT_EQ(ember_session_run_pipelined(session, nullptr, inputs.size(), 2,
+                                          outputs.data(), &st),
+              EMBER_INVALID_ARGUMENT);
+    ASSERT_EQ(ember_session_run_pipelined(session, inputs.data(), inputs.size(),
+                                          2, outputs.data(), &st),
+              EMBER_OK)
+        << ember_status_message(st);
+    for (size_t b = 0; b < outputs.size(); ++b) {
+      ASSERT_NE(outputs[b], nullptr);
+      OutputBytes got;
+      for (size_t i = 0; i < ember_outputs_count(outputs[b]); ++i) {
+        const EmberTensor *t = nullptr;
+        ASSERT_EQ(ember_outputs_get(outputs[b],
+                                    ember_outputs_name(outputs[b], i), &t, &st),
+                  EMBER_OK);
+        const uint8_t *p = static_cast<const uint8_t *>(ember_tensor_data(t));
+        got.emplace_back(p, p + ember_tensor_nbytes(t));
       }
-      std::vector<EmberOutputs *> outputs(inputs.size(), nullptr);
-      // Refused before anything runs (the same on both ranks).
-      EXPECT_EQ(ember_session_run_pipelined(session, inputs.data(),
-                                            inputs.size(), 0, outputs.data(),
-                                            &st),
-                EMBER_INVALID_ARGUMENT);
-      EXPECT_EQ(ember_session_run_pipelined(session, nullptr, inputs.size(),
-                                            2, outputs.data(), &st),
-                EMBER_INVALID_ARGUMENT);
-      ASSERT_EQ(ember_session_run_pipelined(session, inputs.data(),
-                                            inputs.size(), 2, outputs.data(),
-                                            &st),
-                EMBER_OK)
-          << ember_status_message(st);
-      for (size_t b = 0; b < outputs.size(); ++b) {
-        ASSERT_NE(outputs[b], nullptr);
-        Bytes got;
-        for (size_t i = 0; i < ember_outputs_count(outputs[b]); ++i) {
-          const EmberTensor *t = nullptr;
-          ASSERT_EQ(ember_outputs_get(outputs[b],
-                                      ember_outputs_name(outputs[b], i), &t,
-                                      &st),
-                    EMBER_OK);
-          const uint8_t *p = static_cast<const uint8_t *>(ember_tensor_data(t));
-          got.emplace_back(p, p + ember_tensor_nbytes(t));
-        }
-        EXPECT_EQ(got, reference[r].batches[b]) << "rank " << r << " batch " << b;
-        ember_outputs_free(outputs[b]);
-      }
-      for (EmberInputs *in : inputs)
-        ember_inputs_free(in);
-      for (EmberTensor *t : tensors)
-        ember_tensor_free(t);
-      ember_status_free(st);
-      ember_session_free(session);
-    });
-  for (auto &t : ranks)
-    t.join();
+      EXPECT_EQ(got, reference[r].batches[b]) << "rank " << r << " batch " << b;
+      ember_outputs_free(outputs[b]);
+    }
+    for (EmberInputs *in : inputs)
+      ember_inputs_free(in);
+    for (EmberTensor *t : tensors)
+      ember_tensor_free(t);
+    ember_status_free(st);
+    ember_session_free(session);
+  });
 }
 
 TEST(PipelineStages, BadMarksAreRefusedAtLoad) {

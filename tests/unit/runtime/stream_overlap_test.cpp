@@ -24,6 +24,7 @@
 #include "ember/trace.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/multirank_harness.h"
 #include "support/scoped_env.h"
 #include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
@@ -37,7 +38,6 @@
 #include <fstream>
 #include <functional>
 #include <set>
-#include <thread>
 
 using namespace ember;
 using namespace ember::testing;
@@ -106,7 +106,7 @@ void rewritePlan(const std::string &path,
 }
 
 struct RankResult {
-  std::vector<std::vector<uint8_t>> outputs; // per output, its bytes
+  OutputBytes outputs;
   SessionTrace trace;
   bool overlapped = false;
 };
@@ -119,56 +119,32 @@ std::vector<RankResult> runRanks(const std::string &plan,
                                  const std::string &overlap,
                                  const std::string &store, int runs = 2) {
   std::vector<RankResult> results(world);
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < world; ++r)
-    ranks.emplace_back([&, r] {
-      SessionOptions o;
-      o.rank = r;
-      o.worldSize = world;
-      o.rendezvous = "file:" + store;
-      o.collectiveTimeoutSeconds = 30;
-      o.overlap = overlap;
-      o.recordTrace = true;
-      o.threads = 2;
-      auto session = Session::load(plan, o);
-      ASSERT_TRUE(session.isOk()) << session.status().toString();
-      results[r].overlapped = (*session)->overlapsStreams();
-      int64_t begin = 0;
-      for (int q = 0; q < r; ++q)
-        begin += global.batch / world + (q < global.batch % world ? 1 : 0);
-      int64_t size = global.batch / world + (r < global.batch % world ? 1 : 0);
-      ShardedTestBatch local = sliceShardedTestBatch(
-          global, static_cast<int64_t>(m.keys.size()), begin, begin + size);
-      RunInputs in = shardedTestInputs(m, local);
-      RunOutputs out;
-      for (int i = 0; i < runs; ++i) {
-        Status s = (*session)->run(in, &out);
-        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      }
-      for (size_t i = 0; i < out.size(); ++i) {
-        const Tensor &t = out.tensor(i);
-        const uint8_t *p = static_cast<const uint8_t *>(t.data());
-        results[r].outputs.emplace_back(p, p + t.nbytes());
-      }
-      results[r].trace = (*session)->takeTrace();
-    });
-  for (auto &t : ranks)
-    t.join();
+  SessionOptions o;
+  o.collectiveTimeoutSeconds = 30;
+  o.overlap = overlap;
+  o.recordTrace = true;
+  o.threads = 2;
+  runSessionRanks(plan, world, store, o, [&](int r, Session &session) {
+    results[r].overlapped = session.overlapsStreams();
+    ShardedTestBatch local = rankSlice(m, global, world, r);
+    RunInputs in = shardedTestInputs(m, local);
+    RunOutputs out;
+    for (int i = 0; i < runs; ++i) {
+      Status s = session.run(in, &out);
+      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+    }
+    results[r].outputs = outputBytes(out);
+    results[r].trace = session.takeTrace();
+  });
   return results;
 }
 
-struct Case {
-  TestSharding sharding;
-  int world;
-  int64_t batch;
-};
-
-class StreamOverlapTest : public ::testing::TestWithParam<Case> {
+class StreamOverlapTest : public ::testing::TestWithParam<ShardingCase> {
 protected:
   void SetUp() override {
     if (!haveCommunicatorBackend())
       GTEST_SKIP() << "this build has no Gloo";
-    const Case c = GetParam();
+    const ShardingCase c = GetParam();
     model_ = c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
                                                     : makeRowWiseTestModel(6);
     auto sharded = writeShardedTestPlan(model_, c.sharding, c.world,
@@ -242,18 +218,8 @@ TEST_P(StreamOverlapTest, SlowCommunicationThreadIsWaitedFor) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shardings, StreamOverlapTest,
-                         ::testing::Values(Case{TestSharding::kTableWise, 2, 7},
-                                           Case{TestSharding::kTableWise, 4, 9},
-                                           Case{TestSharding::kRowWise, 2, 5},
-                                           Case{TestSharding::kRowWise, 4, 10}),
-                         [](const auto &info) {
-                           return std::string(info.param.sharding ==
-                                                      TestSharding::kTableWise
-                                                  ? "TableWise"
-                                                  : "RowWise") +
-                                  std::to_string(info.param.world);
-                         });
+INSTANTIATE_TEST_SUITE_P(Shardings, StreamOverlapTest, twoAndFourRankCases(),
+                         shardingCaseName);
 
 /// A 2-rank table-wise plan with streams, mutated by `mutate`; what loading
 /// rank 0 says.
@@ -403,28 +369,20 @@ TEST(StreamOverlapErrors, CollectiveTimeoutOnTheCommunicationThread) {
   ShardedTestBatch global = makeShardedTestBatch(m, 6, 3);
   Status rank0Status;
   double seconds = 0;
-  std::thread rank1;
   {
     std::vector<std::unique_ptr<Session>> sessions(2);
-    std::vector<std::thread> loaders;
-    for (int r = 0; r < 2; ++r)
-      loaders.emplace_back([&, r] {
-        SessionOptions o;
-        o.rank = r;
-        o.worldSize = 2;
-        o.rendezvous = "file:" + dir.file("store");
-        o.collectiveTimeoutSeconds = 2;
-        auto session = Session::load(*plan, o);
-        ASSERT_TRUE(session.isOk()) << session.status().toString();
-        sessions[r] = std::move(*session);
-      });
-    for (auto &t : loaders)
-      t.join();
+    SessionOptions o;
+    o.collectiveTimeoutSeconds = 2;
+    runOnRankThreads(2, [&](int r) {
+      auto session =
+          Session::load(*plan, rankSessionOptions(o, r, 2, dir.file("store")));
+      ASSERT_TRUE(session.isOk()) << session.status().toString();
+      sessions[r] = std::move(*session);
+    });
     ASSERT_TRUE(sessions[0] && sessions[1]);
     ASSERT_TRUE(sessions[0]->overlapsStreams());
     // Rank 1 never runs: rank 0's first collective hears nothing.
-    ShardedTestBatch local = sliceShardedTestBatch(
-        global, static_cast<int64_t>(m.keys.size()), 0, 3);
+    ShardedTestBatch local = rankSlice(m, global, 2, 0);
     RunInputs in = shardedTestInputs(m, local);
     RunOutputs out;
     auto start = std::chrono::steady_clock::now();
