@@ -12,11 +12,6 @@ overlap "off") raise EmberError naming what and which batch and leave the sessio
 In one process: the same bad inputs on a one-rank plan, which has no stages to pipeline.
 """
 
-import os
-import socket
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
@@ -25,6 +20,7 @@ pytest.importorskip("onnx")
 
 import ember  # noqa: E402
 from e2e import export_and_compile  # noqa: E402
+from multirank_launch import launch_ranks, rank_order  # noqa: E402
 from test_e2e_kjt import SparseModel, eager, random_kjt  # noqa: E402
 
 try:
@@ -33,7 +29,6 @@ except ImportError as error:  # the runtime module was not built
     pytest.skip(str(error), allow_module_level=True)
 
 KEYS = ["item", "user", "ctx"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 BATCHES = 5
 
 
@@ -116,12 +111,6 @@ print("rank %d ok" % rank)
 '''
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def model_and_plans(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("runtime_pipelined")
@@ -135,41 +124,13 @@ def model_and_plans(tmp_path_factory):
 
 def test_two_ranks_pipelined_equals_run(model_and_plans, tmp_path):
     model, plan, _, _ = model_and_plans
-    worker = tmp_path / "worker.py"
-    worker.write_text(WORKER)
-    port = free_port()
-    procs = []
-    for rank in range(2):
-        env = dict(os.environ)
-        env.update(RANK=str(rank), LOCAL_RANK=str(rank), WORLD_SIZE="2",
-                   MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-        for name in ("EMBER_RENDEZVOUS", "TORCHELASTIC_RUN_ID"):
-            env.pop(name, None)
-        paths = [HERE]
-        if os.environ.get("EMBER_TEST_INSTALLED") != "1":  # else the wheel's package
-            paths.append(os.path.join(HERE, "..", "..", "compiler", "frontends", "torch"))
-        env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")])
-        procs.append(subprocess.Popen([sys.executable, str(worker), plan, str(tmp_path)],
-                                      env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True))
-    logs = []
-    for proc in procs:
-        try:
-            out, _ = proc.communicate(timeout=240)
-        except subprocess.TimeoutExpired:
-            for p in procs:
-                p.kill()
-            raise
-        logs.append(out)
-    for rank, proc in enumerate(procs):
-        assert proc.returncode == 0, "rank %d:\n%s" % (rank, logs[rank][-4000:])
+    launch_ranks(WORKER, tmp_path, plan, str(tmp_path))
 
     for rank in range(2):
         got = np.load(tmp_path / ("rank%d.npz" % rank))
         assert int(got["world"]) == 2
         for i in range(BATCHES):
-            want = [eager(model, *batch_inputs(r, i)) for r in range(2)]
-            want = [np.concatenate([w[j] for w in want]) for j in range(len(want[0]))]
+            want = rank_order([eager(model, *batch_inputs(r, i)) for r in range(2)])
             outputs = sorted(k for k in got.files if k.startswith("b%d." % i))
             assert len(outputs) == len(want), outputs
             for key, w in zip(outputs, want):

@@ -10,11 +10,6 @@ batches with ``run_pipelined(depth=2, gather=True)`` (cross-batch pipelining), w
 equal eager PyTorch on each batch too.
 """
 
-import os
-import socket
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import torch
@@ -22,6 +17,7 @@ import torch
 pytest.importorskip("onnx")
 
 from e2e import export_and_compile  # noqa: E402
+from multirank_launch import launch_torchrun, rank_order  # noqa: E402
 from test_e2e_kjt import SparseModel, eager, random_kjt  # noqa: E402
 
 try:
@@ -30,7 +26,6 @@ except ImportError as error:  # the runtime module was not built
     pytest.skip(str(error), allow_module_level=True)
 
 KEYS = ["item", "user", "ctx"]
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 WORKER = r'''
 import os, sys
@@ -59,12 +54,6 @@ for attempt in range(2):  # two sessions, one after the other: two rendezvous
 ''' % (KEYS, KEYS)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.skipif(torch.__version__.startswith("1."),
                     reason="Debian's torch 1.13 torchrun fails before starting workers "
                            "(elastic multiprocessing: 'NoneType' object has no attribute "
@@ -74,26 +63,14 @@ def test_two_ranks_under_torchrun(tmp_path):
     example = (torch.randn(4, 3), random_kjt(KEYS, 4, seed=1))
     plan = export_and_compile(model, example, tmp_path, compile_args=["--world-size", "2",
                                                                  "--sharding", "table_wise"])
-    worker = tmp_path / "worker.py"
-    worker.write_text(WORKER)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [HERE, os.path.join(HERE, "..", "..", "compiler", "frontends", "torch"),
-         env.get("PYTHONPATH", "")])
-    env.pop("EMBER_RENDEZVOUS", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-         "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
-         str(worker), plan, str(tmp_path)],
-        env=env, capture_output=True, text=True, timeout=240)
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
+    launch_torchrun(WORKER, tmp_path, plan, str(tmp_path))
 
     want = []
     for rank in range(2):
         g = torch.Generator().manual_seed(100 + rank)
         dense = torch.randn(3 + rank, 3, generator=g)
         want.append(eager(model, dense, random_kjt(KEYS, 3 + rank, seed=100 + rank)))
-    want = [np.concatenate([w[i] for w in want]) for i in range(len(want[0]))]
+    want = rank_order(want)
     for rank in range(2):
         for attempt in range(2):
             got = np.load(tmp_path / ("rank%d.session%d.npz" % (rank, attempt)))
@@ -109,7 +86,7 @@ def test_two_ranks_under_torchrun(tmp_path):
             g = torch.Generator().manual_seed(200 + 10 * rank + b)
             dense = torch.randn(2 + b, 3, generator=g)
             want.append(eager(model, dense, random_kjt(KEYS, 2 + b, seed=200 + 10 * rank + b)))
-        want = [np.concatenate([w[i] for w in want]) for i in range(len(want[0]))]
+        want = rank_order(want)
         for rank in range(2):
             for attempt in range(2):
                 got = np.load(tmp_path / ("rank%d.session%d.piped.npz" % (rank, attempt)))
