@@ -40,9 +40,7 @@ TEST_P(MultiRankSessionTest, ShardedOutputsEqualOneRank) {
   if (c.world > 1 && !haveCommunicatorBackend())
     GTEST_SKIP() << "this build has no Gloo";
   TempDir dir;
-  ShardedTestModel m = c.sharding == TestSharding::kTableWise
-                           ? makeTableWiseTestModel(5)
-                           : makeRowWiseTestModel(6);
+  ShardedTestModel m = shardingCaseModel(c);
   auto single = writeSingleRankTestPlan(m, dir.path(), "single");
   ASSERT_TRUE(single.isOk()) << single.status().toString();
   auto sharded =

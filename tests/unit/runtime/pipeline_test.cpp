@@ -163,8 +163,7 @@ protected:
     if (!haveCommunicatorBackend())
       GTEST_SKIP() << "this build has no Gloo";
     const ShardingCase c = GetParam();
-    model_ = c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
-                                                    : makeRowWiseTestModel(6);
+    model_ = shardingCaseModel(c);
     // Compute after the pooled embeddings arrive (stage B's rest).
     model_.interaction = true;
     auto sharded = writeShardedTestPlan(model_, c.sharding, c.world,
@@ -172,8 +171,7 @@ protected:
     ASSERT_TRUE(sharded.isOk()) << sharded.status().toString();
     plan_ = *sharded;
     compileStreams(plan_);
-    for (uint64_t seed = 0; seed < 4; ++seed)
-      batches_.push_back(makeShardedTestBatch(model_, c.batch, 40 + seed));
+    batches_ = makeShardedTestBatches(model_, 4, c.batch, 40);
   }
 
   TempDir dir_;
@@ -263,9 +261,8 @@ TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
   ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", "20000");
   // Batches large enough that the caller's compute (lookups over 20,000
   // bags per rank) takes longer than a thread hand-off.
-  std::vector<ShardedTestBatch> large;
-  for (uint64_t seed = 0; seed < 4; ++seed)
-    large.push_back(makeShardedTestBatch(model_, 20000 * world, 90 + seed));
+  std::vector<ShardedTestBatch> large =
+      makeShardedTestBatches(model_, 4, 20000 * world, 90);
   int store = 0;
   for (int depth : {2, 3}) {
     auto piped = runRanks(plan_, model_, large, world, "streams",
@@ -336,8 +333,7 @@ TEST(PipelineErrors, BadArguments) {
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string marked = writePlan(dir, m, true);
   const std::string unmarked = writePlan(dir, m, false);
-  std::vector<ShardedTestBatch> batches = {makeShardedTestBatch(m, 6, 1),
-                                           makeShardedTestBatch(m, 6, 2)};
+  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 2, 6, 1);
   auto expectAll = [](const std::vector<RankRun> &runs,
                       const std::string &needle) {
     for (const RankRun &run : runs) {
@@ -377,9 +373,7 @@ TEST(PipelineErrors, KernelFailingMidPipeline) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches;
-  for (uint64_t seed = 0; seed < 5; ++seed)
-    batches.push_back(makeShardedTestBatch(m, 6, 60 + seed));
+  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 5, 6, 60);
   // An id far outside every table in batch 2: its owner's lookup fails
   // (bounds check fatal) while the next batch's input distribution is
   // under way.
@@ -476,9 +470,7 @@ TEST(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches;
-  for (uint64_t seed = 0; seed < 4; ++seed)
-    batches.push_back(makeShardedTestBatch(m, 6, 70 + seed));
+  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 4, 6, 70);
   struct Mismatch {
     std::vector<size_t> counts;
     std::vector<int> depths;
@@ -571,9 +563,7 @@ TEST(PipelineErrors, AgreementCostsMicroseconds) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches;
-  for (uint64_t seed = 0; seed < 4; ++seed)
-    batches.push_back(makeShardedTestBatch(m, 64, 20 + seed));
+  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 4, 64, 20);
   constexpr int kCalls = 30;
   std::vector<double> agreeMicros(2), callMicros(2), barrierMicros(2);
   std::vector<Status> status(2);
@@ -642,9 +632,7 @@ TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
   TempDir dir;
   ShardedTestModel m = makeTableWiseTestModel(5);
   const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> globals;
-  for (uint64_t seed = 0; seed < 3; ++seed)
-    globals.push_back(makeShardedTestBatch(m, 6, 80 + seed));
+  std::vector<ShardedTestBatch> globals = makeShardedTestBatches(m, 3, 6, 80);
   auto reference = runRanks(plan, m, globals, 2, "off", dir.file("ref"), 0);
   const int64_t F = static_cast<int64_t>(m.keys.size());
   runOnRankThreads(2, [&](int r) {

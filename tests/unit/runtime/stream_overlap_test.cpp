@@ -145,8 +145,7 @@ protected:
     if (!haveCommunicatorBackend())
       GTEST_SKIP() << "this build has no Gloo";
     const ShardingCase c = GetParam();
-    model_ = c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
-                                                    : makeRowWiseTestModel(6);
+    model_ = shardingCaseModel(c);
     auto sharded = writeShardedTestPlan(model_, c.sharding, c.world,
                                         dir_.path(), "sharded");
     ASSERT_TRUE(sharded.isOk()) << sharded.status().toString();

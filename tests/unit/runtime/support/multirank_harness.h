@@ -3,8 +3,8 @@
 // What the multi-rank session tests (multirank_session_test,
 // stream_overlap_test, pipeline_test) share: ranks as threads, each with
 // its own Session and a rendezvous through a file store; each rank's rows
-// of a global batch (ceil/floor split); the sharded cases they run; a run's
-// outputs as bytes.
+// of a global batch (ceil/floor split); the sharded cases they run, their
+// models and batches; a run's outputs as bytes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_TESTS_UNIT_RUNTIME_SUPPORT_MULTIRANK_HARNESS_H
@@ -108,6 +108,23 @@ shardingCaseName(const ::testing::TestParamInfo<ShardingCase> &info) {
                          ? "TableWise"
                          : "RowWise") +
          std::to_string(info.param.world);
+}
+
+/// The model a case runs: table-wise, five tables; row-wise, three.
+inline ShardedTestModel shardingCaseModel(const ShardingCase &c) {
+  return c.sharding == TestSharding::kTableWise ? makeTableWiseTestModel(5)
+                                                : makeRowWiseTestModel(6);
+}
+
+/// `count` global batches of `batch` rows, seeds `firstSeed`,
+/// `firstSeed` + 1, ...
+inline std::vector<ShardedTestBatch>
+makeShardedTestBatches(const ShardedTestModel &m, int count, int64_t batch,
+                       uint64_t firstSeed) {
+  std::vector<ShardedTestBatch> batches;
+  for (int i = 0; i < count; ++i)
+    batches.push_back(makeShardedTestBatch(m, batch, firstSeed + i));
+  return batches;
 }
 
 /// The bytes of each output of a run, in order.
