@@ -12,8 +12,9 @@
 //   lookups      one ember.grouped_lookup per (output route, pooling) over
 //                the shards this rank holds, for the bags of every rank
 //   output dist  pooled_all_to_all (table-wise, column-wise and node-local
-//                row-wise partial sums), reduce_scatter (row-wise over every
-//                rank), then slices/concats/adds give each bag's [B, D]
+//                row-wise partial sums; its result's columns in the bags'
+//                order), reduce_scatter (row-wise over every rank), then
+//                slices/concats/adds give each bag's [B, D]
 //
 // Data-parallel tables keep their embedding bag (every rank holds the whole
 // table). The dense part of the model is data parallel: each rank runs it on
@@ -717,24 +718,54 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
     if (item.route == Route::AllToAll)
       dimPerRank[item.dest] += item.numCols;
   }
-  // Columns: all-to-all results hold rank 0's items first; the
-  // reduce-scatter result every row-wise table, group by group (one lookup
-  // per table format), in table order within a group.
+  // Columns: the all-to-all puts its items in the order the function reads
+  // its bags (the tables' order; a column-wise table's shards by column, a
+  // row-wise table's partial sums one after the other), so that each table
+  // takes one column range and consecutive tables adjacent ones. It
+  // receives rank 0's items first: segment_dims / segment_columns say where
+  // each run of them goes. The reduce-scatter result holds every row-wise
+  // table, group by group (one lookup per table format), in table order
+  // within a group.
+  SmallVector<int64_t> segmentDims, segmentColumns;
+  bool permuted = false;
   {
-    SmallVector<int64_t> next(W, 0);
-    int64_t base = 0;
-    SmallVector<int64_t> rankBase(W, 0);
-    for (int64_t r = 0; r < W; ++r) {
-      rankBase[r] = base;
-      base += dimPerRank[r];
+    int64_t column = 0;
+    for (const ShardedTable &t : a_.tables) {
+      if (t.weighted != plan.weighted)
+        continue;
+      SmallVector<unsigned> parts;
+      for (unsigned i : t.items)
+        if (a_.items[i].route == Route::AllToAll)
+          parts.push_back(i);
+      if (t.sharding.getShardingType() == ShardingType::column_wise)
+        llvm::stable_sort(parts, [&](unsigned x, unsigned y) {
+          return a_.items[x].colOffset < a_.items[y].colOffset;
+        });
+      for (unsigned i : parts) {
+        itemColumn_[i] = column;
+        column += a_.items[i].numCols;
+      }
     }
+    // Wire order: each destination's items as sendOrder has them. A run of
+    // items adjacent in both orders is one segment.
+    int64_t wire = 0, lastDest = -1;
     for (unsigned i : plan.sendOrder) {
       const ShardItem &item = a_.items[i];
       if (item.route != Route::AllToAll)
         continue;
-      itemColumn_[i] = rankBase[item.dest] + next[item.dest];
-      next[item.dest] += item.numCols;
+      permuted |= itemColumn_[i] != wire;
+      wire += item.numCols;
+      if (item.dest == lastDest &&
+          segmentColumns.back() + segmentDims.back() == itemColumn_[i]) {
+        segmentDims.back() += item.numCols;
+        continue;
+      }
+      segmentDims.push_back(item.numCols);
+      segmentColumns.push_back(itemColumn_[i]);
+      lastDest = item.dest;
     }
+  }
+  {
     for (unsigned g = 0; g < a_.groups.size(); ++g)
       for (const ShardedTable &t : a_.tables) {
         if (t.weighted != plan.weighted || t.items.empty() ||
@@ -762,7 +793,10 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
     auto a2a = PooledAllToAllOp::create(
         b_, loc_, AwaitableType::get(ctx, outType), local, kjt,
         b_.getDenseI64ArrayAttr(dimPerRank), DenseI64ArrayAttr(), group,
-        CommCodecAttr());
+        CommCodecAttr(),
+        permuted ? b_.getDenseI64ArrayAttr(segmentDims) : DenseI64ArrayAttr(),
+        permuted ? b_.getDenseI64ArrayAttr(segmentColumns)
+                 : DenseI64ArrayAttr());
     results_[{cls, static_cast<int>(Route::AllToAll)}] =
         WaitOp::create(b_, loc_, a2a);
   }

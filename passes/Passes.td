@@ -80,10 +80,18 @@ def EmberSimplifySlices : Pass<"ember-simplify-slices"> {
     * A write through a nested view as `ember-functionalize` emits it,
       `insert_slice (insert_slice %v into (extract_slice %d [s1]) [s2]) into %d [s1]`,
       becomes `insert_slice %v into %d [s1 ∘ s2]`.
+    * Consecutive operands of a `tosa.concat` / `tensor.concat` that are
+      adjacent ranges of one tensor along the concat axis
+      (`extract_slice`s with unit strides, the same offsets and sizes on
+      the other dims, constant offset and size on the axis, one ending where
+      the next starts) become one `extract_slice`; a concat left with one
+      operand becomes it. Run after `ember-partition`, this takes away the
+      slices and the concat with which a sharded model reassembles its
+      pooled embeddings from the output dist (then a whole-source slice).
 
     The upstream canonicalization patterns of `tensor.extract_slice`,
     `tensor.insert_slice` and `tensor.cast` run alongside, but only on
-    slices and casts (and the ops the rewrites create): other ops keep their
+    slices, casts and concats (and the ops the rewrites create): other ops keep their
     form, so the pass can run early without disturbing the rest of the IR.
     Upstream `canonicalize` alone drops a whole-source slice only when all
     sizes are static and the source and result types are equal; it neither

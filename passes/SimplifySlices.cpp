@@ -1,8 +1,9 @@
 //===- SimplifySlices.cpp - drop identity slices, merge nested ones -------===//
 //
 // Removes the slices that only restate a whole dimension (as importers write
-// `x[:, :]` or ONNX `Slice(starts = 0, ends = INT64_MAX)`) and merges the
-// nested slices that ember-functionalize makes of writes through views. See
+// `x[:, :]` or ONNX `Slice(starts = 0, ends = INT64_MAX)`), merges the
+// nested slices that ember-functionalize makes of writes through views, and
+// merges adjacent slices that a concat puts back together. See
 // the pass description in Passes.td for what upstream canonicalize already
 // does and what this adds.
 //
@@ -281,13 +282,138 @@ struct MergeInsertThroughExtract : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// True when `a` and `b` are provably the same size: equal constants, the
+/// same value, or `tensor.dim` of the same tensor and dimension.
+bool isSameSize(OpFoldResult a, OpFoldResult b) {
+  if (isEqualConstantIntOrValue(a, b))
+    return true;
+  auto dimA = dyn_cast_if_present<Value>(a)
+                  ? cast<Value>(a).getDefiningOp<tensor::DimOp>()
+                  : tensor::DimOp();
+  auto dimB = dyn_cast_if_present<Value>(b)
+                  ? cast<Value>(b).getDefiningOp<tensor::DimOp>()
+                  : tensor::DimOp();
+  if (!dimA || !dimB || dimA.getSource() != dimB.getSource())
+    return false;
+  std::optional<int64_t> indexA = dimA.getConstantIndex();
+  return indexA && indexA == dimB.getConstantIndex();
+}
+
+/// Whether `next` reads the range of its source right after `slice` along
+/// `axis`: the same source, unit strides, neither rank-reducing, the same
+/// offsets and sizes on the other dims, and constant offset and size on the
+/// axis with slice's offset + size == next's offset.
+bool continuesAlong(tensor::ExtractSliceOp slice, tensor::ExtractSliceOp next,
+                    int64_t axis) {
+  if (slice.getSource() != next.getSource())
+    return false;
+  int64_t rank = slice.getSourceType().getRank();
+  if (slice.getType().getRank() != rank || next.getType().getRank() != rank ||
+      axis < 0 || axis >= rank)
+    return false;
+  SmallVector<OpFoldResult> offsets = slice.getMixedOffsets(),
+                            sizes = slice.getMixedSizes(),
+                            nextOffsets = next.getMixedOffsets(),
+                            nextSizes = next.getMixedSizes();
+  for (OpFoldResult stride :
+       llvm::concat<OpFoldResult>(slice.getMixedStrides(),
+                                  next.getMixedStrides()))
+    if (!isConstantIntValue(stride, 1))
+      return false;
+  for (int64_t dim = 0; dim < rank; ++dim) {
+    if (dim == axis)
+      continue;
+    if (!isEqualConstantIntOrValue(offsets[dim], nextOffsets[dim]) ||
+        !isSameSize(sizes[dim], nextSizes[dim]))
+      return false;
+  }
+  std::optional<int64_t> offset = getConstantIntValue(offsets[axis]),
+                         size = getConstantIntValue(sizes[axis]),
+                         nextOffset = getConstantIntValue(nextOffsets[axis]);
+  return offset && size && nextOffset && *offset + *size == *nextOffset;
+}
+
+/// A concat of adjacent slices of one tensor along the concat axis reads
+/// one range of it:
+///
+///   concat(%a, extract_slice %x[0, 0] [%n, 64], extract_slice %x[0, 64]
+///          [%n, 64]) {axis = 1}
+///
+/// -> concat(%a, extract_slice %x[0, 0] [%n, 128]) (and when nothing else
+/// is left, the slice itself). With DropWholeExtractSlice, the columns a
+/// sharded model's output dist gives back in order and the model
+/// concatenates are the all-to-all's result, with no copy.
+template <typename ConcatOp>
+struct MergeAdjacentSlicesInConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern<ConcatOp>::OpRewritePattern;
+
+  static int64_t axisOf(tosa::ConcatOp op) { return op.getAxis(); }
+  static int64_t axisOf(tensor::ConcatOp op) { return op.getDim(); }
+
+  LogicalResult matchAndRewrite(ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    int64_t axis = axisOf(op);
+    // Runs of operands [begin, end) that continue one another.
+    SmallVector<std::pair<size_t, size_t>> runs;
+    ValueRange operands = op->getOperands();
+    for (size_t i = 0; i < operands.size(); ++i) {
+      auto slice = operands[i].getDefiningOp<tensor::ExtractSliceOp>();
+      size_t end = i + 1;
+      while (slice && end < operands.size()) {
+        auto next = operands[end].getDefiningOp<tensor::ExtractSliceOp>();
+        if (!next || !continuesAlong(slice, next, axis))
+          break;
+        slice = next;
+        ++end;
+      }
+      runs.push_back({i, end});
+      i = end - 1;
+    }
+    if (runs.size() == operands.size())
+      return rewriter.notifyMatchFailure(op, "no adjacent slices to merge");
+    SmallVector<Value> merged;
+    for (auto [begin, end] : runs) {
+      if (end - begin == 1) {
+        merged.push_back(operands[begin]);
+        continue;
+      }
+      auto first = operands[begin].template getDefiningOp<tensor::ExtractSliceOp>();
+      SmallVector<OpFoldResult> sizes = first.getMixedSizes();
+      int64_t width = 0;
+      for (size_t k = begin; k < end; ++k)
+        width += *getConstantIntValue(
+            operands[k]
+                .template getDefiningOp<tensor::ExtractSliceOp>()
+                .getMixedSizes()[axis]);
+      sizes[axis] = rewriter.getIndexAttr(width);
+      merged.push_back(tensor::ExtractSliceOp::create(
+          rewriter, first.getLoc(), first.getSource(), first.getMixedOffsets(),
+          sizes, first.getMixedStrides()));
+    }
+    Type type = op.getType();
+    if (merged.size() == 1) {
+      if (!tensor::CastOp::areCastCompatible(merged.front().getType(), type))
+        return rewriter.notifyMatchFailure(op, "types not cast-compatible");
+      rewriter.replaceOp(op,
+                         castTo(rewriter, op.getLoc(), merged.front(), type));
+      return success();
+    }
+    Operation *replacement = rewriter.clone(*op);
+    replacement->setOperands(merged);
+    rewriter.replaceOp(op, replacement->getResults());
+    return success();
+  }
+};
+
 struct SimplifySlicesPass
     : public mlir::ember::impl::EmberSimplifySlicesBase<SimplifySlicesPass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<DropWholeExtractSlice, DropWholeInsertSlice,
-                 DropWholeTosaSlice, MergeInsertThroughExtract>(context);
+                 DropWholeTosaSlice, MergeInsertThroughExtract,
+                 MergeAdjacentSlicesInConcat<tosa::ConcatOp>,
+                 MergeAdjacentSlicesInConcat<tensor::ConcatOp>>(context);
     // Upstream: extract_slice of extract_slice (and rank-reducing
     // insert_slice chains), and the tensor slice/cast canonicalizations.
     tensor::populateMergeConsecutiveInsertExtractSlicePatterns(patterns);
@@ -296,12 +422,12 @@ struct SimplifySlicesPass
     tensor::CastOp::getCanonicalizationPatterns(patterns, context);
     FrozenRewritePatternSet frozen(std::move(patterns));
 
-    // Only slices (and what the rewrites create) are touched: other ops keep
-    // their form even where canonicalize would fold them.
+    // Only slices and concats (and what the rewrites create) are touched:
+    // other ops keep their form even where canonicalize would fold them.
     SmallVector<Operation *> slices;
     getOperation()->walk([&](Operation *op) {
       if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp, tosa::SliceOp,
-              tensor::CastOp>(op))
+              tensor::CastOp, tosa::ConcatOp, tensor::ConcatOp>(op))
         slices.push_back(op);
     });
     GreedyRewriteConfig config;

@@ -153,6 +153,9 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   pm.addPass(createEmberPartition());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The output dist's column slices that the model concatenates back in
+  // order become one slice, then none (docs/sharding.md, "Output dist").
+  pm.addPass(createEmberSimplifySlices());
   // --comm-dtype: the collectives' float payloads travel narrower.
   if (options.commDType == "float16" || options.commDType == "bfloat16") {
     EmberSetCommCodecOptions codec;

@@ -232,9 +232,14 @@ LogicalResult PlanKjtLowering::emitPooledCollective(Operation *op) {
   instr->add_outputs(out);
   instr->set_collective(*collective + 1);
   addIntAttr(instr, "batch_ref_divisor", batchRef.numKeys);
-  if (pooled)
+  if (pooled) {
     addIntsAttr(instr, "dim_per_rank", pooled.getDimPerRank());
-  else
+    // The received columns' order (absent: the wire order).
+    if (pooled.permutesColumns()) {
+      addIntsAttr(instr, "segment_dims", *pooled.getSegmentDims());
+      addIntsAttr(instr, "segment_columns", *pooled.getSegmentColumns());
+    }
+  } else
     addStringAttr(instr, "reduce",
                   scatter.getReduction() == ReduceKind::max ? "max" : "sum");
   if (commDType)

@@ -254,6 +254,91 @@ LogicalResult KJTAllToAllTensorsOp::verify() {
 // Embedding all-to-all
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// segment_dims / segment_columns: both or neither; the segments cut each
+/// position's columns in wire order (positive widths summing to its
+/// dim_per_rank) and tile the result's columns exactly once.
+LogicalResult verifyColumnSegments(PooledAllToAllOp op,
+                                   ArrayRef<int64_t> dims) {
+  std::optional<ArrayRef<int64_t>> widths = op.getSegmentDims();
+  std::optional<ArrayRef<int64_t>> columns = op.getSegmentColumns();
+  if (!widths && !columns)
+    return success();
+  if (!widths || !columns)
+    return op.emitOpError()
+           << "takes segment_dims and segment_columns together, got only "
+           << (widths ? "segment_dims" : "segment_columns");
+  if (widths->size() != columns->size())
+    return op.emitOpError() << "has " << widths->size()
+                            << " segment_dims but " << columns->size()
+                            << " segment_columns";
+  size_t s = 0;
+  for (auto [position, dim] : llvm::enumerate(dims)) {
+    for (int64_t left = dim; left > 0; ++s) {
+      if (s == widths->size())
+        return op.emitOpError()
+               << "segment_dims " << formatList(*widths)
+               << " end before the columns of position " << position
+               << " (dim_per_rank = " << formatList(dims) << ")";
+      int64_t width = (*widths)[s];
+      if (width <= 0)
+        return op.emitOpError() << "segment_dims[" << s << "] = " << width
+                                << " must be positive";
+      if (width > left)
+        return op.emitOpError()
+               << "segment_dims[" << s << "] = " << width
+               << " crosses the end of position " << position
+               << "'s columns (" << left << " of its dim_per_rank " << dim
+               << " left)";
+      left -= width;
+    }
+  }
+  if (s != widths->size())
+    return op.emitOpError() << "segment_dims " << formatList(*widths)
+                            << " has more segments than the columns of "
+                               "dim_per_rank "
+                            << formatList(dims) << " (" << s << ")";
+  int64_t total = sum(dims);
+  auto byColumn = llvm::to_vector(llvm::seq<size_t>(0, columns->size()));
+  llvm::stable_sort(byColumn, [&](size_t x, size_t y) {
+    return (*columns)[x] < (*columns)[y];
+  });
+  int64_t end = 0;
+  size_t previous = 0;
+  for (auto [k, seg] : llvm::enumerate(byColumn)) {
+    int64_t begin = (*columns)[seg], width = (*widths)[seg];
+    if (begin < 0 || begin > total - width)
+      return op.emitOpError()
+             << "segment " << seg << " covers result columns [" << begin
+             << ", " << begin + width << "), outside [0, " << total << ")";
+    if (k > 0 && begin < end)
+      return op.emitOpError()
+             << "segments " << previous << " and " << seg
+             << " overlap in the result (columns " << begin << " to "
+             << end << ")";
+    end = begin + width;
+    previous = seg;
+  }
+  return success();
+}
+
+} // namespace
+
+bool PooledAllToAllOp::permutesColumns() {
+  std::optional<ArrayRef<int64_t>> widths = getSegmentDims();
+  std::optional<ArrayRef<int64_t>> columns = getSegmentColumns();
+  if (!widths || !columns || widths->size() != columns->size())
+    return false;
+  int64_t wire = 0;
+  for (auto [width, column] : llvm::zip_equal(*widths, *columns)) {
+    if (column != wire)
+      return true;
+    wire += width;
+  }
+  return false;
+}
+
 LogicalResult PooledAllToAllOp::verify() {
   int64_t groupSize = getGroup().getSize();
   ArrayRef<int64_t> dims = getDimPerRank();
@@ -291,6 +376,9 @@ LogicalResult PooledAllToAllOp::verify() {
                          << " columns but no rank of the group contributes "
                          << inDims << " (dim_per_rank = " << formatList(dims)
                          << ")";
+
+  if (failed(verifyColumnSegments(*this, dims)))
+    return failure();
 
   // Rows: the global batch in, this rank's batch slice out.
   int64_t inRows = input.getDimSize(0), outRows = result->getDimSize(0);
@@ -419,6 +507,10 @@ template <typename OpTy> bool hasWireCodec(OpTy op) {
 }
 bool hasWireCodec(KJTAllToAllTensorsOp) { return false; }
 
+/// Whether the op puts the received columns in another order.
+template <typename OpTy> bool reordersColumns(OpTy) { return false; }
+bool reordersColumns(PooledAllToAllOp op) { return op.permutesColumns(); }
+
 /// On a group of one rank, a collective whose semantics are the identity
 /// (every rank keeps / receives exactly its own input) is `ember.ready` of its
 /// input. Not with a codec: encoding rounds the values.
@@ -432,6 +524,8 @@ struct SingleRankCollectiveToReady : OpRewritePattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "group has more than one rank");
     if (hasWireCodec(op))
       return rewriter.notifyMatchFailure(op, "codec changes the values");
+    if (reordersColumns(op))
+      return rewriter.notifyMatchFailure(op, "permutes the columns");
     Value input = op.getInput();
     auto awaitable = cast<AwaitableType>(op.getResult().getType());
     if (awaitable.getValueType() != input.getType())

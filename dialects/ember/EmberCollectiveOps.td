@@ -146,21 +146,48 @@ def Ember_PooledAllToAllOp : Ember_IdentityOnOneRankOp<"pooled_all_to_all"> {
            : tensor<8x16xf32> -> !ember.awaitable<tensor<4x48xf32>>
     ```
 
-    On a group of one rank without codec the op is the identity and
-    canonicalizes to `ember.ready`.
+    `segment_dims` and `segment_columns` (both or neither) place the
+    received columns in another order, so that the consumers of the result
+    take contiguous column ranges (TorchRec's `permute_pooled_embs`, done by
+    the unpack the collective does anyway). The received columns are cut
+    into segments in wire order: position 0's columns first, each position's
+    in order; `segment_dims[s]` is segment `s`'s width (each position's
+    segments sum to its `dim_per_rank`; a position of 0 columns has none)
+    and `segment_columns[s]` its first column in the result. The segments
+    tile the result's columns exactly once. Without them the result holds
+    the columns in wire order.
+
+    ```mlir
+    // Position 0 sends tables a (4 columns) and c (4), position 1 table b
+    // (8): the result holds a, b, c.
+    %a = ember.pooled_all_to_all %local dim_per_rank [8, 8]
+           segment_dims [4, 4, 8] segment_columns [0, 12, 4]
+           group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+    ```
+
+    On a group of one rank without codec and without a permutation of its
+    columns the op is the identity and canonicalizes to `ember.ready`.
   }];
   let arguments = (ins AnyRankedTensor:$input,
                        Optional<Ember_KeyedJaggedTensorType>:$batch_of,
                        DenseI64ArrayAttr:$dim_per_rank,
                        OptionalAttr<DenseI64ArrayAttr>:$batch_size_per_rank,
                        Ember_GroupAttr:$group,
-                       Ember_OptionalCodec:$codec);
+                       Ember_OptionalCodec:$codec,
+                       OptionalAttr<DenseI64ArrayAttr>:$segment_dims,
+                       OptionalAttr<DenseI64ArrayAttr>:$segment_columns);
   let results = (outs Ember_AwaitableType:$result);
   let assemblyFormat = [{
     $input (`batch_of` `(` $batch_of^ `:` qualified(type($batch_of)) `)`)?
     `dim_per_rank` $dim_per_rank
+    (`segment_dims` $segment_dims^)? (`segment_columns` $segment_columns^)?
     (`batch_size_per_rank` $batch_size_per_rank^)? `group` `` $group
     (`codec` `` $codec^)? attr-dict `:` type($input) `->` qualified(type($result))
+  }];
+  let extraClassDeclaration = [{
+    /// True when segment_dims / segment_columns put the received columns in
+    /// an order other than the wire order.
+    bool permutesColumns();
   }];
 }
 

@@ -2,7 +2,8 @@
 
 // Table-wise: t0 on rank 1, t1 on rank 0. Each rank sends every bag to the
 // table's rank, looks up its own table for all ranks' bags, and the pooled
-// all-to-all returns [B, 4] of rank 0's table then rank 1's.
+// all-to-all returns [B, 8]: it receives rank 0's table (t1) then rank 1's
+// (t0), and its segments put them in the bags' order, t0 then t1.
 
 // CHECK-LABEL: func.func @main_rank0
 // CHECK-SAME: attributes {ember.rank = 0 : i64}
@@ -17,12 +18,12 @@
 // CHECK: %[[TB:.*]] = ember.table.from_tensor %[[W]] : tensor<2x4xf32> -> !ember.table<2x4, f32>
 // CHECK: %[[L:.*]] = ember.grouped_lookup %[[R]] tables(%[[TB]]) feature_tables = [0] column_offsets = [0] pooling = sum
 // CHECK: %[[V:.*]] = ember.keyed_tensor.values %[[L]] {{.*}} -> tensor<?x4xf32>
-// CHECK: %[[A:.*]] = ember.pooled_all_to_all %[[V]] batch_of(%[[P]] : {{.*}}) dim_per_rank [4, 4] group<ranks = [0, 1]> : tensor<?x4xf32> -> !ember.awaitable<tensor<?x8xf32>>
+// CHECK: %[[A:.*]] = ember.pooled_all_to_all %[[V]] batch_of(%[[P]] : {{.*}}) dim_per_rank [4, 4] segment_dims [4, 4] segment_columns [4, 0] group<ranks = [0, 1]> : tensor<?x4xf32> -> !ember.awaitable<tensor<?x8xf32>>
 // CHECK: %[[AW:.*]] = ember.wait %[[A]]
-// CHECK-DAG: tensor.extract_slice %[[AW]][0, 4] [%{{.*}}, 4] [1, 1]
-// CHECK-DAG: tensor.extract_slice %[[AW]][0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK-DAG: %[[R0:.*]] = tensor.extract_slice %[[AW]][0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK-DAG: %[[R1:.*]] = tensor.extract_slice %[[AW]][0, 4] [%{{.*}}, 4] [1, 1]
 // CHECK-NOT: ember.embedding_bag
-// CHECK: return
+// CHECK: return %[[R0]], %[[R1]]
 // CHECK-LABEL: func.func @main_rank1
 // CHECK-SAME: attributes {ember.rank = 1 : i64}
 // CHECK: ember.kjt_all_to_all.tensors {{.*}} -> !ember.awaitable<!ember.kjt<["t0"], values = i64, lengths = i64>>
@@ -50,18 +51,20 @@ module attributes {ember.world_size = 2 : i64} {
 // -----
 
 // Column-wise: columns [0, 2) on rank 1, [2, 4) on rank 0. The bags go to
-// both ranks; the result concatenates rank 1's columns and rank 0's.
+// both ranks; the all-to-all puts rank 1's columns first, so the table's
+// columns are one range of its result, which ember-simplify-slices turns
+// into one slice.
 
 // CHECK-LABEL: func.func @main_rank0
 // CHECK: ember.kjt.from_bags values(%arg0, %arg0 : {{.*}}) offsets(%arg1, %arg1 : {{.*}}) include_last_offset = [true, true] num_rows = [2, 2] {ember.feature_names = ["t0", "t0"]} -> !ember.kjt<["t0:c1", "t0:c0"]
 // CHECK: ember.kjt_all_to_all.tensors {{.*}} -> !ember.awaitable<!ember.kjt<["t0:c1"], values = i64, lengths = i64>>
 // CHECK: arith.constant dense<{{\[}}[2.000000e+00, 3.000000e+00], [1.200000e+01, 1.300000e+01]]> : tensor<2x2xf32>
 // CHECK: ember.grouped_lookup {{.*}} pooling = mean
-// CHECK: %[[A:.*]] = ember.pooled_all_to_all {{.*}} dim_per_rank [2, 2]
+// CHECK: %[[A:.*]] = ember.pooled_all_to_all {{.*}} dim_per_rank [2, 2] segment_dims [2, 2] segment_columns [2, 0] group
 // CHECK: %[[AW:.*]] = ember.wait %[[A]]
 // CHECK-DAG: %[[HI:.*]] = tensor.extract_slice %[[AW]][0, 2] [%{{.*}}, 2] [1, 1]
 // CHECK-DAG: %[[LO:.*]] = tensor.extract_slice %[[AW]][0, 0] [%{{.*}}, 2] [1, 1]
-// CHECK: tosa.concat %[[HI]], %[[LO]] {axis = 1 : i32}
+// CHECK: tosa.concat %[[LO]], %[[HI]] {axis = 1 : i32}
 // CHECK-LABEL: func.func @main_rank1
 // CHECK: arith.constant dense<{{\[}}[0.000000e+00, 1.000000e+00], [1.000000e+01, 1.100000e+01]]> : tensor<2x2xf32>
 module attributes {ember.world_size = 2 : i64} {

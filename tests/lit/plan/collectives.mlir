@@ -2,8 +2,9 @@
 // (compiler/plan/PlanCollectiveOps.cpp, PlanOutput.cpp, PlanStreams.cpp):
 // two ranks, table-wise. Each rank's bags become one KJT (kjt_from_bags),
 // sent by kjt_all_to_all (collective 0), looked up in the rank's own table,
-// and the pooled rows come back by pooled_all_to_all (collective 1), sliced
-// per feature. The collectives are plan-wide descriptors that both ranks'
+// and the pooled rows come back by pooled_all_to_all (collective 1), their
+// columns in the features' order: the concat reads its result whole (no
+// per-feature slices, ember-simplify-slices after the partitioning). The collectives are plan-wide descriptors that both ranks'
 // k-th collective instruction names; with --comm-stream they run on stream 1
 // between events, and the compute that reads their results waits.
 
@@ -20,9 +21,7 @@
 // CHECK-NEXT:   %[[P:[0-9]+]]: f32[[[N:d[0-9]+]], 4] = grouped_embedding_bag(%[[RV]], %[[RL]], -, %[[T0]]) {{{.*}}feature_names = ["t0"]} wait [1]
 // CHECK-NEXT:   %[[PI:[0-9]+]]: f32[[[N]], 4] = identity(%[[P]]) record [2]
 // CHECK-NEXT:   %[[BACK:[0-9]+]]: f32[[[B:d[0-9]+]], 6] = pooled_all_to_all(%[[PI]], %[[KL]]) {batch_ref_divisor = 2, dim_per_rank = [4, 2]} collective 1 stream 1 wait [2] record [3]
-// CHECK-NEXT:   %[[A:[0-9]+]]: f32[[[B]], 4] = slice(%[[BACK]]) {starts = [0], ends = [4], axes = [1], steps = [1]} wait [3]
-// CHECK-NEXT:   %[[BB:[0-9]+]]: f32[[[B]], 2] = slice(%[[BACK]]) {starts = [4], ends = [6], axes = [1], steps = [1]}
-// CHECK-NEXT:   %[[OUT:[0-9]+]]: f32[[[B]], 10] = concat(%[[A]], %[[BB]], %{{[0-9]+}}) {axis = 1}
+// CHECK-NEXT:   %[[OUT:[0-9]+]]: f32[[[B]], 10] = concat(%[[BACK]], %{{[0-9]+}}) {axis = 1} wait [3]
 // CHECK-NEXT:   output "out" = %[[OUT]]
 // CHECK-NEXT: rank 1: {{[0-9]+}} slots, 2 streams, 4 events
 // CHECK:        const %{{[0-9]+}} "{{.*}}": f32[8, 2] (64 bytes)

@@ -17,6 +17,7 @@
 #include "../runtime/support/test_kernel_context.h"
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
+#include "comm/kernels/pooled_all_to_all_layout.h"
 #include "comm/nccl/nccl_communicator.h"
 #include "ember/dtype.h"
 
@@ -210,6 +211,23 @@ protected:
   int world() const { return GetParam(); }
 };
 
+/// The segment attributes of a permuted pooled_all_to_all: each position's
+/// columns cut into runs of at most 2, placed in reverse wire order.
+std::pair<std::vector<int64_t>, std::vector<int64_t>>
+reversedSegments(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> widths;
+  for (int64_t d : dims)
+    for (int64_t c = 0; c < d; c += 2)
+      widths.push_back(std::min<int64_t>(2, d - c));
+  std::vector<int64_t> columns(widths.size());
+  int64_t column = 0;
+  for (size_t s = widths.size(); s-- > 0;) {
+    columns[s] = column;
+    column += widths[s];
+  }
+  return {widths, columns};
+}
+
 TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
@@ -218,12 +236,22 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
                                              : std::vector<int64_t>{2, 0, 4, 3};
   const std::vector<int64_t> rowOff = prefix(batches), colOff = prefix(dims);
   const int64_t total = rowOff[w], dSum = colOff[w];
+  for (bool permuted : {false, true})
   for (int wire : {dev::kWireFloat32, dev::kWireFloat16, dev::kWireBFloat16}) {
-    SCOPED_TRACE(codecAttr(wire));
+    SCOPED_TRACE(std::string(codecAttr(wire)) +
+                 (permuted ? " permuted" : " wire order"));
     std::mt19937 rng(100 + w + wire);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * dims[q]);
+    Attributes attrs;
+    attrs.set("dim_per_rank", dims);
+    attrs.set("comm_dtype", std::string(codecAttr(wire)));
+    if (permuted) {
+      auto [widths, columns] = reversedSegments(dims);
+      attrs.set("segment_dims", widths);
+      attrs.set("segment_columns", columns);
+    }
     RankOutputs cpu(w);
     runRanks(w, 30, [&](int r, Communicator *comm) {
       CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
@@ -233,15 +261,19 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
           Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
       ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
       ctx.setNumOutputs(1);
-      ctx.attrs().set("dim_per_rank", dims);
-      ctx.attrs().set("comm_dtype", std::string(codecAttr(wire)));
+      ctx.attrs() = attrs;
       Status s = runKernel("pooled_all_to_all", ctx);
       ASSERT_TRUE(s.isOk()) << s.toString();
       cpu[r] = {copyOf(ctx.output(0))};
     });
+    auto segments = ember::collective::pooledSegments(attrs, dims);
+    ASSERT_TRUE(segments.isOk()) << segments.status().toString();
+    const int n = static_cast<int>(segments->size());
     const size_t es = wire == dev::kWireFloat32 ? 4 : 2;
     for (int me = 0; me < w; ++me) {
       const int64_t bMe = batches[me];
+      const std::vector<int64_t> table =
+          ember::collective::pooledUnpackTable(*segments, dims, bMe);
       // Staging: source q's rows for me, [bMe, dims[q]], at bMe * colOff[q].
       std::vector<uint8_t> staging(std::max<int64_t>(bMe * dSum, 1) * es);
       for (int q = 0; q < w; ++q) {
@@ -252,7 +284,7 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
       }
       std::vector<float> out(bMe * dSum, -99.f);
       forGrid(bMe * dSum, [&](int64_t i) {
-        int64_t src = dev::pooledSourceIndex(i, bMe, dSum, colOff.data(), w);
+        int64_t src = dev::pooledSourceIndex(i, dSum, table.data(), n);
         if (wire == dev::kWireFloat32)
           ember::cuda::copyElement(out.data(), i, staging.data(), src, 4);
         else
@@ -266,22 +298,32 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
 
 TEST(CollectivesEmulation, PooledUnpackCopiesEveryElementSize) {
   // Uncoded pooled_all_to_all keeps any dtype: 1, 2, 4 and 8-byte elements.
-  const std::vector<int64_t> colOff = {0, 2, 2, 5};
+  // Positions of 2, 0 and 3 columns; position 2's columns go first, then
+  // position 0's.
+  const std::vector<int64_t> dims = {2, 0, 3}, colOff = {0, 2, 2, 5};
+  Attributes attrs;
+  attrs.set("segment_dims", std::vector<int64_t>{2, 3});
+  attrs.set("segment_columns", std::vector<int64_t>{3, 0});
+  auto segments = ember::collective::pooledSegments(attrs, dims);
+  ASSERT_TRUE(segments.isOk()) << segments.status().toString();
   const int64_t bMe = 3, dSum = 5;
+  const std::vector<int64_t> table =
+      ember::collective::pooledUnpackTable(*segments, dims, bMe);
   for (int bytes : {1, 2, 4, 8}) {
     std::vector<uint8_t> staging(bMe * dSum * bytes);
     std::iota(staging.begin(), staging.end(), 1);
     std::vector<uint8_t> out(staging.size(), 0);
     forGrid(bMe * dSum, [&](int64_t i) {
-      ember::cuda::copyElement(out.data(), i, staging.data(),
-                       dev::pooledSourceIndex(i, bMe, dSum, colOff.data(), 3),
-                       bytes);
+      ember::cuda::copyElement(
+          out.data(), i, staging.data(),
+          dev::pooledSourceIndex(i, dSum, table.data(), 2), bytes);
     });
     for (int64_t b = 0; b < bMe; ++b)
       for (int64_t c = 0; c < dSum; ++c) {
-        int q = c < 2 ? 0 : 2;
-        int64_t d = colOff[q + 1] - colOff[q];
-        int64_t src = bMe * colOff[q] + b * d + (c - colOff[q]);
+        // Output columns 0..2: position 2's; 3..4: position 0's.
+        int q = c < 3 ? 2 : 0;
+        int64_t d = dims[q], col = c < 3 ? c : c - 3;
+        int64_t src = bMe * colOff[q] + b * d + col;
         EXPECT_EQ(0, std::memcmp(out.data() + (b * dSum + c) * bytes,
                                  staging.data() + src * bytes, bytes))
             << bytes << " bytes, b " << b << " c " << c;

@@ -404,6 +404,84 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
   }
 }
 
+// --- pooled_all_to_all with its columns permuted ----------------------------
+
+/// segment_dims / segment_columns that cut each position's columns into runs
+/// of 1 or 2 and place the runs in a shuffled order.
+std::pair<std::vector<int64_t>, std::vector<int64_t>>
+shuffledSegments(const std::vector<int64_t> &dims, std::mt19937 &rng) {
+  std::vector<int64_t> widths;
+  for (int64_t d : dims)
+    for (int64_t c = 0; c < d;) {
+      int64_t width = std::min<int64_t>(d - c, 1 + rng() % 2);
+      widths.push_back(width);
+      c += width;
+    }
+  std::vector<size_t> order(widths.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<int64_t> columns(widths.size());
+  int64_t column = 0;
+  for (size_t s : order) {
+    columns[s] = column;
+    column += widths[s];
+  }
+  return {widths, columns};
+}
+
+TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
+  const int w = world();
+  const std::vector<int64_t> batches = batchesFor(w);
+  const std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{5}
+                                    : w == 2 ? std::vector<int64_t>{3, 5}
+                                             : std::vector<int64_t>{2, 0, 4, 3};
+  int64_t total = 0, dSum = 0;
+  for (int64_t b : batches)
+    total += b;
+  for (int64_t d : dims)
+    dSum += d;
+  for (std::string codec : {"float32", "float16"}) {
+    SCOPED_TRACE(codec);
+    std::mt19937 rng(71 + w);
+    auto [widths, columns] = shuffledSegments(dims, rng);
+    std::vector<std::vector<float>> x(w);
+    for (int q = 0; q < w; ++q)
+      x[q] = randomFloats(rng, total * dims[q]);
+    runRanks(w, 30, [&](int r, Communicator *comm) {
+      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
+                            comm);
+      std::vector<float> ref(batches[r]);
+      ctx.addInput(
+          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+      ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
+      ctx.setNumOutputs(1);
+      ctx.attrs().set("dim_per_rank", dims);
+      ctx.attrs().set("segment_dims", widths);
+      ctx.attrs().set("segment_columns", columns);
+      ctx.attrs().set("comm_dtype", codec);
+      Status s = runKernel("pooled_all_to_all", ctx);
+      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+      int64_t rowOff = 0;
+      for (int p = 0; p < r; ++p)
+        rowOff += batches[p];
+      // Naive: walk the segments in wire order, each from its position.
+      std::vector<float> expected(batches[r] * dSum, -99.f);
+      size_t seg = 0;
+      for (int q = 0; q < w; ++q)
+        for (int64_t c0 = 0; c0 < dims[q]; c0 += widths[seg++])
+          for (int64_t b = 0; b < batches[r]; ++b)
+            for (int64_t c = 0; c < widths[seg]; ++c) {
+              float v = x[q][(rowOff + b) * dims[q] + c0 + c];
+              expected[b * dSum + columns[seg] + c] =
+                  codec == "float32" ? v : roundTrip(codec, v);
+            }
+      EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], dSum}));
+      EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
+    });
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 4),
                          [](const auto &info) {
                            return std::to_string(info.param) + "ranks";
@@ -432,6 +510,43 @@ TEST(CollectiveFailureTest, MismatchedAttributesAreAnError) {
       EXPECT_FALSE(s.isOk());
     }
   });
+}
+
+TEST(CollectiveFailureTest, BadColumnSegmentsAreRefused) {
+  // dim_per_rank [2, 3]: position 0's 2 columns, then position 1's 3.
+  struct Case {
+    std::vector<int64_t> widths, columns;
+    bool withWidths, withColumns;
+    const char *message;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3}, {0, 2}, true, false, "only 'segment_dims' is given"},
+      {{2, 3}, {3, 0}, false, true, "only 'segment_columns' is given"},
+      {{2, 3}, {3}, true, true, "'segment_dims' has 2 entries but"},
+      {{2, 2}, {0, 2}, true, true, "ends at position 1's column 2"},
+      {{3, 2}, {0, 3}, true, true, "'segment_dims'[0] = 3 does not fit"},
+      {{0, 2, 3}, {0, 0, 2}, true, true, "'segment_dims'[0] = 0 does not"},
+      {{2, 3, 1}, {0, 2, 4}, true, true, "has 3 segments but"},
+      {{2, 3}, {0, 4}, true, true, "'segment_columns'[1] = 4"},
+      {{2, 3}, {-1, 2}, true, true, "'segment_columns'[0] = -1"},
+      {{2, 3}, {0, 1}, true, true, "segments 0 and 1 overlap"},
+  };
+  std::vector<float> x(2, 1.f), ref(1);
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.message);
+    TestKernelContext ctx;
+    ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {1, 2}))
+        .addInput(Tensor::view(ref.data(), DType::kFloat32, {1}));
+    ctx.setNumOutputs(1);
+    ctx.attrs().set("dim_per_rank", std::vector<int64_t>{2, 3});
+    if (c.withWidths)
+      ctx.attrs().set("segment_dims", c.widths);
+    if (c.withColumns)
+      ctx.attrs().set("segment_columns", c.columns);
+    Status s = runKernel("pooled_all_to_all", ctx);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.toString();
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << s.toString();
+  }
 }
 
 TEST(CollectiveFailureTest, BadCommDtypeIsAnError) {

@@ -7,7 +7,10 @@
 // attrs:   dim_per_rank (one D per group position), batch_ref_divisor
 //          (default 1), comm_dtype (float32 x only: "float16" / "bfloat16"
 //          send 16-bit values, comm_codec.h; default "float32")
-// output:  [B_me, sum(D)], the columns of position 0 first
+//          segment_dims, segment_columns (both or neither: where runs of
+//          the received columns go, pooled_all_to_all_layout.h)
+// output:  [B_me, sum(D)], the columns of position 0 first, or as the
+//          segments place them
 //
 // The B and D of every position are exchanged first (and checked against
 // dim_per_rank), then each position's rows; empty blocks are not sent.
@@ -27,7 +30,9 @@ namespace {
 Status validate(const Attributes &attrs, int, int) {
   EMBER_RETURN_IF_ERROR(validateBatchRefDivisor(attrs));
   EMBER_RETURN_IF_ERROR(commCodec(attrs).status());
-  return perMemberInts(attrs, "dim_per_rank", -1).status();
+  EMBER_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                         perMemberInts(attrs, "dim_per_rank", -1));
+  return pooledSegments(attrs, dims).status();
 }
 
 Status validateGroup(const Attributes &attrs, int groupSize) {
@@ -67,23 +72,26 @@ Status run(KernelContext &ctx) {
                 static_cast<size_t>(bMe * dims[q]) * es};
   }
   EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, ""));
+  // One copy of each received row into its output columns (segment by
+  // segment: in position order unless the plan permutes them).
   char *o = static_cast<char *>(out->data());
-  for (int q = 0; q < g; ++q) {
-    size_t rowBytes = static_cast<size_t>(dims[q]) * es;
-    if (!rowBytes)
-      continue;
-    const char *block = staging + static_cast<size_t>(bMe * colOff[q]) * es;
+  for (const PooledSegment &seg : layout.segments) {
+    const int64_t d = dims[seg.position];
+    const char *block = staging + static_cast<size_t>(bMe * colOff[seg.position]) * es;
     if (codec != CommCodec::kNone) {
       const uint16_t *w = reinterpret_cast<const uint16_t *>(block);
       float *of = out->data<float>();
       for (int64_t b = 0; b < bMe; ++b)
-        for (int64_t d = 0; d < dims[q]; ++d)
-          of[b * dSum + colOff[q] + d] = decodeWire(codec, w[b * dims[q] + d]);
+        for (int64_t c = 0; c < seg.width; ++c)
+          of[b * dSum + seg.outputColumn + c] =
+              decodeWire(codec, w[b * d + seg.sourceColumn + c]);
       continue;
     }
+    const size_t bytes = static_cast<size_t>(seg.width) * es;
     for (int64_t b = 0; b < bMe; ++b)
-      std::memcpy(o + static_cast<size_t>(b * dSum + colOff[q]) * es,
-                  block + b * rowBytes, rowBytes);
+      std::memcpy(o + static_cast<size_t>(b * dSum + seg.outputColumn) * es,
+                  block + static_cast<size_t>(b * d + seg.sourceColumn) * es,
+                  bytes);
   }
   return Status::ok();
 }

@@ -74,15 +74,18 @@ EMBER_HD_INLINE int findSegment(const int64_t *off, int g, int64_t x) {
 }
 
 /// pooled_all_to_all: output element i of [bMe, dSum] comes from this
-/// element of the staging buffer, where source position q's block
-/// [bMe, dims[q]] starts at bMe * colOff[q].
-EMBER_HD_INLINE int64_t pooledSourceIndex(int64_t i, int64_t bMe, int64_t dSum,
-                                          const int64_t *colOff, int g) {
-  (void)bMe;
+/// element of the staging buffer (source position q's block [bMe, dims[q]]
+/// starts at bMe * colOff[q]). The output's columns are n segments, ordered
+/// by output column: `segments` holds n + 1 output column starts (the last
+/// dSum), then each segment's staging index of its row 0's first element,
+/// then each segment's staging row length (its position's dims[q]); see
+/// pooledUnpackTable.
+EMBER_HD_INLINE int64_t pooledSourceIndex(int64_t i, int64_t dSum,
+                                          const int64_t *segments, int n) {
   const int64_t b = i / dSum, c = i - b * dSum;
-  const int q = findSegment(colOff, g, c);
-  const int64_t d = colOff[q + 1] - colOff[q];
-  return bMe * colOff[q] + b * d + (c - colOff[q]);
+  const int s = findSegment(segments, n, c);
+  const int64_t *first = segments + n + 1, *rowLength = first + n;
+  return first[s] + b * rowLength[s] + (c - segments[s]);
 }
 
 /// reduce_scatter / all_reduce: element i of the reduction of g received

@@ -44,10 +44,11 @@ __global__ void decodeWireKernel(const uint16_t *in, float *out, int64_t n,
 
 __global__ void pooledUnpackKernel(const void *staging, int wire,
                                    int elementBytes, void *out, int64_t bMe,
-                                   int64_t dSum, const int64_t *colOff, int g) {
+                                   int64_t dSum, const int64_t *segments,
+                                   int numSegments) {
   const int64_t n = bMe * dSum;
   for (int64_t i = firstIndex(); i < n; i += gridStride()) {
-    int64_t src = pooledSourceIndex(i, bMe, dSum, colOff, g);
+    int64_t src = pooledSourceIndex(i, dSum, segments, numSegments);
     if (wire == kWireFloat32)
       copyElement(out, i, staging, src, elementBytes);
     else
@@ -88,11 +89,12 @@ Status launchDecodeWire(const KernelEnv &env, const uint16_t *in, float *out,
 
 Status launchPooledUnpack(const KernelEnv &env, const void *staging, int wire,
                           int elementBytes, void *out, int64_t bMe,
-                          int64_t dSum, const int64_t *colOff, int g) {
+                          int64_t dSum, const int64_t *segments,
+                          int numSegments) {
   if (bMe <= 0 || dSum <= 0)
     return Status::ok();
   pooledUnpackKernel<<<gridFor(env, bMe * dSum), kThreads, 0, env.stream>>>(
-      staging, wire, elementBytes, out, bMe, dSum, colOff, g);
+      staging, wire, elementBytes, out, bMe, dSum, segments, numSegments);
   return launchStatus("pooled_all_to_all unpack");
 }
 

@@ -25,12 +25,15 @@ Status launchEncodeWire(const KernelEnv &env, const float *in, uint16_t *out,
 Status launchDecodeWire(const KernelEnv &env, const uint16_t *in, float *out,
                         int64_t n, int wire);
 
-/// pooled_all_to_all: out [bMe, dSum] from the staging blocks (see
-/// pooledSourceIndex). wire == kWireFloat32: elements of elementBytes bytes
-/// are copied; else 16-bit wire values are widened into float32 out.
+/// pooled_all_to_all: out [bMe, dSum] from the staging blocks, segment by
+/// segment (`segments`: the 3 * numSegments + 1 entries of
+/// pooledUnpackTable, see pooledSourceIndex). wire == kWireFloat32:
+/// elements of elementBytes bytes are copied; else 16-bit wire values are
+/// widened into float32 out.
 Status launchPooledUnpack(const KernelEnv &env, const void *staging, int wire,
                           int elementBytes, void *out, int64_t bMe,
-                          int64_t dSum, const int64_t *colOff, int g);
+                          int64_t dSum, const int64_t *segments,
+                          int numSegments);
 
 /// out[i] = reduction of g blocks of `block` elements (reduceBlocksAt); when
 /// outWire is set, also outWire[i] = wire(out[i]) with wire `encode`.

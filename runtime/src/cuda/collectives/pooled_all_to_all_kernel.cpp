@@ -5,7 +5,8 @@
 // (contiguous per destination, rounded to 16 bits first with comm_dtype) go
 // to their positions with one NCCL all-to-all-v into a staging buffer, and
 // one kernel unpacks the [B_me, D_q] blocks into the [B_me, sum D] output
-// (widening the 16-bit values).
+// (widening the 16-bit values), segment by segment: in position order, or
+// where the plan's segment_dims / segment_columns put each run of columns.
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/comm_codec.h"
@@ -57,9 +58,14 @@ Status runPooledAllToAll(KernelContext &ctx) {
                 static_cast<size_t>(bMe * dims[q]) * es};
   }
   EMBER_RETURN_IF_ERROR(deviceExchange(ctx, group, sends, recvs, ""));
-  EMBER_ASSIGN_OR_RETURN(int64_t * colOffDevice, uploadInts(ctx, colOff));
+  // One pass over the output, each element from its segment's block (in
+  // position order, or as the plan's segment_columns place them).
+  EMBER_ASSIGN_OR_RETURN(
+      int64_t * segmentsDevice,
+      uploadInts(ctx, pooledUnpackTable(layout.segments, dims, bMe)));
   return launchPooledUnpack(*env, staging, wire, static_cast<int>(es),
-                            out->data(), bMe, dSum, colOffDevice, g);
+                            out->data(), bMe, dSum, segmentsDevice,
+                            static_cast<int>(layout.segments.size()));
 }
 
 } // namespace ember::cuda::collectives
