@@ -24,6 +24,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <type_traits>
+#include <utility>
+
 namespace {
 
 /// Prefetches row `id` (skipped outside the table): the line at every 64
@@ -64,17 +67,22 @@ template <class V, TableFormat F, int NV> constexpr int64_t wholeRowCodeBytes() 
   return 4 * elems;
 }
 
-/// Adds one row to the NV accumulators: codes * s + (acc + b) for quantized
-/// rows (FBGEMM's order, the multiply-add fused: int8 sums are
-/// bit-identical to its kernels), w * row + acc for weighted float rows,
-/// row + acc otherwise. `w` is the id's weight (1 unweighted).
-template <class V, TableFormat F, int NV, bool kWeighted>
+/// Adds vectors [K0, K0 + NK) of one row (NV vectors in all) to the NK
+/// accumulators: codes * s + (acc + b) for quantized rows (FBGEMM's order,
+/// the multiply-add fused: int8 sums are bit-identical to its kernels),
+/// w * row + acc for weighted float rows, row + acc otherwise. `w` is the
+/// id's weight (1 unweighted); the row's last vector is masked by `tail`.
+template <class V, TableFormat F, int NV, bool kWeighted, int K0 = 0,
+          int NK = NV>
 EMBER_POOL_TARGET __attribute__((always_inline)) inline void
-addWholeRow(typename V::Reg (&acc)[NV], const uint8_t *row, int64_t scaleAt,
+addWholeRow(typename V::Reg (&acc)[NK], const uint8_t *row, int64_t scaleAt,
             float w, typename V::Mask tail) {
   using ember::embedding::rowdecode::isQuantized;
   using ember::embedding::rowdecode::loadFloat;
-  auto mask = [tail](int k) { return k == NV - 1 ? tail : V::fullMask(); };
+  static_assert(K0 >= 0 && K0 + NK <= NV, "vectors outside the row");
+  auto mask = [tail](int k) {
+    return K0 + k == NV - 1 ? tail : V::fullMask();
+  };
   if constexpr (isQuantized(F)) {
     float s = loadFloat(row + scaleAt), b = loadFloat(row + scaleAt + 4);
     if constexpr (kWeighted) {
@@ -83,36 +91,48 @@ addWholeRow(typename V::Reg (&acc)[NV], const uint8_t *row, int64_t scaleAt,
     }
     const typename V::Reg vs = V::set1(s), vb = V::set1(b);
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      acc[k] = V::fmadd(V::template load<F>(row, k, mask(k)), vs,
+    for (int k = 0; k < NK; ++k)
+      acc[k] = V::fmadd(V::template load<F>(row, K0 + k, mask(k)), vs,
                         V::add(acc[k], vb));
   } else if constexpr (kWeighted) {
     const typename V::Reg vw = V::set1(w);
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      acc[k] = V::fmadd(V::template load<F>(row, k, mask(k)), vw, acc[k]);
+    for (int k = 0; k < NK; ++k)
+      acc[k] =
+          V::fmadd(V::template load<F>(row, K0 + k, mask(k)), vw, acc[k]);
   } else {
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      acc[k] = V::add(acc[k], V::template load<F>(row, k, mask(k)));
+    for (int k = 0; k < NK; ++k)
+      acc[k] = V::add(acc[k], V::template load<F>(row, K0 + k, mask(k)));
   }
 }
 
-/// Divides by the bag's count for mean pooling and stores the bag's row.
-template <class V, int NV>
+/// Divides by the bag's count for mean pooling and stores vectors
+/// [K0, K0 + NK) of the bag's row (NV vectors in all).
+template <class V, int NV, int K0 = 0, int NK = NV>
 EMBER_POOL_TARGET __attribute__((always_inline)) inline void
-storeWholeRow(typename V::Reg (&acc)[NV], float *out, bool mean,
+storeWholeRow(typename V::Reg (&acc)[NK], float *out, bool mean,
               int64_t count, typename V::Mask tail) {
   if (mean && count > 1) {
     const typename V::Reg c = V::set1(static_cast<float>(count));
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
+    for (int k = 0; k < NK; ++k)
       acc[k] = V::div(acc[k], c);
   }
 #pragma GCC unroll 16
-  for (int k = 0; k < NV; ++k)
-    V::store(out, k, acc[k], k == NV - 1 ? tail : V::fullMask());
+  for (int k = 0; k < NK; ++k)
+    V::store(out, K0 + k, acc[k], K0 + k == NV - 1 ? tail : V::fullMask());
 }
+
+/// Calls fn(std::integral_constant<int, P>()) for each P in order.
+template <class Fn, int... P>
+EMBER_POOL_TARGET __attribute__((always_inline)) inline void
+forEachPass(std::integer_sequence<int, P...>, Fn &&fn) {
+  (fn(std::integral_constant<int, P>()), ...);
+}
+
+/// The least mean ids per bag of a job that poolWholeRows pools in pairs.
+constexpr int64_t kPairMinMeanLength = 48;
 
 /// Pools every bag of `job` (sum or mean, weighted when kWeighted) with the
 /// row's NV vectors in registers; the last vector is masked by the row's
@@ -120,17 +140,21 @@ storeWholeRow(typename V::Reg (&acc)[NV], float *out, bool mean,
 /// of bag b, row j of bag b + 1, ...) into two sets of accumulators: two
 /// independent chains of adds and twice the independent loads in the
 /// out-of-order window, while each bag still adds its rows in order (the
-/// same bits as one bag at a time). kPairs needs 2 * NV registers for the
-/// accumulators.
-/// The least mean ids per bag of a job that poolWholeRows pools in pairs.
-constexpr int64_t kPairMinMeanLength = 48;
-
+/// same bits as one bag at a time). With kPasses > 1 the row's columns are
+/// pooled in kPasses passes over the bag (or pair) of NV / kPasses vectors
+/// each (FBGEMM's JIT kernel does the same when a row does not fit its
+/// registers): the first pass prefetches and reads the rows from memory,
+/// the later ones find them in L1. The accumulators take
+/// (kPairs ? 2 : 1) * NV / kPasses registers.
 template <class V, TableFormat F, typename IndexT, int NV, bool kWeighted,
-          bool kPairs>
+          bool kPairs, int kPasses = 1>
 EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   using ember::embedding::rowdecode::codeBytes;
   using ember::embedding::rowdecode::isQuantized;
   using Reg = typename V::Reg;
+  static_assert(kPasses >= 1 && NV % kPasses == 0, "passes split the row");
+  constexpr int NVP = NV / kPasses; // vectors per pass
+  using Passes = std::make_integer_sequence<int, kPasses>;
   PoolResult result;
   if (job.numBags <= 0)
     return result;
@@ -173,9 +197,9 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   // walk is a nested one) is done before its lines are requested, and the
   // row's prefetches and loads do not wait for it. (A/B on 10M x 128 fp32
   // rows, 1 thread: 1.02-1.12x by the median, 1.14-1.45x by the minimum.)
-  // Not for AVX2 rows of 12 or 16 ymm, which leave no register to spare:
-  // there the priming measured 0.92-0.96x.
-  constexpr bool kPrime = V::kLanes >= 16 || NV <= 8;
+  // Not for AVX2 loops with more than 8 ymm of accumulators, which leave no
+  // register to spare: there the priming measured 0.92-0.96x.
+  constexpr bool kPrime = V::kLanes >= 16 || (kPairs ? 2 : 1) * NVP <= 8;
   const int64_t primeAhead = kPrime ? 2 * distance : 0;
   auto primeAt = [&](int64_t pos) {
     const int64_t id = ids[pos];
@@ -223,55 +247,73 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
            kPrime && i < std::min(offsets[2], offsets[1] + 2 * half); ++i)
         primeAt(i);
     }
-    // Adds row i to `acc` (padding skipped, invalid ids counted); false at
-    // an invalid id with kFatal.
-    auto addAt = [&](Reg(&acc)[NV], int64_t i, int64_t &count)
-                     EMBER_POOL_TARGET __attribute__((always_inline)) -> bool {
-      const int64_t id = ids[i];
-      if (hasPadding && id == padding)
-        return true;
-      ++count;
-      if (check && static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
-        if (stopAtInvalid)
-          return false;
-        ++result.invalidIds;
-        return true;
-      }
-      addWholeRow<V, F, NV, kWeighted>(acc, table + id * rowBytes, scaleAt,
-                                       kWeighted ? weights[i] : 1.0f, tail);
-      return true;
-    };
     for (; bag + 1 < numBags; bag += 2) {
       const int64_t a = offsets[bag], b = offsets[bag + 1],
                     e = offsets[bag + 2];
       const int64_t common = std::min(b - a, e - b);
-      Reg accA[NV], accB[NV];
-#pragma GCC unroll 16
-      for (int k = 0; k < NV; ++k)
-        accA[k] = accB[k] = V::zero();
-      int64_t countA = 0, countB = 0;
       bool ok = true;
-      for (int64_t j = 0; j < common && ok; ++j) {
-        prefetchStream(a + j, b, bag + 2);
-        prefetchStream(b + j, e, bag + 3);
-        ok = addAt(accA, a + j, countA) && addAt(accB, b + j, countB);
-      }
-      for (int64_t i = a + common; i < b && ok; ++i) {
-        prefetchStream(i, b, bag + 2);
-        ok = addAt(accA, i, countA);
-      }
-      for (int64_t i = b + common; i < e && ok; ++i) {
-        prefetchStream(i, e, bag + 3);
-        ok = addAt(accB, i, countB);
-      }
-      // An invalid id with kFatal: the bags are pooled again one at a time
-      // below, which stops at the first invalid id in order (nothing of
-      // these two bags was stored).
+      forEachPass(Passes(), [&](auto pass) EMBER_POOL_TARGET
+                  __attribute__((always_inline)) {
+        constexpr int K0 = decltype(pass)::value * NVP;
+        constexpr bool kFirst = K0 == 0;
+        if (!ok)
+          return;
+        // Adds row i to `acc` (padding skipped, invalid ids counted once);
+        // false at an invalid id with kFatal.
+        auto addAt = [&](Reg(&acc)[NVP], int64_t i, int64_t &count)
+                         EMBER_POOL_TARGET
+                         __attribute__((always_inline)) -> bool {
+          const int64_t id = ids[i];
+          if (hasPadding && id == padding)
+            return true;
+          ++count;
+          if (check &&
+              static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+            if (stopAtInvalid)
+              return false;
+            if (kFirst)
+              ++result.invalidIds;
+            return true;
+          }
+          addWholeRow<V, F, NV, kWeighted, K0, NVP>(
+              acc, table + id * rowBytes, scaleAt,
+              kWeighted ? weights[i] : 1.0f, tail);
+          return true;
+        };
+        Reg accA[NVP], accB[NVP];
+#pragma GCC unroll 16
+        for (int k = 0; k < NVP; ++k)
+          accA[k] = accB[k] = V::zero();
+        int64_t countA = 0, countB = 0;
+        for (int64_t j = 0; j < common && ok; ++j) {
+          if (kFirst) {
+            prefetchStream(a + j, b, bag + 2);
+            prefetchStream(b + j, e, bag + 3);
+          }
+          ok = addAt(accA, a + j, countA) && addAt(accB, b + j, countB);
+        }
+        for (int64_t i = a + common; i < b && ok; ++i) {
+          if (kFirst)
+            prefetchStream(i, b, bag + 2);
+          ok = addAt(accA, i, countA);
+        }
+        for (int64_t i = b + common; i < e && ok; ++i) {
+          if (kFirst)
+            prefetchStream(i, e, bag + 3);
+          ok = addAt(accB, i, countB);
+        }
+        // An invalid id with kFatal (found by the first pass, before
+        // anything of the pair is stored): the bags are pooled again one
+        // at a time below, which stops at the first invalid id in order.
+        if (!ok)
+          return;
+        storeWholeRow<V, NV, K0, NVP>(accA, outBase + bag * outStride, mean,
+                                      countA, tail);
+        storeWholeRow<V, NV, K0, NVP>(accB, outBase + (bag + 1) * outStride,
+                                      mean, countB, tail);
+      });
       if (!ok)
         break;
-      storeWholeRow<V, NV>(accA, outBase + bag * outStride, mean, countA, tail);
-      storeWholeRow<V, NV>(accB, outBase + (bag + 1) * outStride, mean, countB,
-                           tail);
     }
   }
   // One stream of ids across the bags: the row `distance` ids ahead is
@@ -281,34 +323,49 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   const int64_t primeEnd = idsEnd - primeAhead;
   for (; bag < numBags; ++bag) {
     const int64_t begin = offsets[bag], end = offsets[bag + 1];
-    Reg acc[NV];
+    bool ok = true;
+    forEachPass(Passes(), [&](auto pass) EMBER_POOL_TARGET
+                __attribute__((always_inline)) {
+      constexpr int K0 = decltype(pass)::value * NVP;
+      constexpr bool kFirst = K0 == 0;
+      if (!ok)
+        return;
+      Reg acc[NVP];
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      acc[k] = V::zero();
-    int64_t count = 0;
-    for (int64_t i = begin; i < end; ++i) {
-      if (i < prefetchEnd) {
-        prefetchAt(i + distance);
-        if (kPrime && i < primeEnd)
-          primeAt(i + primeAhead);
-      }
-      const int64_t id = ids[i];
-      if (hasPadding && id == padding)
-        continue;
-      ++count;
-      if (check && static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
-        if (stopAtInvalid) {
-          result.firstInvalidPos = i;
-          result.firstInvalidId = id;
-          return result;
+      for (int k = 0; k < NVP; ++k)
+        acc[k] = V::zero();
+      int64_t count = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        if (kFirst && i < prefetchEnd) {
+          prefetchAt(i + distance);
+          if (kPrime && i < primeEnd)
+            primeAt(i + primeAhead);
         }
-        ++result.invalidIds;
-        continue;
+        const int64_t id = ids[i];
+        if (hasPadding && id == padding)
+          continue;
+        ++count;
+        if (check &&
+            static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+          if (stopAtInvalid) { // found by the first pass
+            result.firstInvalidPos = i;
+            result.firstInvalidId = id;
+            ok = false;
+            return;
+          }
+          if (kFirst)
+            ++result.invalidIds;
+          continue;
+        }
+        addWholeRow<V, F, NV, kWeighted, K0, NVP>(
+            acc, table + id * rowBytes, scaleAt,
+            kWeighted ? weights[i] : 1.0f, tail);
       }
-      addWholeRow<V, F, NV, kWeighted>(acc, table + id * rowBytes, scaleAt,
-                                       kWeighted ? weights[i] : 1.0f, tail);
-    }
-    storeWholeRow<V, NV>(acc, outBase + bag * outStride, mean, count, tail);
+      storeWholeRow<V, NV, K0, NVP>(acc, outBase + bag * outStride, mean,
+                                    count, tail);
+    });
+    if (!ok)
+      return result;
   }
   return result;
 }
