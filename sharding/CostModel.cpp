@@ -20,6 +20,7 @@ static int64_t toBytes(double bytes) {
 ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
   cost += other.cost;
   everyRank += other.everyRank;
+  exchange += other.exchange;
   device += other.device;
   host += other.host;
   return *this;
@@ -28,6 +29,7 @@ ShardLoad &ShardLoad::operator+=(const ShardLoad &other) {
 ShardLoad &ShardLoad::operator-=(const ShardLoad &other) {
   cost -= other.cost;
   everyRank -= other.everyRank;
+  exchange -= other.exchange;
   device -= other.device;
   host -= other.host;
   return *this;
@@ -43,6 +45,23 @@ double ember::sharding::idsPerSample(const TableSpec &table) {
 double ember::sharding::outputRowsPerSample(const TableSpec &table) {
   return table.sequence ? idsPerSample(table)
                         : static_cast<double>(table.features.size());
+}
+
+CostParts ember::sharding::rankCollectiveParts(const CostParts &heldCost,
+                                               const CostParts &heldExchange,
+                                               const CostParts &requested) {
+  auto duplex = [](double held, double exchange, double requested) {
+    return held - exchange + std::max(exchange, requested);
+  };
+  CostParts parts;
+  parts.lookup = heldCost.lookup;
+  parts.inputDist =
+      duplex(heldCost.inputDist, heldExchange.inputDist, requested.inputDist);
+  parts.outputDist = duplex(heldCost.outputDist, heldExchange.outputDist,
+                            requested.outputDist);
+  parts.backward =
+      duplex(heldCost.backward, heldExchange.backward, requested.backward);
+  return parts;
 }
 
 double CostModel::allToAllSeconds(double bytes) const {
@@ -130,26 +149,33 @@ ShardLoad CostModel::shardLoad(const TableSpec &table, ShardingKind kind,
   load.cost.lookup =
       lookupSeconds(table, kernel, ids, geometry.cols, outputBytes);
   load.cost.inputDist = allToAllSeconds(inputBytes);
+  load.exchange.inputDist = load.cost.inputDist;
   // The requester's side, on every rank: its 1/W of the ids sent to this
   // shard and of the rows that come back (a table-row-wise table's rows
   // come back once, reduced: 1/n of them from each shard).
   double world = static_cast<double>(std::max<int64_t>(topo.worldSize, 1));
   load.everyRank.inputDist = allToAllSeconds(inputBytes) / world;
   if (kind == ShardingKind::TableRowWise && numShards > 1 && !table.sequence) {
-    // Reduce-scatter inside the node, then the reduced blocks go to their
-    // owners.
+    // Reduce-scatter inside the node (every shard sends and receives as
+    // much: symmetric, outside the duplex max), then the reduced blocks go
+    // to their owners.
     double n = static_cast<double>(numShards);
+    load.exchange.outputDist = allToAllSeconds(outputBytes / n);
     load.cost.outputDist = outputBytes * (n - 1) / n / topo.intraNodeBandwidth +
-                           allToAllSeconds(outputBytes / n);
-    load.everyRank.outputDist = allToAllSeconds(outputBytes / n) / world;
+                           load.exchange.outputDist;
+    load.everyRank.outputDist = load.exchange.outputDist / world;
   } else {
     load.cost.outputDist = allToAllSeconds(outputBytes);
+    load.exchange.outputDist = load.cost.outputDist;
     load.everyRank.outputDist = load.cost.outputDist / world;
   }
   if (options.includeBackward) {
+    // The backward lookup (read the gradients, update the rows) runs at
+    // FBGEMM's backward rate; the output's gradients come back the other
+    // way round through the same all-to-all.
     load.cost.backward =
         kBackwardLookupRatio * load.cost.lookup + load.cost.outputDist;
-    // The output's gradients go back the other way.
+    load.exchange.backward = load.exchange.outputDist;
     load.everyRank.backward = load.everyRank.outputDist;
   }
 

@@ -23,6 +23,13 @@ struct ShardLoad {
   /// to the shard and receives its pooled rows from it (the requester's side
   /// of the input and output all-to-alls; the holder's side is in `cost`).
   CostParts everyRank;
+  /// The holder's side of each all-to-all (the part of `cost.inputDist`,
+  /// `cost.outputDist` and `cost.backward` that goes the opposite way to
+  /// `everyRank`'s: ids received, rows sent, gradients received). Links are
+  /// full duplex, so a rank's time in one all-to-all is the larger of what
+  /// it sends and what it receives: these and the requester's side meet in
+  /// a max, not a sum (rankCollectiveParts).
+  CostParts exchange;
   ShardLoad &operator+=(const ShardLoad &other);
   ShardLoad &operator-=(const ShardLoad &other);
 };
@@ -72,6 +79,17 @@ private:
 
   const PlannerOptions &options;
 };
+
+/// A rank's cost parts from what it holds (`held`: the sum of its shards'
+/// ShardLoad::cost and ShardLoad::exchange) and what every rank requests
+/// (`requested`: the sum of every placed shard's ShardLoad::everyRank). Each
+/// all-to-all is as slow as the larger of the bytes the rank sends and
+/// receives in it (full-duplex links), so its part is `cost - exchange +
+/// max(exchange, requested)`; lookups and the symmetric exchanges (a
+/// reduce-scatter inside the node, the replicas' all-reduce) add up.
+CostParts rankCollectiveParts(const CostParts &heldCost,
+                              const CostParts &heldExchange,
+                              const CostParts &requested);
 
 /// Total ids per sample of `table` (sum of its features' pooling factors).
 double idsPerSample(const TableSpec &table);

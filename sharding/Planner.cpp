@@ -206,6 +206,9 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
   CostModel model(options);
   ShardLoad base = model.baseline(tables);
   std::vector<ShardLoad> loads(options.topology.worldSize, base);
+  // The requester's side of every shard's all-to-alls, the same on every
+  // rank.
+  CostParts requested;
   for (size_t t = 0; t < tables.size() && t < shardings.size(); ++t) {
     const TableSharding &sharding = shardings[t];
     if (sharding.kind == ShardingKind::DataParallel) {
@@ -222,14 +225,14 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
                                        sharding.kernel, shard,
                                        sharding.shards.size());
       loads[shard.rank] += load;
-      // The requester's side of its all-to-alls, on every rank.
-      for (ShardLoad &rank : loads)
-        rank.cost += load.everyRank;
+      requested += load.everyRank;
     }
   }
   std::vector<RankLoad> result;
   for (const ShardLoad &load : loads)
-    result.push_back(RankLoad{load.cost, load.device, load.host});
+    result.push_back(RankLoad{
+        rankCollectiveParts(load.cost, load.exchange, requested), load.device,
+        load.host});
   return result;
 }
 
@@ -299,12 +302,14 @@ llvm::Expected<ShardingPlan> Planner::run() {
   std::unique_ptr<State> failedState;
   for (Policy policy : policies) {
     std::unique_ptr<State> state = newState();
+    state->setDuplex(false);
     std::vector<int> failed = seed(*state, policy);
     // Memory before UVM: room for what the seed left out or served from
     // host memory.
     if (!failed.empty() || state->hostBytes() > 0)
       repairMemory(*state, failed);
     if (!failed.empty()) {
+      state->setDuplex(true);
       if (!failedState || failed.size() < fewestFailed.size()) {
         fewestFailed = failed;
         failedState = std::move(state);
@@ -312,7 +317,8 @@ llvm::Expected<ShardingPlan> Planner::run() {
       continue;
     }
     if (options.search == SearchMode::Local)
-      improve(*state);
+      improveBoundThenDuplex(*state);
+    state->setDuplex(true);
     if (!best || preferred(*state, *best))
       best = std::move(state);
   }
@@ -321,11 +327,14 @@ llvm::Expected<ShardingPlan> Planner::run() {
   // memory first, then place by memory.
   if ((!best || best->hostBytes() > 0) && chooseSpills()) {
     std::unique_ptr<State> state = newState();
+    state->setDuplex(false);
     std::vector<int> failed = seed(*state, Policy::Spill);
     repairMemory(*state, failed);
+    state->setDuplex(true);
     if (failed.empty()) {
       if (options.search == SearchMode::Local)
-        improve(*state);
+        improveBoundThenDuplex(*state);
+      state->setDuplex(true);
       if (!best || preferred(*state, *best))
         best = std::move(state);
     } else if (failed.size() < fewestFailed.size()) {
@@ -333,11 +342,20 @@ llvm::Expected<ShardingPlan> Planner::run() {
       failedState = std::move(state);
     }
   }
+  if (best && options.search == SearchMode::Local)
+    reshardAndImprove(best);
   if (best && options.search == SearchMode::Local && isTiny())
     exactSearch(best);
   if (best && options.search == SearchMode::Local) {
+    // Step 7 keeps the collective step but may open a move that lowers it,
+    // and step 6 may raise the busiest rank's bytes: alternate until
+    // neither changes the plan (the collective step never grows and drops
+    // with every step-6 change, so this ends; capped all the same).
+    constexpr int kCollectiveRounds = 8;
     improveCollectives(*best);
-    lowerBusiestTraffic(*best);
+    for (int round = 0; round < kCollectiveRounds; ++round)
+      if (!lowerBusiestTraffic(*best) || !improveCollectives(*best))
+        break;
   }
   if (!best) {
     std::vector<std::string> lines;

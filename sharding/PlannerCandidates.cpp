@@ -62,10 +62,12 @@ std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows,
 void Planner::finishOption(const TableSpec &table, Option &option) {
   option.loads.clear();
   option.unitCost.clear();
+  option.unitExchange.clear();
   option.unitDevice.clear();
   option.unitHost.clear();
   option.totalCost = 0;
   option.everyRankCost = 0;
+  option.everyRankParts = {};
   option.maxShardDeviceBytes = 0;
   int64_t numShards = option.shards.size();
   ShardLoad load;
@@ -83,9 +85,13 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
                         load.everyRank.total() *
                             static_cast<double>(options.topology.worldSize);
     option.everyRankCost += load.everyRank.total();
+    Exchanges requested = exchangesOf(load.everyRank);
+    for (int c = 0; c < kExchanges; ++c)
+      option.everyRankParts[c] += requested[c];
     option.maxShardDeviceBytes =
         std::max(option.maxShardDeviceBytes, load.device.total());
     option.unitCost.push_back(load.cost.total());
+    option.unitExchange.push_back(exchangesOf(load.exchange));
     option.unitDevice.push_back(load.device.total());
     option.unitHost.push_back(load.host.total());
     option.loads.push_back(load);

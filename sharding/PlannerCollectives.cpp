@@ -28,38 +28,64 @@ using namespace ember::sharding::detail;
 
 namespace {
 
+/// The cost parts (lookup, input all-to-all, output all-to-all, backward).
 constexpr int kParts = 4;
+/// A shard's cost parts, then its side of the three all-to-alls (the last
+/// three parts: ShardLoad::exchange).
+constexpr int kEntries = kParts + kExchanges;
+using PartArray = std::array<double, kEntries>;
 
-std::array<double, kParts> partsOf(const CostParts &cost) {
-  return {cost.lookup, cost.inputDist, cost.outputDist, cost.backward};
+PartArray partsOf(const ShardLoad &load) {
+  const CostParts &cost = load.cost;
+  const CostParts &exchange = load.exchange;
+  return {cost.lookup,         cost.inputDist,       cost.outputDist,
+          cost.backward,       exchange.inputDist,   exchange.outputDist,
+          exchange.backward};
 }
 
 /// Per-rank cost parts of a plan and the three largest ranks of each part
-/// (enough to know a part's maximum once two ranks change).
+/// (enough to know a part's maximum once two ranks change). An all-to-all's
+/// part on a rank is what its shards cost plus what every rank's requests
+/// exceed its holder side of it by (full-duplex links; the requests do not
+/// change while shards move).
 class CollectiveLoads {
 public:
   CollectiveLoads(const State &state, ArrayRef<TableOptions> tables)
-      : world(state.topology.worldSize) {
+      : world(state.topology.worldSize), requested(state.requested) {
     for (auto &part : parts)
       part.assign(world, 0);
     for (int64_t rank = 0; rank < world; ++rank)
       for (auto [table, shard] : state.units[rank]) {
         const Option &option = tables[table].options[state.choice[table]];
-        add(rank, partsOf(option.loads[shard].cost), 1.0);
+        add(rank, partsOf(option.loads[shard]), 1.0);
       }
     refresh();
   }
 
-  void add(int64_t rank, const std::array<double, kParts> &cost, double sign) {
-    for (int k = 0; k < kParts; ++k)
+  void add(int64_t rank, const PartArray &cost, double sign) {
+    for (int k = 0; k < kEntries; ++k)
       parts[k][rank] += sign * cost[k];
   }
 
+  /// Part `k` of `rank` once `sign * delta` is added to it.
+  double partAfter(int k, int64_t rank, const PartArray &delta,
+                   double sign) const {
+    double value = parts[k][rank] + sign * delta[k];
+    if (k > 0) {
+      int c = k - 1;
+      double exchanged =
+          parts[kParts + c][rank] + sign * delta[kParts + c];
+      value += std::max(0.0, requested[c] - exchanged);
+    }
+    return value;
+  }
+
   void refresh() {
+    PartArray none{};
     for (int k = 0; k < kParts; ++k) {
       top[k].fill({0.0, -1});
       for (int64_t rank = 0; rank < world; ++rank) {
-        double value = parts[k][rank];
+        double value = partAfter(k, rank, none, 0.0);
         for (int i = 0; i < 3; ++i)
           if (top[k][i].second < 0 || value > top[k][i].first) {
             for (int j = 2; j > i; --j)
@@ -82,11 +108,11 @@ public:
   int64_t busiest(int part) const { return top[part][0].second; }
 
   /// The step after `delta` leaves rank `a` and arrives at rank `b`.
-  double stepAfter(int64_t a, int64_t b,
-                   const std::array<double, kParts> &delta) const {
+  double stepAfter(int64_t a, int64_t b, const PartArray &delta) const {
     double sum = 0;
     for (int k = 0; k < kParts; ++k) {
-      double value = std::max(parts[k][a] - delta[k], parts[k][b] + delta[k]);
+      double value =
+          std::max(partAfter(k, a, delta, -1.0), partAfter(k, b, delta, 1.0));
       for (int i = 0; i < 3; ++i)
         if (top[k][i].second >= 0 && top[k][i].second != a &&
             top[k][i].second != b) {
@@ -100,7 +126,8 @@ public:
 
 private:
   int64_t world;
-  std::array<std::vector<double>, kParts> parts;
+  Exchanges requested;
+  std::array<std::vector<double>, kEntries> parts;
   std::array<std::array<std::pair<double, int64_t>, 3>, kParts> top;
 };
 
@@ -112,7 +139,7 @@ struct Candidate {
   int otherTable, otherShard;
   const ShardLoad &load;
   const ShardLoad *otherLoad; // null for a move
-  const std::array<double, kParts> &cost; // partsOf(load.cost)
+  const PartArray &cost; // partsOf(load)
 };
 
 /// The moves and swaps steps 6 and 7 search over: free shards that are not
@@ -139,12 +166,13 @@ public:
     for (auto [table, shard] : state.units[from]) {
       if (!movable(table))
         continue;
-      const ShardLoad &load = state.optionOf(table).loads[shard];
-      std::array<double, kParts> cost = partsOf(load.cost);
-      double unitCost = load.cost.total();
+      const Option &option = state.optionOf(table);
+      const ShardLoad &load = option.loads[shard];
+      PartArray cost = partsOf(load);
       // Moves.
       for (int64_t rank = 0; rank < world; ++rank) {
-        if (rank == from || state.cost[rank] + unitCost > ceiling + slack ||
+        if (rank == from ||
+            state.costAfter(rank, option, shard, 1.0) > ceiling + slack ||
             !fitsUnder(rank, load))
           continue;
         Candidate move{table, shard, rank, -1, -1, load, nullptr, cost};
@@ -158,11 +186,15 @@ public:
         for (auto [otherTable, otherShard] : state.units[rank]) {
           if (!movable(otherTable) || otherTable == table)
             continue;
-          const ShardLoad &otherLoad =
-              state.optionOf(otherTable).loads[otherShard];
-          double otherCost = otherLoad.cost.total();
-          if (state.cost[rank] - otherCost + unitCost > ceiling + slack ||
-              state.cost[from] - unitCost + otherCost > ceiling + slack)
+          const Option &otherOption = state.optionOf(otherTable);
+          const ShardLoad &otherLoad = otherOption.loads[otherShard];
+          UnitDelta intoRank;
+          intoRank.add(option, shard, 1.0).add(otherOption, otherShard, -1.0);
+          UnitDelta intoFromRank;
+          intoFromRank.add(otherOption, otherShard, 1.0)
+              .add(option, shard, -1.0);
+          if (state.costAfter(rank, intoRank) > ceiling + slack ||
+              state.costAfter(from, intoFromRank) > ceiling + slack)
             continue;
           Candidate swap{table, shard,     rank, otherTable,
                          otherShard, load, &otherLoad, cost};
@@ -200,10 +232,11 @@ private:
 
 } // namespace
 
-void Planner::improveCollectives(State &state) const {
+bool Planner::improveCollectives(State &state) const {
   int64_t world = state.topology.worldSize;
   if (world < 2)
-    return;
+    return false;
+  bool changed = false;
   // No rank may go above the plan's score (its largest per-rank cost), nor
   // above the fullest rank's device memory.
   MoveSearch search(state, tableOptions);
@@ -233,10 +266,10 @@ void Planner::improveCollectives(State &state) const {
       search.forEach(
           from, partners,
           [&](const Candidate &c) -> std::optional<double> {
-            std::array<double, kParts> delta = c.cost;
+            PartArray delta = c.cost;
             if (c.otherLoad) {
-              std::array<double, kParts> back = partsOf(c.otherLoad->cost);
-              for (int k = 0; k < kParts; ++k)
+              PartArray back = partsOf(*c.otherLoad);
+              for (int k = 0; k < kEntries; ++k)
                 delta[k] -= back[k];
             }
             double after = loads.stepAfter(from, c.target, delta);
@@ -252,18 +285,17 @@ void Planner::improveCollectives(State &state) const {
           });
     }
     if (bestTarget < 0)
-      return;
+      return changed;
+    changed = true;
     int64_t from = state.ranksOf[bestUnit.first][bestUnit.second];
     const Option &option = state.optionOf(bestUnit.first);
-    std::array<double, kParts> cost =
-        partsOf(option.loads[bestUnit.second].cost);
+    PartArray cost = partsOf(option.loads[bestUnit.second]);
     loads.add(from, cost, -1.0);
     loads.add(bestTarget, cost, 1.0);
     state.removeUnit(bestUnit.first, bestUnit.second);
     if (bestOther.first >= 0) {
       const Option &other = state.optionOf(bestOther.first);
-      std::array<double, kParts> back =
-          partsOf(other.loads[bestOther.second].cost);
+      PartArray back = partsOf(other.loads[bestOther.second]);
       loads.add(bestTarget, back, -1.0);
       loads.add(from, back, 1.0);
       state.removeUnit(bestOther.first, bestOther.second);
@@ -272,6 +304,7 @@ void Planner::improveCollectives(State &state) const {
     state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
     loads.refresh();
   }
+  return changed;
 }
 
 namespace {
@@ -406,10 +439,16 @@ public:
 
 } // namespace
 
-void Planner::lowerBusiestTraffic(State &state) const {
+double Planner::busiestTrafficBytes(const State &state) const {
+  TrafficLoads traffic(state, specs, tableOptions, options);
+  return traffic.bytes(traffic.busiest());
+}
+
+bool Planner::lowerBusiestTraffic(State &state) const {
   int64_t world = state.topology.worldSize;
   if (world < 2)
-    return;
+    return false;
+  bool changed = false;
   MoveSearch search(state, tableOptions);
   CollectiveLoads loads(state, tableOptions);
   TrafficLoads traffic(state, specs, tableOptions, options);
@@ -472,9 +511,9 @@ void Planner::lowerBusiestTraffic(State &state) const {
           double value = valueAfter(from, c.target, net);
           if (value >= bestValue)
             return std::nullopt;
-          std::array<double, kParts> parts = c.cost;
-          std::array<double, kParts> backParts = partsOf(c.otherLoad->cost);
-          for (int k = 0; k < kParts; ++k)
+          PartArray parts = c.cost;
+          PartArray backParts = partsOf(*c.otherLoad);
+          for (int k = 0; k < kEntries; ++k)
             parts[k] -= backParts[k];
           if (loads.stepAfter(from, c.target, parts) > collectiveStep)
             return std::nullopt;
@@ -487,10 +526,10 @@ void Planner::lowerBusiestTraffic(State &state) const {
           bestTarget = c.target;
         });
     if (bestTarget < 0)
-      return;
+      return changed;
+    changed = true;
     const Option &option = state.optionOf(bestUnit.first);
-    std::array<double, kParts> cost =
-        partsOf(option.loads[bestUnit.second].cost);
+    PartArray cost = partsOf(option.loads[bestUnit.second]);
     std::pair<double, double> delta = deltaOf(bestUnit.first, bestUnit.second);
     loads.add(from, cost, -1.0);
     loads.add(bestTarget, cost, 1.0);
@@ -499,8 +538,7 @@ void Planner::lowerBusiestTraffic(State &state) const {
     state.removeUnit(bestUnit.first, bestUnit.second);
     if (bestOther.first >= 0) {
       const Option &other = state.optionOf(bestOther.first);
-      std::array<double, kParts> back =
-          partsOf(other.loads[bestOther.second].cost);
+      PartArray back = partsOf(other.loads[bestOther.second]);
       std::pair<double, double> backDelta =
           deltaOf(bestOther.first, bestOther.second);
       loads.add(bestTarget, back, -1.0);
@@ -513,4 +551,5 @@ void Planner::lowerBusiestTraffic(State &state) const {
     state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
     loads.refresh();
   }
+  return changed;
 }

@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -47,6 +48,14 @@ constexpr double kReplicaBudgetFraction = 0.25;
 /// more than kHostFirstSlack times the other's (Planner::preferred).
 constexpr double kHostFirstFraction = 0.1;
 constexpr double kHostFirstSlack = 1.5;
+
+/// The all-to-alls whose sides meet in a duplex max (ShardLoad::exchange):
+/// input (ids), output (rows) and, in training, the gradients'.
+constexpr int kExchanges = 3;
+using Exchanges = std::array<double, kExchanges>;
+inline Exchanges exchangesOf(const CostParts &parts) {
+  return {parts.inputDist, parts.outputDist, parts.backward};
+}
 
 inline llvm::Error makeError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
@@ -74,10 +83,14 @@ struct Option {
   std::vector<ShardLoad> loads;
   /// Totals of each load (what the search adds up).
   std::vector<double> unitCost;
+  /// Each load's side of the all-to-alls (ShardLoad::exchange).
+  std::vector<Exchanges> unitExchange;
   std::vector<int64_t> unitDevice, unitHost;
   double totalCost = 0;
-  /// What the option costs every rank (ShardLoad::everyRank of its shards).
+  /// What the option costs every rank (ShardLoad::everyRank of its shards):
+  /// in all, and by all-to-all.
   double everyRankCost = 0;
+  Exchanges everyRankParts{};
   int64_t maxShardDeviceBytes = 0;
   int64_t replicaBytes = 0;
   /// Uses the data_parallel replica budget (auto choice).
@@ -90,7 +103,26 @@ struct TableOptions {
   bool userFixed = false;
 };
 
+/// What moving shards adds to (or takes off) a rank: their holder cost and
+/// their side of the all-to-alls.
+struct UnitDelta {
+  double cost = 0;
+  Exchanges exchange{};
+  UnitDelta &add(const Option &option, int shard, double sign) {
+    cost += sign * option.unitCost[shard];
+    for (int c = 0; c < kExchanges; ++c)
+      exchange[c] += sign * option.unitExchange[shard][c];
+    return *this;
+  }
+};
+
 /// Search state: where every table's shards are and what each rank carries.
+/// A rank's cost is what it holds (`held`) plus, for each all-to-all, what
+/// its requests (the same on every rank: `requested`) exceed its holder's
+/// side of it (`exchange`): full-duplex links, so the larger of sent and
+/// received counts (docs/sharding.md, "Cost model"). With `duplex` off the
+/// requests are added whole instead: the additive bound the seeds and the
+/// first local search work on (Planner::run).
 class State {
 public:
   State(const Topology &topology, ArrayRef<TableOptions> tables,
@@ -98,6 +130,9 @@ public:
       : topology(topology), tables(tables), replicaBudget(replicaBudget) {
     int64_t world = topology.worldSize;
     cost.assign(world, baseline.cost.total());
+    held = cost;
+    for (auto &part : exchange)
+      part.assign(world, 0);
     device.assign(world, baseline.device.total());
     host.assign(world, baseline.host.total());
     units.assign(world, {});
@@ -116,7 +151,15 @@ public:
   double replicaBudget;
   double replicaUsed = 0;
   int64_t deviceCap, hostCap;
+  /// Each rank's cost (held plus what its requests exceed; kept current).
   std::vector<double> cost;
+  /// What each rank's shards cost it (ShardLoad::cost summed).
+  std::vector<double> held;
+  /// Each rank's holder side of each all-to-all.
+  std::array<std::vector<double>, kExchanges> exchange;
+  /// Every rank's requester side of each all-to-all (the placed shards'
+  /// ShardLoad::everyRank summed).
+  Exchanges requested{};
   std::vector<int64_t> device, host;
   /// (table, shard) pairs on each rank.
   std::vector<std::vector<std::pair<int, int>>> units;
@@ -162,15 +205,39 @@ public:
     touched.clear();
   }
 
-  /// Cost every rank carries for the placed tables (Option::everyRankCost),
-  /// kept apart from `cost` since placements do not change it.
-  double everyRank = 0;
+  /// Whether costs are the duplex model's (else the additive bound).
+  bool duplex = true;
+  /// A rank's cost with `held` and `exchange` as given.
+  double rankCost(double heldCost, const Exchanges &exchanged) const {
+    double result = heldCost;
+    for (int c = 0; c < kExchanges; ++c)
+      result += duplex ? std::max(0.0, requested[c] - exchanged[c])
+                       : requested[c];
+    return result;
+  }
+  void setDuplex(bool on) {
+    duplex = on;
+    for (int64_t rank = 0, e = cost.size(); rank < e; ++rank)
+      refreshCost(rank);
+  }
+  /// The cost of `rank` once `delta` is added to it (placements as they
+  /// are otherwise).
+  double costAfter(int64_t rank, const UnitDelta &delta) const {
+    Exchanges exchanged;
+    for (int c = 0; c < kExchanges; ++c)
+      exchanged[c] = exchange[c][rank] + delta.exchange[c];
+    return rankCost(held[rank] + delta.cost, exchanged);
+  }
+  double costAfter(int64_t rank, const Option &option, int shard,
+                   double sign) const {
+    return costAfter(rank, UnitDelta().add(option, shard, sign));
+  }
+  void refreshCost(int64_t rank) { cost[rank] = costAfter(rank, UnitDelta()); }
   double maxCost() const {
-    return *std::max_element(cost.begin(), cost.end()) + everyRank;
+    return *std::max_element(cost.begin(), cost.end());
   }
   double totalCost() const {
-    return std::accumulate(cost.begin(), cost.end(), 0.0) +
-           everyRank * static_cast<double>(cost.size());
+    return std::accumulate(cost.begin(), cost.end(), 0.0);
   }
   /// Host memory used by every rank together (UVM kernels).
   int64_t hostBytes() const {
@@ -182,7 +249,10 @@ public:
 
   void addUnit(int table, int shard, int64_t rank) {
     const Option &option = tables[table].options[choice[table]];
-    cost[rank] += option.unitCost[shard];
+    held[rank] += option.unitCost[shard];
+    for (int c = 0; c < kExchanges; ++c)
+      exchange[c][rank] += option.unitExchange[shard][c];
+    refreshCost(rank);
     device[rank] += option.unitDevice[shard];
     host[rank] += option.unitHost[shard];
     ranksOf[table][shard] = rank;
@@ -193,7 +263,10 @@ public:
   void removeUnit(int table, int shard) {
     const Option &option = tables[table].options[choice[table]];
     int64_t rank = ranksOf[table][shard];
-    cost[rank] -= option.unitCost[shard];
+    held[rank] -= option.unitCost[shard];
+    for (int c = 0; c < kExchanges; ++c)
+      exchange[c][rank] -= option.unitExchange[shard][c];
+    refreshCost(rank);
     device[rank] -= option.unitDevice[shard];
     host[rank] -= option.unitHost[shard];
     size_t position = positions[table][shard];
@@ -211,7 +284,7 @@ public:
       removeUnit(table, shard);
     if (option.budgeted)
       replicaUsed -= static_cast<double>(option.replicaBytes);
-    everyRank -= option.everyRankCost;
+    request(option, -1.0);
     choice[table] = -1;
   }
 
@@ -226,7 +299,21 @@ public:
       addUnit(table, shard, ranks[shard]);
     if (option.budgeted)
       replicaUsed += static_cast<double>(option.replicaBytes);
-    everyRank += option.everyRankCost;
+    request(option, 1.0);
+  }
+
+  /// Adds (sign 1) or removes (-1) the requester side of `option` on every
+  /// rank.
+  void request(const Option &option, double sign) {
+    bool changed = false;
+    for (int c = 0; c < kExchanges; ++c)
+      if (option.everyRankParts[c] != 0) {
+        requested[c] += sign * option.everyRankParts[c];
+        changed = true;
+      }
+    if (changed)
+      for (int64_t rank = 0, e = cost.size(); rank < e; ++rank)
+        refreshCost(rank);
   }
 
   /// Places `table` with option `index` greedily: free shards on the least
@@ -326,6 +413,15 @@ private:
 
   // PlannerSearch.cpp
   void improve(State &state) const;
+  /// The local search on the additive bound (requests added whole: moves
+  /// and re-shards do not stall where every rank's holder side equals its
+  /// requests), then on the duplex cost the plan is judged by.
+  void improveBoundThenDuplex(State &state) const;
+  /// Each of the busiest rank's costliest tables re-sharded with each of
+  /// its other options on a copy of the plan, improved by the local search
+  /// there; the preferred copy whose busiest rank moves no more all-to-all
+  /// bytes than the plan's replaces `best` (a few rounds).
+  void reshardAndImprove(std::unique_ptr<State> &best) const;
   bool tryMove(State &state, int64_t maxRank) const;
   bool trySwap(State &state, int64_t maxRank) const;
   bool tryReshard(State &state, int64_t maxRank) const;
@@ -340,14 +436,17 @@ private:
   /// Lowers the plan's collective step (the sum over the cost parts of the
   /// busiest rank's part: each collective waits for its slowest rank) by
   /// moves and swaps of free shards that keep every rank at or below the
-  /// plan's score and in memory.
-  void improveCollectives(State &state) const;
+  /// plan's score and in memory. Whether it changed the plan.
+  bool improveCollectives(State &state) const;
   /// Lowers the bytes the busiest rank sends or receives in the all-to-alls
   /// (as the side-by-side benchmark counts them) by moves and swaps of free
   /// shards that keep every rank at or below the plan's score, the
   /// collective step at or below its value, and device memory at or below
-  /// the fullest rank's.
-  void lowerBusiestTraffic(State &state) const;
+  /// the fullest rank's. Whether it changed the plan.
+  bool lowerBusiestTraffic(State &state) const;
+  /// The bytes the busiest rank sends or receives in the all-to-alls (as
+  /// lowerBusiestTraffic counts them).
+  double busiestTrafficBytes(const State &state) const;
 
   ArrayRef<TableSpec> specs;
   const PlannerOptions &options;

@@ -40,14 +40,16 @@ bool Planner::tryMove(State &state, int64_t maxRank) const {
     if (tableOptions[table].userFixed ||
         state.optionOf(table).placement != Placement::Free)
       continue;
-    const ShardLoad &load = state.optionOf(table).loads[shard];
-    double unitCost = load.cost.total();
-    if (unitCost <= 0)
+    const Option &option = state.optionOf(table);
+    const ShardLoad &load = option.loads[shard];
+    if (option.unitCost[shard] <= 0)
       continue;
+    double left = state.costAfter(maxRank, option, shard, -1.0);
     for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
       if (rank == maxRank || !state.fits(rank, load))
         continue;
-      double value = std::max(state.cost[rank] + unitCost, current - unitCost);
+      double value =
+          std::max(state.costAfter(rank, option, shard, 1.0), left);
       if (value < bestValue - 1e-12 * current) {
         bestValue = value;
         bestUnit = {table, shard};
@@ -89,18 +91,24 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
   for (auto [tableA, shardA] : state.units[maxRank]) {
     if (!movable(tableA))
       continue;
-    const ShardLoad &loadA = state.optionOf(tableA).loads[shardA];
+    const Option &optionA = state.optionOf(tableA);
+    const ShardLoad &loadA = optionA.loads[shardA];
     double costA = loadA.cost.total();
     for (int64_t rank : partners) {
       for (auto [tableB, shardB] : state.units[rank]) {
         if (!movable(tableB))
           continue;
-        const ShardLoad &loadB = state.optionOf(tableB).loads[shardB];
+        const Option &optionB = state.optionOf(tableB);
+        const ShardLoad &loadB = optionB.loads[shardB];
         double costB = loadB.cost.total();
         if (costB >= costA)
           continue;
-        double newMax = current - costA + costB;
-        double newOther = state.cost[rank] - costB + costA;
+        double newMax = state.costAfter(
+            maxRank,
+            UnitDelta().add(optionB, shardB, 1.0).add(optionA, shardA, -1.0));
+        double newOther = state.costAfter(
+            rank,
+            UnitDelta().add(optionA, shardA, 1.0).add(optionB, shardB, -1.0));
         double value = std::max(newMax, newOther);
         if (value >= bestValue - 1e-12 * current)
           continue;
@@ -148,10 +156,11 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   if (candidates.size() > kCandidates)
     candidates.resize(kCandidates);
 
-  // A re-shard that raises every rank's requester side raises the ranks it
-  // does not touch too: the highest of those counts. Their costs do not
-  // change while options are tried, so the most loaded ranks are sorted
-  // once.
+  // A re-shard that raises every rank's requester side may raise the ranks
+  // it does not touch too (those whose holder side of an all-to-all is
+  // below the requests): the highest of those counts. Each of them rises by
+  // at most the requests' growth, so the ranks most loaded before are
+  // sorted once and scanned until none can come higher.
   constexpr size_t kTopRanks = 32;
   int64_t world = state.topology.worldSize;
   std::vector<int64_t> top(world);
@@ -168,23 +177,28 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   llvm::sort(top, byCostDown);
   std::vector<double> before = state.cost;
   std::vector<char> affected(world, 0);
-  auto untouchedMax = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  // The largest cost, at least `floor`, of a rank in neither `a` nor `b`
+  // that rose above its cost before (by at most `rise`).
+  auto untouchedMax = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b,
+                          double floor, double rise) {
     for (int64_t rank : a)
       affected[rank] = 1;
     for (int64_t rank : b)
       affected[rank] = 1;
-    double result = 0;
-    bool found = false;
-    for (int64_t rank : top)
-      if (!affected[rank]) {
-        result = before[rank];
-        found = true;
+    double result = floor;
+    bool settled = false;
+    for (int64_t rank : top) {
+      if (before[rank] + rise <= result) {
+        settled = true;
         break;
       }
-    if (!found)
+      if (!affected[rank] && state.cost[rank] > before[rank])
+        result = std::max(result, state.cost[rank]);
+    }
+    if (!settled)
       for (int64_t rank = 0; rank < world; ++rank)
-        if (!affected[rank])
-          result = std::max(result, before[rank]);
+        if (!affected[rank] && state.cost[rank] > before[rank])
+          result = std::max(result, state.cost[rank]);
     for (int64_t rank : a)
       affected[rank] = 0;
     for (int64_t rank : b)
@@ -212,12 +226,12 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
         value = std::max(value, state.cost[rank]);
       for (int64_t rank : state.ranksOf[table])
         value = std::max(value, state.cost[rank]);
-      double growth = opts[i].everyRankCost - opts[oldChoice].everyRankCost;
-      if (growth > 0)
-        value = std::max(value, untouchedMax(oldRanks, state.ranksOf[table])) +
-                growth;
-      else
-        value += growth;
+      double rise = 0;
+      for (int c = 0; c < kExchanges; ++c)
+        rise += std::max(0.0, opts[i].everyRankParts[c] -
+                                  opts[oldChoice].everyRankParts[c]);
+      if (rise > 0)
+        value = untouchedMax(oldRanks, state.ranksOf[table], value, rise);
       double total = opts[i].totalCost;
       if (value < current - 1e-12 * current &&
           (bestChoice < 0 || better(value, total, bestValue, bestTotal))) {
@@ -244,6 +258,68 @@ void Planner::improve(State &state) const {
     if (!tryMove(state, maxRank) && !trySwap(state, maxRank) &&
         !tryReshard(state, maxRank))
       return;
+  }
+}
+
+void Planner::improveBoundThenDuplex(State &state) const {
+  state.setDuplex(false);
+  improve(state);
+  state.setDuplex(true);
+  improve(state);
+}
+
+void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
+  // A re-shard that pays off only once other shards have moved (a table
+  // split column-wise whose shards need room that moves make) is beyond
+  // tryReshard, which takes a step only when it lowers the maximum at
+  // once: here each of the busiest rank's costliest tables is re-sharded
+  // on a copy of the plan with each of its other options (kept on device
+  // memory when it is there), the local search is run on the copy, and
+  // the best copy replaces the plan when it is preferred and its busiest
+  // rank moves no more all-to-all bytes than the plan's (communication is
+  // not traded for compute here: a copy that splits a table wider to
+  // balance lookups must not load the network more).
+  constexpr int kTables = 4;
+  constexpr int kRounds = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    const State &state = *best;
+    double bytesLimit = busiestTrafficBytes(state) * (1 + 1e-9);
+    int64_t maxRank = state.maxRank();
+    std::vector<std::pair<double, int>> candidates;
+    for (auto [table, shard] : state.units[maxRank])
+      if (!tableOptions[table].userFixed)
+        candidates.push_back(
+            {state.optionOf(table).loads[shard].cost.total(), table});
+    llvm::sort(candidates, [](auto &a, auto &b) {
+      return a.first > b.first || (a.first == b.first && a.second < b.second);
+    });
+    candidates.erase(
+        std::unique(candidates.begin(), candidates.end(),
+                    [](auto &a, auto &b) { return a.second == b.second; }),
+        candidates.end());
+    if (candidates.size() > kTables)
+      candidates.resize(kTables);
+    std::unique_ptr<State> winner;
+    for (auto [unused, table] : candidates) {
+      const auto &opts = tableOptions[table].options;
+      int current = state.choice[table];
+      bool onDevice = !isHostServed(opts[current].kernel);
+      for (int i = 0, e = opts.size(); i < e; ++i) {
+        if (i == current || (onDevice && isHostServed(opts[i].kernel)))
+          continue;
+        auto copy = std::make_unique<State>(state);
+        copy->removeTable(table);
+        if (!copy->place(table, i, /*byMemory=*/false))
+          continue;
+        improve(*copy);
+        if (preferred(*copy, winner ? *winner : *best) &&
+            busiestTrafficBytes(*copy) <= bytesLimit)
+          winner = std::move(copy);
+      }
+    }
+    if (!winner)
+      return;
+    best = std::move(winner);
   }
 }
 

@@ -62,7 +62,7 @@ bool State::place(int table, int index, bool byMemory) {
           continue;
         double key = byMemory
                          ? static_cast<double>(device[rank] + extraDevice[rank])
-                         : cost[rank] + extraCost[rank];
+                         : held[rank] + extraCost[rank];
         bool isUsed = extraCost[rank] != 0 || extraDevice[rank] != 0 ||
                       extraHost[rank] != 0;
         if (best < 0 || (bestUsed && !isUsed) ||
@@ -100,7 +100,7 @@ bool State::place(int table, int index, bool byMemory) {
         double value =
             byMemory
                 ? static_cast<double>(device[rank] + option.unitDevice[shard])
-                : cost[rank] + option.unitCost[shard];
+                : held[rank] + option.unitCost[shard];
         key = std::max(key, value);
       }
       if (ok && (bestNode < 0 || key < bestKey)) {
@@ -151,7 +151,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   });
 
   std::vector<int> failed;
-  double runningMax = *std::max_element(state.cost.begin(), state.cost.end());
+  double runningMax = *std::max_element(state.held.begin(), state.held.end());
   for (int t : order) {
     const auto &opts = tableOptions[t].options;
     int chosen = -1;
@@ -164,10 +164,14 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
             continue;
           if (!state.place(t, i, /*byMemory=*/false))
             continue;
+          // The tables placed later will add their requests to every rank,
+          // which the duplex cost would hide on the ranks that hold the
+          // most: a seed weighs an option by the additive bound instead
+          // (what its shards add to their ranks, plus its requests on
+          // every rank), as the local search then lowers the exact cost.
           double newMax = runningMax;
           for (int64_t rank : state.ranksOf[t])
-            newMax = std::max(newMax, state.cost[rank]);
-          // Every rank also carries the option's requester side.
+            newMax = std::max(newMax, state.held[rank]);
           newMax += opts[i].everyRankCost;
           state.removeTable(t);
           if (chosen < 0 ||
@@ -211,7 +215,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
       continue;
     }
     for (int64_t rank : state.ranksOf[t])
-      runningMax = std::max(runningMax, state.cost[rank]);
+      runningMax = std::max(runningMax, state.held[rank]);
   }
   return failed;
 }
