@@ -326,14 +326,29 @@ std::string writePlan(TempDir &dir, const ShardedTestModel &m, bool marks) {
   return *plan;
 }
 
-TEST(PipelineErrors, BadArguments) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string marked = writePlan(dir, m, true);
-  const std::string unmarked = writePlan(dir, m, false);
-  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 2, 6, 1);
+/// model_ (table-wise) and its 2-rank plan compiled with streams and
+/// marks, plan_, in dir_; skipped without Gloo.
+class MarkedTwoRankPlan : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!haveCommunicatorBackend())
+      GTEST_SKIP() << "this build has no Gloo";
+    plan_ = writePlan(dir_, model_, true);
+  }
+
+  TempDir dir_;
+  ShardedTestModel model_ = makeTableWiseTestModel(5);
+  std::string plan_;
+};
+using PipelineErrors = MarkedTwoRankPlan;
+using PipelineErrorsDeathTest = MarkedTwoRankPlan;
+using PipelineCApi = MarkedTwoRankPlan;
+using PipelineStages = MarkedTwoRankPlan;
+
+TEST_F(PipelineErrors, BadArguments) {
+  const std::string unmarked = writePlan(dir_, model_, false);
+  std::vector<ShardedTestBatch> batches =
+      makeShardedTestBatches(model_, 2, 6, 1);
   auto expectAll = [](const std::vector<RankRun> &runs,
                       const std::string &needle) {
     for (const RankRun &run : runs) {
@@ -344,16 +359,17 @@ TEST(PipelineErrors, BadArguments) {
       EXPECT_TRUE(run.batches.empty());
     }
   };
-  expectAll(runRanks(marked, m, batches, 2, "streams", dir.file("a"), -1),
+  expectAll(runRanks(plan_, model_, batches, 2, "streams", dir_.file("a"), -1),
             "pipeline depth -1");
-  expectAll(runRanks(unmarked, m, batches, 2, "streams", dir.file("b"), 2),
-            "marks no input distribution");
-  expectAll(runRanks(marked, m, batches, 2, "off", dir.file("c"), 2),
+  expectAll(
+      runRanks(unmarked, model_, batches, 2, "streams", dir_.file("b"), 2),
+      "marks no input distribution");
+  expectAll(runRanks(plan_, model_, batches, 2, "off", dir_.file("c"), 2),
             "overlap 'off'");
   // A batch whose dense input has the wrong width: refused before any
   // collective, on both ranks, naming the batch.
   std::vector<RankRun> bad = runRanks(
-      marked, m, batches, 2, "streams", dir.file("d"), 2, 5,
+      plan_, model_, batches, 2, "streams", dir_.file("d"), 2, 5,
       [](size_t b, RunInputs &in, ShardedTestBatch &local) {
         if (b == 1)
           in.set("dense",
@@ -367,13 +383,9 @@ TEST(PipelineErrors, BadArguments) {
   }
 }
 
-TEST(PipelineErrors, KernelFailingMidPipeline) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 5, 6, 60);
+TEST_F(PipelineErrors, KernelFailingMidPipeline) {
+  std::vector<ShardedTestBatch> batches =
+      makeShardedTestBatches(model_, 5, 6, 60);
   // An id far outside every table in batch 2: its owner's lookup fails
   // (bounds check fatal) while the next batch's input distribution is
   // under way.
@@ -381,8 +393,8 @@ TEST(PipelineErrors, KernelFailingMidPipeline) {
   batches[2].values[0] = int64_t{1} << 40;
   for (int depth : {2, 3}) {
     SCOPED_TRACE("depth " + std::to_string(depth));
-    auto runs = runRanks(plan, m, batches, 2, "streams",
-                         dir.file("e" + std::to_string(depth)), depth, 2);
+    auto runs = runRanks(plan_, model_, batches, 2, "streams",
+                         dir_.file("e" + std::to_string(depth)), depth, 2);
     bool named = false;
     int collectiveFailures = 0;
     for (const RankRun &run : runs) {
@@ -464,13 +476,9 @@ std::vector<MismatchRun> runMismatched(const std::string &plan,
 // values, at once (no collective timeout, no abort: before the agreement
 // Gloo aborted the process on the first collectives that did not pair),
 // and the session stays usable.
-TEST(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 4, 6, 70);
+TEST_F(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
+  std::vector<ShardedTestBatch> batches =
+      makeShardedTestBatches(model_, 4, 6, 70);
   struct Mismatch {
     std::vector<size_t> counts;
     std::vector<int> depths;
@@ -491,8 +499,8 @@ TEST(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
              std::to_string(c.depths[r]);
     };
     SCOPED_TRACE(values(0) + ", " + values(1));
-    auto runs = runMismatched(plan, m, batches,
-                              dir.file("m" + std::to_string(store++)),
+    auto runs = runMismatched(plan_, model_, batches,
+                              dir_.file("m" + std::to_string(store++)),
                               c.counts, c.depths);
     for (int r = 0; r < 2; ++r) {
       SCOPED_TRACE("on rank " + std::to_string(r));
@@ -522,22 +530,17 @@ TEST(PipelineErrors, RanksPassingDifferentBatchCountsOrDepths) {
 // pairs with run's first one (the KJT all-to-all's sizes, larger), and
 // Gloo ends the process on its network thread; run in a child process so
 // that this binary survives, to keep the documented behaviour true.
-TEST(PipelineErrorsDeathTest, RunAgainstRunPipelinedEndsTheProcess) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
+TEST_F(PipelineErrorsDeathTest, RunAgainstRunPipelinedEndsTheProcess) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string plan = writePlan(dir, m, true);
-  ShardedTestBatch global = makeShardedTestBatch(m, 6, 5);
+  ShardedTestBatch global = makeShardedTestBatch(model_, 6, 5);
   auto mixCalls = [&] {
     SessionOptions o;
     o.collectiveTimeoutSeconds = 5;
     o.overlap = "streams";
     runSessionRanks(
-        plan, 2, dir.file("mixed"), o, [&](int r, Session &session) {
-          ShardedTestBatch local = rankSlice(m, global, 2, r);
-          std::vector<RunInputs> inputs = {shardedTestInputs(m, local)};
+        plan_, 2, dir_.file("mixed"), o, [&](int r, Session &session) {
+          ShardedTestBatch local = rankSlice(model_, global, 2, r);
+          std::vector<RunInputs> inputs = {shardedTestInputs(model_, local)};
           if (r == 0) {
             RunOutputs out;
             (void)session.run(inputs[0], &out);
@@ -557,13 +560,9 @@ TEST(PipelineErrorsDeathTest, RunAgainstRunPipelinedEndsTheProcess) {
 // calls that run nothing else (no batches), it costs what a barrier does
 // (printed), microseconds, against the milliseconds of a call that runs 4
 // small batches.
-TEST(PipelineErrors, AgreementCostsMicroseconds) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> batches = makeShardedTestBatches(m, 4, 64, 20);
+TEST_F(PipelineErrors, AgreementCostsMicroseconds) {
+  std::vector<ShardedTestBatch> batches =
+      makeShardedTestBatches(model_, 4, 64, 20);
   constexpr int kCalls = 30;
   std::vector<double> agreeMicros(2), callMicros(2), barrierMicros(2);
   std::vector<Status> status(2);
@@ -571,13 +570,13 @@ TEST(PipelineErrors, AgreementCostsMicroseconds) {
   o.collectiveTimeoutSeconds = 30;
   o.overlap = "streams";
   o.threads = 2;
-  runSessionRanks(plan, 2, dir.file("store"), o, [&](int r, Session &session) {
+  auto measure = [&](int r, Session &session) {
     std::vector<RunInputs> inputs;
     std::vector<ShardedTestBatch> locals;
     for (const ShardedTestBatch &g : batches)
-      locals.push_back(rankSlice(m, g, 2, r));
+      locals.push_back(rankSlice(model_, g, 2, r));
     for (ShardedTestBatch &local : locals)
-      inputs.push_back(shardedTestInputs(m, local));
+      inputs.push_back(shardedTestInputs(model_, local));
     std::vector<RunOutputs> outs;
     const std::vector<RunInputs> none;
     auto micros = [](auto start) {
@@ -612,7 +611,8 @@ TEST(PipelineErrors, AgreementCostsMicroseconds) {
     agreeMicros[r] = median(agree);
     callMicros[r] = median(call);
     barrierMicros[r] = median(barrier);
-  });
+  };
+  runSessionRanks(plan_, 2, dir_.file("store"), o, measure);
   for (int r = 0; r < 2; ++r) {
     ASSERT_TRUE(status[r].isOk()) << status[r].toString();
     std::printf("rank %d: median agreement (a call of no batches) %.1f us; "
@@ -626,36 +626,33 @@ TEST(PipelineErrors, AgreementCostsMicroseconds) {
   }
 }
 
-TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string plan = writePlan(dir, m, true);
-  std::vector<ShardedTestBatch> globals = makeShardedTestBatches(m, 3, 6, 80);
-  auto reference = runRanks(plan, m, globals, 2, "off", dir.file("ref"), 0);
-  const int64_t F = static_cast<int64_t>(m.keys.size());
+TEST_F(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
+  std::vector<ShardedTestBatch> globals =
+      makeShardedTestBatches(model_, 3, 6, 80);
+  auto reference =
+      runRanks(plan_, model_, globals, 2, "off", dir_.file("ref"), 0);
+  const int64_t F = static_cast<int64_t>(model_.keys.size());
   runOnRankThreads(2, [&](int r) {
     ASSERT_TRUE(reference[r].status.isOk());
     EmberStatus *st = nullptr;
     EmberSessionOptions *options = ember_session_options_create();
     ASSERT_EQ(ember_session_options_set_rank(options, r, 2, &st), EMBER_OK);
-    std::string rendezvous = "file:" + dir.file("store");
+    std::string rendezvous = "file:" + dir_.file("store");
     ASSERT_EQ(
         ember_session_options_set_rendezvous(options, rendezvous.c_str(), &st),
         EMBER_OK);
     EmberSession *session = nullptr;
-    ASSERT_EQ(ember_session_create(plan.c_str(), options, &session, &st),
+    ASSERT_EQ(ember_session_create(plan_.c_str(), options, &session, &st),
               EMBER_OK)
         << ember_status_message(st);
     ember_session_options_free(options);
     std::vector<ShardedTestBatch> locals;
     for (const ShardedTestBatch &g : globals)
-      locals.push_back(rankSlice(m, g, 2, r));
+      locals.push_back(rankSlice(model_, g, 2, r));
     std::vector<EmberTensor *> tensors;
     std::vector<EmberInputs *> inputs;
     std::vector<const char *> keys;
-    for (const std::string &k : m.keys)
+    for (const std::string &k : model_.keys)
       keys.push_back(k.c_str());
     for (ShardedTestBatch &local : locals) {
       int64_t denseDims[2] = {local.batch, ShardedTestModel::kDenseWidth};
@@ -670,7 +667,7 @@ TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
                                &values, &st);
       ember_tensor_create_view(EMBER_INT64, &nLengths, 1, local.lengths.data(),
                                &lengths, &st);
-      if (m.weighted)
+      if (model_.weighted)
         ember_tensor_create_view(EMBER_FLOAT32, &nWeights, 1,
                                  local.weights.data(), &weights, &st);
       EmberInputs *in = ember_inputs_create();
@@ -717,22 +714,17 @@ TEST(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
   });
 }
 
-TEST(PipelineStages, BadMarksAreRefusedAtLoad) {
-  if (!haveCommunicatorBackend())
-    GTEST_SKIP() << "this build has no Gloo";
-  TempDir dir;
-  ShardedTestModel m = makeTableWiseTestModel(5);
-  const std::string good = writePlan(dir, m, true);
+TEST_F(PipelineStages, BadMarksAreRefusedAtLoad) {
   auto loadMutated = [&](const std::function<void(plan::Plan &)> &mutate) {
     plan::Plan plan;
-    EXPECT_TRUE(plan.ParseFromString(readBytes(good)));
+    EXPECT_TRUE(plan.ParseFromString(readBytes(plan_)));
     mutate(plan);
-    const std::string path = dir.file("mutated.plan");
+    const std::string path = dir_.file("mutated.plan");
     std::string error;
     EXPECT_TRUE(writePlanFile(plan, path, &error)) << error;
     SessionOptions o; // rank 0 of 2 fails before the rendezvous
     o.worldSize = 2;
-    o.rendezvous = "file:" + dir.file("store");
+    o.rendezvous = "file:" + dir_.file("store");
     o.collectiveTimeoutSeconds = 1;
     auto session = Session::load(path, o);
     return session.isOk() ? Status::ok() : session.status();
