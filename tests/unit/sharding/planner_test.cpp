@@ -461,6 +461,30 @@ TEST(ShardingPlanner, TableWiseCostMatchesFormulas) {
   EXPECT_NEAR(plan.ranks[0].cost.backward, output / 2, lookup * 1e-9);
 }
 
+TEST(ShardingPlanner, TableRowWiseAllToAllsAreDuplex) {
+  // One f32 table of 1000 x 16, 10 ids per bag, table-row-wise over the two
+  // ranks of one node, batch 100 per rank (global 200). Each shard sees
+  // half the ids: In = 1000 x 8 + 200 x 4 = 8800 bytes, half of them from
+  // the other rank (4400 bytes received); each rank sends 4400 bytes of ids
+  // to the other shard. Sent and received overlap on a full-duplex link:
+  // 4400 bytes of time, not 8800.
+  TableSpec table = makeTable("t", 1000, 16, 10.0);
+  PlannerOptions options = makeOptions(2, 8);
+  options.batchSizePerRank = 100;
+  options.tables["t"] = {ShardingKind::TableRowWise, std::nullopt, {0, 1}};
+  ShardingPlan plan = planOrFail({table}, options);
+  double nvlink = options.topology.intraNodeBandwidth;
+  // Rows: Out = 200 x 16 x 4 = 12800 bytes of partial sums; the
+  // reduce-scatter sends and receives half of them (6400, symmetric), then
+  // each shard sends its reduced 1/2 of the other rank's rows (3200) while
+  // it receives as much: 6400 + 3200 bytes of time, where adding the two
+  // sides would give 6400 + 2 x 3200.
+  for (const RankLoad &rank : plan.ranks) {
+    EXPECT_NEAR(rank.cost.inputDist, 4400 / nvlink, 1e-18);
+    EXPECT_NEAR(rank.cost.outputDist, (6400 + 3200) / nvlink, 1e-18);
+  }
+}
+
 TEST(ShardingPlanner, CrossNodeTrafficCostsMore) {
   TableSpec table = makeTable("t", 1000, 64, 20.0);
   PlannerOptions oneNode = makeOptions(16, 16);
