@@ -93,20 +93,37 @@ func.func @single_rank_kjt(%k: !ember.kjt<["a", "b"], values = i64, lengths = i3
 // -----
 
 // Not folded: a codec rounds the values even on one rank; a result type that
-// differs from the input (static vs dynamic) would need a cast; two ranks.
+// differs from the input (static vs dynamic) would need a cast; two ranks; a
+// pooled all-to-all that swaps its columns.
 // CHECK-LABEL: func.func @not_folded
 // CHECK: ember.all_reduce sum %{{.*}} group<ranks = [0]> codec fp16
 // CHECK: ember.all_gather %{{.*}} group<ranks = [0]> : tensor<4x8xf32> -> !ember.awaitable<tensor<?x8xf32>>
 // CHECK: ember.all_reduce sum %{{.*}} group<ranks = [0, 1]>
+// CHECK: ember.pooled_all_to_all %{{.*}} segment_dims [2, 6] segment_columns [6, 0]
 // CHECK-NOT: ember.ready
 func.func @not_folded(%x: tensor<4x8xf32>)
     -> (!ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<?x8xf32>>,
-        !ember.awaitable<tensor<4x8xf32>>) {
+        !ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<4x8xf32>>) {
   %0 = ember.all_reduce sum %x group<ranks = [0]> codec fp16 : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
   %1 = ember.all_gather %x group<ranks = [0]> : tensor<4x8xf32> -> !ember.awaitable<tensor<?x8xf32>>
   %2 = ember.all_reduce sum %x group<ranks = [0, 1]> : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
-  return %0, %1, %2 : !ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<?x8xf32>>,
-      !ember.awaitable<tensor<4x8xf32>>
+  %3 = ember.pooled_all_to_all %x dim_per_rank [8] segment_dims [2, 6] segment_columns [6, 0]
+      group<ranks = [0]> : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
+  return %0, %1, %2, %3 : !ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<?x8xf32>>,
+      !ember.awaitable<tensor<4x8xf32>>, !ember.awaitable<tensor<4x8xf32>>
+}
+
+// -----
+
+// Segments in wire order are no permutation: one rank still folds.
+// CHECK-LABEL: func.func @segments_in_wire_order
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK: %[[R:.*]] = ember.ready %[[X]]
+// CHECK: return %[[R]]
+func.func @segments_in_wire_order(%x: tensor<4x8xf32>) -> !ember.awaitable<tensor<4x8xf32>> {
+  %0 = ember.pooled_all_to_all %x dim_per_rank [8] segment_dims [2, 6] segment_columns [0, 2]
+      group<ranks = [0]> : tensor<4x8xf32> -> !ember.awaitable<tensor<4x8xf32>>
+  return %0 : !ember.awaitable<tensor<4x8xf32>>
 }
 
 // -----

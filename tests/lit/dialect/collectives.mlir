@@ -171,6 +171,19 @@ func.func @not_merged(%x: tensor<4x8xf32>) -> (!ember.awaitable<tensor<4x8xf32>>
 }
 
 // Batch sizes from the KJT each rank sent (known at run time only).
+// Received columns put in another order: position 0 sends a (4 columns)
+// and c (4), position 1 b (8); the result holds a, b, c.
+// CHECK-LABEL: func.func @segments
+// CHECK: ember.pooled_all_to_all %{{.*}} dim_per_rank [8, 8] segment_dims [4, 4, 8] segment_columns [0, 12, 4] group<ranks = [0, 1]> codec fp16 : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+// GENERIC-LABEL: sym_name = "segments"
+// GENERIC: "ember.pooled_all_to_all"(%{{.*}}) <{codec = #ember<codec fp16>, dim_per_rank = array<i64: 8, 8>, group = #ember.group<ranks = [0, 1]>, segment_columns = array<i64: 0, 12, 4>, segment_dims = array<i64: 4, 4, 8>}>
+func.func @segments(%x: tensor<8x8xf32>) -> !ember.awaitable<tensor<4x16xf32>> {
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8]
+      segment_dims [4, 4, 8] segment_columns [0, 12, 4]
+      group<ranks = [0, 1]> codec fp16 : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return %a : !ember.awaitable<tensor<4x16xf32>>
+}
+
 // CHECK-LABEL: func.func @batch_of
 // CHECK: ember.pooled_all_to_all %{{.*}} batch_of(%{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i64>) dim_per_rank [16, 0] group<ranks = [0, 1]> : tensor<?x16xf32> -> !ember.awaitable<tensor<?x16xf32>>
 // CHECK: ember.reduce_scatter sum %{{.*}} batch_of(%{{.*}} : !ember.kjt<["a", "b"], values = i64, lengths = i64>) group<ranks = [0, 1]> : tensor<?x8xf32> -> !ember.awaitable<tensor<?x8xf32>>

@@ -174,6 +174,86 @@ func.func @f(%x: tensor<8x16xf32>) {
 
 // -----
 
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{takes segment_dims and segment_columns together, got only segment_dims}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{takes segment_dims and segment_columns together, got only segment_columns}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_columns [0, 8] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{has 2 segment_dims but 1 segment_columns}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8] segment_columns [0] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment_dims [8, 4] end before the columns of position 1 (dim_per_rank = [8, 8])}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 4] segment_columns [0, 8] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment_dims[1] = 8 crosses the end of position 0's columns (4 of its dim_per_rank 8 left)}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [4, 8, 4] segment_columns [0, 4, 12] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment_dims[0] = 0 must be positive}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [0, 8, 8] segment_columns [0, 0, 8] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment_dims [8, 8, 2] has more segments than the columns of dim_per_rank [8, 8] (2)}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8, 2] segment_columns [0, 8, 14] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment 1 covers result columns [9, 17), outside [0, 16)}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8] segment_columns [0, 9] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segment 0 covers result columns [-1, 7), outside [0, 16)}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8] segment_columns [-1, 8] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<8x8xf32>) {
+  // expected-error @+1 {{segments 1 and 0 overlap in the result (columns 4 to 8)}}
+  %a = ember.pooled_all_to_all %x dim_per_rank [8, 8] segment_dims [8, 8] segment_columns [4, 0] group<ranks = [0, 1]> : tensor<8x8xf32> -> !ember.awaitable<tensor<4x16xf32>>
+  return
+}
+
+// -----
+
 func.func @f(%x: tensor<8x16xf32>) {
   // expected-error @+1 {{result element type 'f16' differs from the input's 'f32'}}
   %a = ember.pooled_all_to_all %x dim_per_rank [16, 32] group<ranks = [0, 1]> : tensor<8x16xf32> -> !ember.awaitable<tensor<4x48xf16>>

@@ -273,3 +273,77 @@ func.func @other_ops_untouched() -> index {
   %c = arith.addi %a, %b : index
   return %c : index
 }
+
+// -----
+
+// A concat of adjacent column slices of one tensor (as the output dist of a
+// sharded model gives them back) reads one range of it: the slices merge,
+// then the whole-source slice goes. Two tensor.dim ops of the same dim are
+// the same size.
+// CHECK-LABEL: func.func @concat_adjacent_slices_whole
+// CHECK-SAME: (%[[A:.*]]: tensor<?x2xf32>, %[[X:.*]]: tensor<?x12xf32>)
+// CHECK-NOT: tensor.extract_slice
+// CHECK: %[[C:.*]] = tosa.concat %[[A]], %[[X]] {axis = 1 : i32} : (tensor<?x2xf32>, tensor<?x12xf32>) -> tensor<?x14xf32>
+// CHECK: return %[[C]]
+func.func @concat_adjacent_slices_whole(%a: tensor<?x2xf32>, %x: tensor<?x12xf32>) -> tensor<?x14xf32> {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %x, %c0 : tensor<?x12xf32>
+  %d2 = tensor.dim %x, %c0 : tensor<?x12xf32>
+  %0 = tensor.extract_slice %x[0, 0] [%d, 4] [1, 1] : tensor<?x12xf32> to tensor<?x4xf32>
+  %1 = tensor.extract_slice %x[0, 4] [%d2, 4] [1, 1] : tensor<?x12xf32> to tensor<?x4xf32>
+  %2 = tensor.extract_slice %x[0, 8] [%d, 4] [1, 1] : tensor<?x12xf32> to tensor<?x4xf32>
+  %c = tosa.concat %a, %0, %1, %2 {axis = 1 : i32} : (tensor<?x2xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x14xf32>
+  return %c : tensor<?x14xf32>
+}
+
+// -----
+
+// Only the runs that continue one another merge: [0, 2) + [2, 5) do; [8, 9)
+// does not follow [2, 5) (a gap); a slice of another tensor, one with a
+// stride of 2 stay, and so do columns 4 and 5 of different rows.
+// CHECK-LABEL: func.func @concat_only_adjacent_merge
+// CHECK-SAME: (%[[X:.*]]: tensor<4x10xf32>, %[[Y:.*]]: tensor<4x10xf32>)
+// CHECK-DAG: %[[M:.*]] = tensor.extract_slice %[[X]][0, 0] [4, 5] [1, 1] : tensor<4x10xf32> to tensor<4x5xf32>
+// CHECK-DAG: %[[G:.*]] = tensor.extract_slice %[[X]][0, 8] [4, 1] [1, 1]
+// CHECK-DAG: %[[O:.*]] = tensor.extract_slice %[[Y]][0, 9] [4, 1] [1, 1]
+// CHECK-DAG: %[[S:.*]] = tensor.extract_slice %[[X]][0, 1] [4, 2] [1, 2]
+// CHECK-DAG: %[[R:.*]] = tensor.extract_slice %[[X]][1, 5] [3, 1] [1, 1]
+// CHECK-DAG: %[[C:.*]] = tosa.concat %[[M]], %[[G]], %[[O]], %[[S]] {axis = 1 : i32}
+// CHECK-DAG: %[[Q:.*]] = tensor.extract_slice %[[X]][0, 4] [3, 1] [1, 1]
+// CHECK-DAG: %[[D:.*]] = tosa.concat %[[Q]], %[[R]] {axis = 1 : i32}
+// CHECK: return %[[C]], %[[D]]
+func.func @concat_only_adjacent_merge(%x: tensor<4x10xf32>, %y: tensor<4x10xf32>) -> (tensor<4x9xf32>, tensor<3x2xf32>) {
+  %0 = tensor.extract_slice %x[0, 0] [4, 2] [1, 1] : tensor<4x10xf32> to tensor<4x2xf32>
+  %1 = tensor.extract_slice %x[0, 2] [4, 3] [1, 1] : tensor<4x10xf32> to tensor<4x3xf32>
+  %2 = tensor.extract_slice %x[0, 8] [4, 1] [1, 1] : tensor<4x10xf32> to tensor<4x1xf32>
+  %3 = tensor.extract_slice %y[0, 9] [4, 1] [1, 1] : tensor<4x10xf32> to tensor<4x1xf32>
+  %4 = tensor.extract_slice %x[0, 1] [4, 2] [1, 2] : tensor<4x10xf32> to tensor<4x2xf32>
+  %c = tosa.concat %0, %1, %2, %3, %4 {axis = 1 : i32} : (tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x1xf32>, tensor<4x1xf32>, tensor<4x2xf32>) -> tensor<4x9xf32>
+  %5 = tensor.extract_slice %x[1, 5] [3, 1] [1, 1] : tensor<4x10xf32> to tensor<3x1xf32>
+  %z = tensor.extract_slice %x[0, 4] [3, 1] [1, 1] : tensor<4x10xf32> to tensor<3x1xf32>
+  %6 = tosa.concat %z, %5 {axis = 1 : i32} : (tensor<3x1xf32>, tensor<3x1xf32>) -> tensor<3x2xf32>
+  return %c, %6 : tensor<4x9xf32>, tensor<3x2xf32>
+}
+
+// -----
+
+// Adjacent along the other axis does not merge: the concat is along dim 1,
+// the slices continue along dim 0. Adjacent along the concat axis merges
+// for tensor.concat too.
+// CHECK-LABEL: func.func @concat_axis_matters
+// CHECK-SAME: (%[[X:.*]]: tensor<4x6xf32>)
+// CHECK-DAG: %[[T:.*]] = tensor.extract_slice %[[X]][0, 0] [2, 6] [1, 1]
+// CHECK-DAG: %[[B:.*]] = tensor.extract_slice %[[X]][2, 0] [2, 6] [1, 1]
+// CHECK: %[[C:.*]] = tosa.concat %[[T]], %[[B]] {axis = 1 : i32}
+// CHECK: %[[M:.*]] = tensor.extract_slice %[[X]][0, 1] [4, 4] [1, 1]
+// CHECK-NOT: tensor.concat
+// CHECK: return %[[C]], %[[M]]
+func.func @concat_axis_matters(%x: tensor<4x6xf32>) -> (tensor<2x12xf32>, tensor<4x4xf32>) {
+  %0 = tensor.extract_slice %x[0, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
+  %1 = tensor.extract_slice %x[2, 0] [2, 6] [1, 1] : tensor<4x6xf32> to tensor<2x6xf32>
+  %c = tosa.concat %0, %1 {axis = 1 : i32} : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x12xf32>
+  %2 = tensor.extract_slice %x[0, 1] [4, 1] [1, 1] : tensor<4x6xf32> to tensor<4x1xf32>
+  %3 = tensor.extract_slice %x[0, 2] [4, 3] [1, 1] : tensor<4x6xf32> to tensor<4x3xf32>
+  %t = tensor.concat dim(1) %2, %3 : (tensor<4x1xf32>, tensor<4x3xf32>) -> tensor<4x4xf32>
+  return %c, %t : tensor<2x12xf32>, tensor<4x4xf32>
+}

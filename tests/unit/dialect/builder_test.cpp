@@ -115,7 +115,8 @@ TEST_F(DialectBuilderTest, BuildsShardedLookupProgram) {
   auto pooled = PooledAllToAllOp::create(
       builder, loc, AwaitableType::get(&context, gathered), dense,
       /*batch_of=*/Value(), ArrayRef<int64_t>{48, 16}, builder.getDenseI64ArrayAttr({4, 4}), group,
-      CommCodecAttr());
+      CommCodecAttr(), /*segment_dims=*/DenseI64ArrayAttr(),
+      /*segment_columns=*/DenseI64ArrayAttr());
   auto result = WaitOp::create(builder, loc, pooled.getResult());
   func::ReturnOp::create(builder, loc, ValueRange{result});
 
@@ -154,7 +155,8 @@ TEST_F(DialectBuilderTest, VerifierFailureReachesDiagnosticHandler) {
   PooledAllToAllOp::create(builder, loc, AwaitableType::get(&context, output),
                            body->getArgument(0), /*batch_of=*/Value(),
                            ArrayRef<int64_t>{16, 16, 16},
-                           DenseI64ArrayAttr(), twoRanks(), CommCodecAttr());
+                           DenseI64ArrayAttr(), twoRanks(), CommCodecAttr(),
+                           DenseI64ArrayAttr(), DenseI64ArrayAttr());
   func::ReturnOp::create(builder, loc);
 
   std::vector<std::string> messages;
