@@ -125,9 +125,7 @@ std::vector<RankRun> runRanks(const std::string &plan,
   o.recordTrace = true;
   o.threads = 2;
   runSessionRanks(plan, world, store, o, [&](int r, Session &session) {
-    std::vector<ShardedTestBatch> locals;
-    for (const ShardedTestBatch &global : globals)
-      locals.push_back(rankSlice(m, global, world, r));
+    std::vector<ShardedTestBatch> locals = rankSlices(m, globals, world, r);
     std::vector<RunInputs> inputs;
     for (ShardedTestBatch &local : locals) {
       inputs.push_back(shardedTestInputs(m, local));
@@ -440,9 +438,7 @@ std::vector<MismatchRun> runMismatched(const std::string &plan,
   o.overlap = "streams";
   o.threads = 2;
   runSessionRanks(plan, world, store, o, [&](int r, Session &session) {
-    std::vector<ShardedTestBatch> locals;
-    for (const ShardedTestBatch &g : globals)
-      locals.push_back(rankSlice(m, g, world, r));
+    std::vector<ShardedTestBatch> locals = rankSlices(m, globals, world, r);
     std::vector<RunInputs> inputs;
     for (ShardedTestBatch &local : locals)
       inputs.push_back(shardedTestInputs(m, local));
@@ -572,9 +568,7 @@ TEST_F(PipelineErrors, AgreementCostsMicroseconds) {
   o.threads = 2;
   auto measure = [&](int r, Session &session) {
     std::vector<RunInputs> inputs;
-    std::vector<ShardedTestBatch> locals;
-    for (const ShardedTestBatch &g : batches)
-      locals.push_back(rankSlice(model_, g, 2, r));
+    std::vector<ShardedTestBatch> locals = rankSlices(model_, batches, 2, r);
     for (ShardedTestBatch &local : locals)
       inputs.push_back(shardedTestInputs(model_, local));
     std::vector<RunOutputs> outs;
@@ -646,9 +640,7 @@ TEST_F(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
               EMBER_OK)
         << ember_status_message(st);
     ember_session_options_free(options);
-    std::vector<ShardedTestBatch> locals;
-    for (const ShardedTestBatch &g : globals)
-      locals.push_back(rankSlice(model_, g, 2, r));
+    std::vector<ShardedTestBatch> locals = rankSlices(model_, globals, 2, r);
     std::vector<EmberTensor *> tensors;
     std::vector<EmberInputs *> inputs;
     std::vector<const char *> keys;

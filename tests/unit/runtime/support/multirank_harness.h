@@ -84,6 +84,16 @@ inline ShardedTestBatch rankSlice(const ShardedTestModel &m,
                                rows.begin, rows.begin + rows.size);
 }
 
+/// Rank `rank`'s slice of each of `globals`.
+inline std::vector<ShardedTestBatch>
+rankSlices(const ShardedTestModel &m,
+           const std::vector<ShardedTestBatch> &globals, int world, int rank) {
+  std::vector<ShardedTestBatch> locals;
+  for (const ShardedTestBatch &global : globals)
+    locals.push_back(rankSlice(m, global, world, rank));
+  return locals;
+}
+
 /// A case of the parameterized multi-rank tests: the sharding, the number
 /// of ranks, the global batch.
 struct ShardingCase {
