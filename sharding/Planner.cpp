@@ -230,9 +230,9 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
   }
   std::vector<RankLoad> result;
   for (const ShardLoad &load : loads)
-    result.push_back(RankLoad{
-        rankCollectiveParts(load.cost, load.exchange, requested), load.device,
-        load.host});
+    result.push_back(
+        RankLoad{rankCollectiveParts(load.cost, load.exchange, requested),
+                 load.device, load.host});
   return result;
 }
 

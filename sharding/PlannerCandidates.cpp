@@ -553,10 +553,9 @@ void Planner::selectReplicas() {
                           replica->replicaBytes, 1)),
          replica->replicaBytes});
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate &a, const Candidate &b) {
-                     return a.perByte > b.perByte;
-                   });
+  stableSort(candidates, [](const Candidate &a, const Candidate &b) {
+    return a.perByte > b.perByte;
+  });
   double left = kReplicaBudgetFraction *
                     static_cast<double>(options.topology.usableDeviceMemory()) -
                 fixedReplicaBytes;

@@ -38,8 +38,8 @@ using PartArray = std::array<double, kEntries>;
 PartArray partsOf(const ShardLoad &load) {
   const CostParts &cost = load.cost;
   const CostParts &exchange = load.exchange;
-  return {cost.lookup,         cost.inputDist,       cost.outputDist,
-          cost.backward,       exchange.inputDist,   exchange.outputDist,
+  return {cost.lookup,      cost.inputDist,     cost.outputDist,
+          cost.backward,    exchange.inputDist, exchange.outputDist,
           exchange.backward};
 }
 
@@ -73,8 +73,7 @@ public:
     double value = parts[k][rank] + sign * delta[k];
     if (k > 0) {
       int c = k - 1;
-      double exchanged =
-          parts[kParts + c][rank] + sign * delta[kParts + c];
+      double exchanged = parts[kParts + c][rank] + sign * delta[kParts + c];
       value += std::max(0.0, requested[c] - exchanged);
     }
     return value;
@@ -139,7 +138,7 @@ struct Candidate {
   int otherTable, otherShard;
   const ShardLoad &load;
   const ShardLoad *otherLoad; // null for a move
-  const PartArray &cost; // partsOf(load)
+  const PartArray &cost;      // partsOf(load)
 };
 
 /// The moves and swaps steps 6 and 7 search over: free shards that are not

@@ -57,6 +57,27 @@ inline Exchanges exchangesOf(const CostParts &parts) {
   return {parts.inputDist, parts.outputDist, parts.backward};
 }
 
+/// std::stable_sort's order (by `less`, ties as they were) without the
+/// temporary buffer libstdc++'s stable_sort asks for through
+/// std::get_temporary_buffer, deprecated under clang 22.
+template <typename T, typename Less>
+void stableSort(std::vector<T> &items, Less less) {
+  std::vector<size_t> index(items.size());
+  std::iota(index.begin(), index.end(), size_t(0));
+  std::sort(index.begin(), index.end(), [&](size_t a, size_t b) {
+    if (less(items[a], items[b]))
+      return true;
+    if (less(items[b], items[a]))
+      return false;
+    return a < b;
+  });
+  std::vector<T> sorted;
+  sorted.reserve(items.size());
+  for (size_t i : index)
+    sorted.push_back(std::move(items[i]));
+  items.swap(sorted);
+}
+
 inline llvm::Error makeError(const std::string &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
@@ -211,8 +232,8 @@ public:
   double rankCost(double heldCost, const Exchanges &exchanged) const {
     double result = heldCost;
     for (int c = 0; c < kExchanges; ++c)
-      result += duplex ? std::max(0.0, requested[c] - exchanged[c])
-                       : requested[c];
+      result +=
+          duplex ? std::max(0.0, requested[c] - exchanged[c]) : requested[c];
     return result;
   }
   void setDuplex(bool on) {
@@ -233,9 +254,7 @@ public:
     return costAfter(rank, UnitDelta().add(option, shard, sign));
   }
   void refreshCost(int64_t rank) { cost[rank] = costAfter(rank, UnitDelta()); }
-  double maxCost() const {
-    return *std::max_element(cost.begin(), cost.end());
-  }
+  double maxCost() const { return *std::max_element(cost.begin(), cost.end()); }
   double totalCost() const {
     return std::accumulate(cost.begin(), cost.end(), 0.0);
   }

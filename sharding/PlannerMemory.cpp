@@ -57,7 +57,7 @@ std::vector<int> byDeviceBytes(ArrayRef<Option> options, bool deviceOnly) {
   for (int i = 0, e = options.size(); i < e; ++i)
     if (!deviceOnly || !isHostServed(options[i].kernel))
       order.push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+  stableSort(order, [&](int a, int b) {
     bool hostA = isHostServed(options[a].kernel);
     bool hostB = isHostServed(options[b].kernel);
     if (hostA != hostB)

@@ -48,8 +48,7 @@ bool Planner::tryMove(State &state, int64_t maxRank) const {
     for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
       if (rank == maxRank || !state.fits(rank, load))
         continue;
-      double value =
-          std::max(state.costAfter(rank, option, shard, 1.0), left);
+      double value = std::max(state.costAfter(rank, option, shard, 1.0), left);
       if (value < bestValue - 1e-12 * current) {
         bestValue = value;
         bestUnit = {table, shard};
@@ -336,8 +335,7 @@ void Planner::exactSearch(std::unique_ptr<State> &best) const {
   for (int t = 0; t < numTables; ++t)
     for (const Option &option : tableOptions[t].options)
       weight[t] = std::max(weight[t], option.totalCost);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return weight[a] > weight[b]; });
+  stableSort(order, [&](int a, int b) { return weight[a] > weight[b]; });
 
   double bestMax = best->maxCost(), bestTotal = best->totalCost();
   bool deviceOnly = best->hostBytes() == 0;

@@ -144,7 +144,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   }
   std::vector<int> order(numTables);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+  stableSort(order, [&](int a, int b) {
     if (tableOptions[a].userFixed != tableOptions[b].userFixed)
       return tableOptions[a].userFixed;
     return weight[a] > weight[b];
@@ -190,20 +190,19 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
       std::vector<int> byPreference(opts.size());
       std::iota(byPreference.begin(), byPreference.end(), 0);
       bool uvmFirst = policy == Policy::Spill && spilled[t];
-      std::stable_sort(
-          byPreference.begin(), byPreference.end(), [&](int a, int b) {
-            bool uvmA = opts[a].kernel == ComputeKernel::FusedUvmCaching;
-            bool uvmB = opts[b].kernel == ComputeKernel::FusedUvmCaching;
-            if (uvmA != uvmB)
-              return uvmFirst ? uvmA : uvmB;
-            if (policy == Policy::Memory)
-              return opts[a].maxShardDeviceBytes < opts[b].maxShardDeviceBytes;
-            // Spill: the least device memory in all (split tables carry
-            // buffers on every shard's rank).
-            if (policy == Policy::Spill)
-              return deviceBytes(opts[a]) < deviceBytes(opts[b]);
-            return opts[a].totalCost < opts[b].totalCost;
-          });
+      stableSort(byPreference, [&](int a, int b) {
+        bool uvmA = opts[a].kernel == ComputeKernel::FusedUvmCaching;
+        bool uvmB = opts[b].kernel == ComputeKernel::FusedUvmCaching;
+        if (uvmA != uvmB)
+          return uvmFirst ? uvmA : uvmB;
+        if (policy == Policy::Memory)
+          return opts[a].maxShardDeviceBytes < opts[b].maxShardDeviceBytes;
+        // Spill: the least device memory in all (split tables carry
+        // buffers on every shard's rank).
+        if (policy == Policy::Spill)
+          return deviceBytes(opts[a]) < deviceBytes(opts[b]);
+        return opts[a].totalCost < opts[b].totalCost;
+      });
       for (int i : byPreference)
         if (state.place(t, i, policy != Policy::Cheapest)) {
           chosen = i;
@@ -264,10 +263,9 @@ bool Planner::chooseSpills() {
   double target = kPackingMargin * capacity;
   if (demand <= target || candidates.empty())
     return false;
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate &a, const Candidate &b) {
-                     return a.costPerByte < b.costPerByte;
-                   });
+  stableSort(candidates, [](const Candidate &a, const Candidate &b) {
+    return a.costPerByte < b.costPerByte;
+  });
   for (const Candidate &candidate : candidates) {
     if (demand <= target)
       break;
