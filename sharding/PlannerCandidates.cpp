@@ -516,6 +516,27 @@ llvm::Error ember::sharding::verifySharding(const TableSpec &table,
   return llvm::Error::success();
 }
 
+double Planner::replicaBudgetBytes() const {
+  // Replicas sit on every rank, the one that holds the largest table too:
+  // the budget leaves a rank room for the largest table whole (its
+  // table-wise device-resident option with the least device memory, when
+  // that fits a rank at all), so that replicas never make a table split
+  // (which would move its lookups' partial sums through the all-to-alls).
+  double usable = static_cast<double>(options.topology.usableDeviceMemory());
+  double base = static_cast<double>(model.baseline(specs).device.total());
+  double largestWhole = 0;
+  for (const TableOptions &table : tableOptions)
+    for (const Option &option : table.options)
+      if (option.kind == ShardingKind::TableWise &&
+          option.kernel == ComputeKernel::Fused && !option.unitDevice.empty()) {
+        double bytes = static_cast<double>(option.unitDevice.front());
+        if (base + bytes <= usable)
+          largestWhole = std::max(largestWhole, bytes);
+      }
+  return std::max(0.0, std::min(kReplicaBudgetFraction * usable,
+                                usable - base - largestWhole));
+}
+
 void Planner::selectReplicas() {
   // Benefit of a replica: what it saves in total cost (summed over ranks)
   // against the table's cheapest sharded option on device memory (else any
@@ -556,9 +577,8 @@ void Planner::selectReplicas() {
   stableSort(candidates, [](const Candidate &a, const Candidate &b) {
     return a.perByte > b.perByte;
   });
-  double left = kReplicaBudgetFraction *
-                    static_cast<double>(options.topology.usableDeviceMemory()) -
-                fixedReplicaBytes;
+  replicaBudget = replicaBudgetBytes();
+  double left = replicaBudget - fixedReplicaBytes;
   for (const Candidate &candidate : candidates) {
     bool keep = candidate.perByte > 0 &&
                 static_cast<double>(candidate.bytes) <= left;

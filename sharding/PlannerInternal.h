@@ -396,6 +396,10 @@ private:
   /// sharded option) keep their auto data_parallel option while the budget
   /// lasts; the others lose it.
   void selectReplicas();
+  /// Device bytes all replicas together may take on a rank:
+  /// kReplicaBudgetFraction of its usable memory, at most what leaves room
+  /// beside them for the largest table whole.
+  double replicaBudgetBytes() const;
 
   // PlannerSeed.cpp
   std::unique_ptr<State> newState() const;
@@ -477,6 +481,8 @@ private:
   /// the search does (imported, pinned or forced): they count against the
   /// replica budget before the auto planner adds any.
   double fixedReplicaBytes = 0;
+  /// replicaBudgetBytes(), set by selectReplicas.
+  double replicaBudget = 0;
   /// Tables the spill seed serves from host memory first (chooseSpills).
   std::vector<char> spilled;
 };

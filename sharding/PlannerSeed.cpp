@@ -120,10 +120,8 @@ bool State::place(int table, int index, bool byMemory) {
 }
 
 std::unique_ptr<State> Planner::newState() const {
-  double budget = kReplicaBudgetFraction *
-                  static_cast<double>(options.topology.usableDeviceMemory());
   auto state = std::make_unique<State>(options.topology, tableOptions,
-                                       baseline, budget);
+                                       baseline, replicaBudget);
   state->replicaUsed = fixedReplicaBytes;
   return state;
 }
