@@ -14,4 +14,4 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%python", "/usr/bin/python3"))
-llvm_config.add_tool_substitutions(["ember-opt", "ember-translate", "ember-compile"], [config.ember_tools_dir])
+llvm_config.add_tool_substitutions(["ember-opt", "ember-translate", "ember-compile", "ember-run"], [config.ember_tools_dir])
