@@ -643,6 +643,29 @@ TEST(ShardingPlanner, ReplicaBudgetGoesToTheMostBenefitPerByte) {
             0.25 * static_cast<double>(options.topology.usableDeviceMemory()));
 }
 
+TEST(ShardingPlanner, ReplicasLeaveRoomForTheLargestTableWhole) {
+  // Replicas sit on every rank, the one that holds the largest table too.
+  // A 60 GB table (234,375,000 x 64 f32) and 120 small tables of 128 MB on
+  // 2 x 8 ranks of 72 GB usable: the 25% budget (18 GB) would take all 120
+  // replicas (15.36 GB), leaving no rank room for the large table whole
+  // (60 + 15.36 > 72). The budget stops at 72 - 60 = 12 GB less the
+  // buffers: 92 replicas (11.78 GB).
+  std::vector<TableSpec> tables;
+  tables.push_back(makeTable("large", 234'375'000, 64, 1));
+  for (int i = 0; i < 120; ++i)
+    tables.push_back(makeTable("small" + std::to_string(i), 500'000, 64, 40));
+  PlannerOptions options = makeOptions(16);
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  int64_t replicaBytes = 0;
+  for (size_t t = 0; t < tables.size(); ++t)
+    if (plan.tables[t].kind == ShardingKind::DataParallel)
+      replicaBytes += tables[t].rows * tables[t].dim * 4;
+  EXPECT_LE(replicaBytes, 12'000'000'000);
+  EXPECT_GE(replicaBytes, 11'000'000'000);
+  EXPECT_EQ(plan.tables[0].kind, ShardingKind::TableWise);
+}
+
 TEST(ShardingPlanner, TrainingReplicaAllReduceIsHierarchical) {
   // The gradient all-reduce of a 256 MB replica on 2 nodes of 8: inside the
   // node 2 x 7/8 x S over NVLink, across the nodes 2 x 1/2 x S/8 over the
