@@ -72,27 +72,28 @@ Status run(KernelContext &ctx) {
                 static_cast<size_t>(bMe * dims[q]) * es};
   }
   EMBER_RETURN_IF_ERROR(group.exchange(sends, recvs, ""));
-  // One copy of each received row into its output columns (segment by
-  // segment: in position order unless the plan permutes them).
+  // Each received row's runs of columns into their output columns, one
+  // output row at a time (the segments are ordered by output column, so
+  // each output row is written front to back): as many copies as rows times
+  // segments, one segment per position unless the plan permutes them.
   char *o = static_cast<char *>(out->data());
-  for (const PooledSegment &seg : layout.segments) {
-    const int64_t d = dims[seg.position];
-    const char *block = staging + static_cast<size_t>(bMe * colOff[seg.position]) * es;
-    if (codec != CommCodec::kNone) {
-      const uint16_t *w = reinterpret_cast<const uint16_t *>(block);
-      float *of = out->data<float>();
-      for (int64_t b = 0; b < bMe; ++b)
+  for (int64_t b = 0; b < bMe; ++b)
+    for (const PooledSegment &seg : layout.segments) {
+      const int64_t d = dims[seg.position];
+      const size_t from =
+          static_cast<size_t>(bMe * colOff[seg.position] + b * d +
+                              seg.sourceColumn);
+      const size_t to = static_cast<size_t>(b * dSum + seg.outputColumn);
+      if (codec != CommCodec::kNone) {
+        const uint16_t *w = reinterpret_cast<const uint16_t *>(staging) + from;
+        float *of = out->data<float>() + to;
         for (int64_t c = 0; c < seg.width; ++c)
-          of[b * dSum + seg.outputColumn + c] =
-              decodeWire(codec, w[b * d + seg.sourceColumn + c]);
-      continue;
+          of[c] = decodeWire(codec, w[c]);
+        continue;
+      }
+      std::memcpy(o + to * es, staging + from * es,
+                  static_cast<size_t>(seg.width) * es);
     }
-    const size_t bytes = static_cast<size_t>(seg.width) * es;
-    for (int64_t b = 0; b < bMe; ++b)
-      std::memcpy(o + static_cast<size_t>(b * dSum + seg.outputColumn) * es,
-                  block + static_cast<size_t>(b * d + seg.sourceColumn) * es,
-                  bytes);
-  }
   return Status::ok();
 }
 
