@@ -14,8 +14,12 @@
 //    loaded rank can shed cost, move one of its shards to another rank, swap
 //    one with a smaller shard elsewhere, or re-shard one of its tables; every
 //    accepted step leaves every changed rank below the old maximum, so the
-//    sorted cost vector decreases and the search ends. Tiny cases are then
-//    searched exhaustively.
+//    sorted cost vector decreases and the search ends. Seeds and this search
+//    first weigh every rank's requests additively (a bound), then the
+//    search runs again on the duplex cost (each all-to-all the larger of
+//    what a rank sends and receives). 3b: the best plan's busiest tables
+//    re-sharded on copies, each improved there. Tiny cases are then
+//    searched exhaustively; 6 and 7 (PlannerCollectives.cpp) alternate.
 // The best seed (lowest maximum, then lowest total cost) is the plan; when
 // no seed places every table, the error names each table left over and the
 // memory it lacks. Also here: computeRankLoads.

@@ -9,7 +9,9 @@
 //   PlannerSeed.cpp        2. greedy seed placements (and State::place)
 //   PlannerMemory.cpp      2b. memory before UVM: room made for the tables
 //                          a seed could not place or served from host memory
-//   PlannerSearch.cpp      3. local improvement; exact search of tiny cases
+//   PlannerSearch.cpp      3. local improvement (on the additive bound, then
+//                          the duplex cost); 3b. re-shard and improve;
+//                          exact search of tiny cases
 //   PlannerCollectives.cpp 6. the best plan's collective step lowered;
 //                          7. its busiest rank's all-to-all bytes lowered
 // Not part of the library's interface (Planner.h is).
