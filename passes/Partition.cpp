@@ -747,11 +747,12 @@ FailureOr<Value> RankRewriter::buildClass(const ClassPlan &plan) {
       }
     }
     // Wire order: each destination's items as sendOrder has them. A run of
-    // items adjacent in both orders is one segment.
+    // items adjacent in both orders is one segment (an item of no columns
+    // is none).
     int64_t wire = 0, lastDest = -1;
     for (unsigned i : plan.sendOrder) {
       const ShardItem &item = a_.items[i];
-      if (item.route != Route::AllToAll)
+      if (item.route != Route::AllToAll || item.numCols == 0)
         continue;
       permuted |= itemColumn_[i] != wire;
       wire += item.numCols;
