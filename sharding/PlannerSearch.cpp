@@ -29,6 +29,28 @@ bool isHostServed(ComputeKernel kernel) {
          kernel == ComputeKernel::FusedUvm;
 }
 
+/// The (at most `limit`) tables with the most cost on `rank`, costliest
+/// first (ties by table index), each once; `skip` leaves a table out.
+template <typename Skip>
+std::vector<std::pair<double, int>>
+costliestTablesOn(const State &state, int64_t rank, size_t limit, Skip skip) {
+  std::vector<std::pair<double, int>> candidates;
+  for (auto [table, shard] : state.units[rank])
+    if (!skip(table))
+      candidates.push_back(
+          {state.optionOf(table).loads[shard].cost.total(), table});
+  llvm::sort(candidates, [](auto &a, auto &b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  candidates.erase(
+      std::unique(candidates.begin(), candidates.end(),
+                  [](auto &a, auto &b) { return a.second == b.second; }),
+      candidates.end());
+  if (candidates.size() > limit)
+    candidates.resize(limit);
+  return candidates;
+}
+
 } // namespace
 
 bool Planner::tryMove(State &state, int64_t maxRank) const {
@@ -138,22 +160,11 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   constexpr int kCandidates = 8;
   double current = state.cost[maxRank];
   // The tables with the most cost on the max rank.
-  std::vector<std::pair<double, int>> candidates;
-  for (auto [table, shard] : state.units[maxRank]) {
-    if (tableOptions[table].userFixed && tableOptions[table].options.size() < 2)
-      continue;
-    candidates.push_back(
-        {state.optionOf(table).loads[shard].cost.total(), table});
-  }
-  llvm::sort(candidates, [](auto &a, auto &b) {
-    return a.first > b.first || (a.first == b.first && a.second < b.second);
-  });
-  candidates.erase(
-      std::unique(candidates.begin(), candidates.end(),
-                  [](auto &a, auto &b) { return a.second == b.second; }),
-      candidates.end());
-  if (candidates.size() > kCandidates)
-    candidates.resize(kCandidates);
+  std::vector<std::pair<double, int>> candidates =
+      costliestTablesOn(state, maxRank, kCandidates, [&](int table) {
+        return tableOptions[table].userFixed &&
+               tableOptions[table].options.size() < 2;
+      });
 
   // A re-shard that raises every rank's requester side may raise the ranks
   // it does not touch too (those whose holder side of an all-to-all is
@@ -284,20 +295,9 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
     const State &state = *best;
     double bytesLimit = busiestTrafficBytes(state) * (1 + 1e-9);
     int64_t maxRank = state.maxRank();
-    std::vector<std::pair<double, int>> candidates;
-    for (auto [table, shard] : state.units[maxRank])
-      if (!tableOptions[table].userFixed)
-        candidates.push_back(
-            {state.optionOf(table).loads[shard].cost.total(), table});
-    llvm::sort(candidates, [](auto &a, auto &b) {
-      return a.first > b.first || (a.first == b.first && a.second < b.second);
-    });
-    candidates.erase(
-        std::unique(candidates.begin(), candidates.end(),
-                    [](auto &a, auto &b) { return a.second == b.second; }),
-        candidates.end());
-    if (candidates.size() > kTables)
-      candidates.resize(kTables);
+    std::vector<std::pair<double, int>> candidates = costliestTablesOn(
+        state, maxRank, kTables,
+        [&](int table) { return tableOptions[table].userFixed; });
     std::unique_ptr<State> winner;
     for (auto [unused, table] : candidates) {
       const auto &opts = tableOptions[table].options;
