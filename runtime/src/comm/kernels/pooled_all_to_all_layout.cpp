@@ -74,8 +74,11 @@ pooledSegments(const Attributes &attrs, const std::vector<int64_t> &dims) {
   // tiling.
   std::vector<size_t> order(segments.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return segments[a].outputColumn < segments[b].outputColumn;
+  // By output column, ties in wire order (std::sort with the index as the
+  // tie-break: libstdc++'s stable_sort buffer is deprecated under clang 22).
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return segments[a].outputColumn < segments[b].outputColumn ||
+           (segments[a].outputColumn == segments[b].outputColumn && a < b);
   });
   std::vector<PooledSegment> sorted;
   sorted.reserve(segments.size());
