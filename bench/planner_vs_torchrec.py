@@ -189,7 +189,10 @@ def torchrec_setup(case):
     return Sparse(configs), [EmbeddingBagCollectionSharder()], topology, constraints
 
 
-def torchrec_plan(case):
+def torchrec_plan(case, timeout=None):
+    """TorchRec's plan of a case, its planning seconds and its error (None when planned).
+    `timeout`: TorchRec's own timeout_seconds (its proposers stop after that many seconds
+    of search and the best plan found so far is returned)."""
     from torchrec.distributed.planner import EmbeddingShardingPlanner
 
     from ember.torchrec_plan import plan_to_json
@@ -198,7 +201,8 @@ def torchrec_plan(case):
     start = time.perf_counter()
     try:
         plan = EmbeddingShardingPlanner(topology=topology, batch_size=BATCH,
-                                        constraints=constraints).plan(model, sharders)
+                                        constraints=constraints,
+                                        timeout_seconds=timeout).plan(model, sharders)
     except Exception as error:  # TorchRec finds no plan: reported, not fatal
         return None, time.perf_counter() - start, f"{type(error).__name__}: " + \
             str(error).strip().splitlines()[0][:200]
@@ -572,12 +576,13 @@ def check_cached_plan(plan, seconds, error, case):
                 raise ValueError(f"table '{t['name']}': shard sizes {rows!r} x {cols!r}")
 
 
-def cached_torchrec_plan(name, case, cache):
+def cached_torchrec_plan(name, case, cache, timeout=None):
     """TorchRec's plan for a case, read from cache/<name>.json when an earlier run wrote it
-    (TorchRec takes hours on the 1,000-table cases here), else planned and written there
-    (plan, planning seconds, error). Without a cache: planned."""
+    (TorchRec takes hours on the 1,000-table cases here), else planned (with `timeout`, see
+    torchrec_plan) and written there with the timeout it had (plan, planning seconds,
+    error). Without a cache: planned."""
     if not cache:
-        return torchrec_plan(case)
+        return torchrec_plan(case, timeout)
     path = os.path.join(cache, f"{name}.json")
     if os.path.exists(path):
         try:
@@ -589,11 +594,12 @@ def cached_torchrec_plan(name, case, cache):
         except (OSError, ValueError, KeyError, TypeError) as error:
             raise SystemExit(f"{path}: not a TorchRec plan written by --torchrec-plans "
                              f"({type(error).__name__}: {error}); delete it to plan again")
-    plan, seconds, error = torchrec_plan(case)
+    plan, seconds, error = torchrec_plan(case, timeout)
     os.makedirs(cache, exist_ok=True)
     partial = path + ".partial"
     with open(partial, "w") as f:
-        json.dump({"plan": plan, "seconds": seconds, "error": error}, f)
+        json.dump({"plan": plan, "seconds": seconds, "error": error,
+                   "timeout_seconds": timeout}, f)
     os.replace(partial, path)
     return plan, seconds, error
 
@@ -611,12 +617,12 @@ def capped_topology(paths, work, cap_bytes):
 
 
 def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only=False,
-             cap_at_torchrec=False):
+             cap_at_torchrec=False, torchrec_timeout=None):
     work = os.path.join(work, name)
     paths = write_inputs(case, work)
     rows = []
     like = ["objective=training", "memory-reservation=torchrec"]
-    plan, seconds, error = cached_torchrec_plan(name, case, cache)
+    plan, seconds, error = cached_torchrec_plan(name, case, cache, torchrec_timeout)
     if torchrec_only:
         return [{"case": name, "planner": "torchrec", "plan_seconds": seconds,
                  "error": error, "planned": plan is not None}]
@@ -715,7 +721,12 @@ def main():
     parser.add_argument("--hbm-cap", action="store_true",
                         help="also plan with Ember's embeddings capped at the HBM of "
                              "TorchRec's fullest rank (topology embedding_memory_cap_gb)")
+    parser.add_argument("--torchrec-timeout", type=float, default=None, metavar="SECONDS",
+                        help="TorchRec's timeout_seconds: its search stops after SECONDS and "
+                             "returns the best plan found so far (default: none)")
     args = parser.parse_args()
+    if args.torchrec_timeout is not None and not args.torchrec_timeout > 0:
+        parser.error(f"--torchrec-timeout must be positive, got {args.torchrec_timeout}")
     cases = make_cases()
     names = [c for c in args.cases.split(",") if c]
     unknown = [c for c in names if c not in cases]
@@ -729,7 +740,8 @@ def main():
     results = []
     for name in names:
         case_results = run_case(name, cases[name], args.bin_dir, work, args.fixtures,
-                                args.torchrec_plans, args.torchrec_only, args.hbm_cap)
+                                args.torchrec_plans, args.torchrec_only, args.hbm_cap,
+                                args.torchrec_timeout)
         if args.torchrec_only:
             print(json.dumps(case_results[0]), flush=True)
             continue
