@@ -3,13 +3,13 @@
 #include "ember/c_api.h"
 #include "ember/session.h"
 #include "support/dlrm_model.h"
+#include "support/file_bytes.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -201,8 +201,7 @@ TEST_F(CApiTest, OverlapAndTraceOptions) {
   ASSERT_EQ(ember_session_write_trace(session, trace.c_str(), st.out()),
             EMBER_OK)
       << st.message();
-  std::ifstream in(trace);
-  std::string json((std::istreambuf_iterator<char>(in)), {});
+  std::string json = readFileBytes(trace);
   EXPECT_EQ(json.rfind("{\"traceEvents\": [", 0), 0u) << json;
   EXPECT_NE(json.find("\"cat\":\"compute\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"kind\": \"measured\", \"ranks\": 1"),

@@ -13,6 +13,7 @@
 #include "ember/session.h"
 #include "io/npy.h"
 #include "support/expect_status.h"
+#include "support/file_bytes.h"
 #include "support/plan_builder.h"
 #include "support/scoped_env.h"
 #include "support/temp_dir.h"
@@ -20,9 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 using namespace ember;
 using namespace ember::testing;
@@ -220,10 +219,7 @@ std::string npzBytes(const TempDir &dir) {
       npy::writeNpz(path, {{"a", Tensor::view(a.data(), DType::kFloat32, {3})},
                            {"b", Tensor::view(b.data(), DType::kFloat32, {2})}})
           .isOk());
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return readFileBytes(path);
 }
 
 void put32(std::string &s, size_t at, uint32_t v) {

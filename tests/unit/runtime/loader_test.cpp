@@ -13,13 +13,13 @@
 #include "plan/xxhash64.h"
 #include "support/dlrm_model.h"
 #include "support/expect_status.h"
+#include "support/file_bytes.h"
 #include "support/plan_builder.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <random>
 
@@ -28,15 +28,6 @@ using namespace ember::testing;
 
 namespace {
 
-std::string readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-void writeBytes(const std::string &path, const std::string &bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
-
 class LoaderTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -44,7 +35,7 @@ protected:
     auto path = writeDlrmPlan(model_, dir_.path(), "dlrm");
     ASSERT_TRUE(path.isOk()) << path.status().toString();
     planPath_ = *path;
-    ASSERT_TRUE(plan_.ParseFromString(readBytes(planPath_)));
+    ASSERT_TRUE(plan_.ParseFromString(readFileBytes(planPath_)));
   }
 
   Status load(const std::string &path) {
@@ -116,15 +107,15 @@ TEST_F(LoaderTest, MissingPlanFile) {
 }
 
 TEST_F(LoaderTest, EmptyPlanFile) {
-  writeBytes(planPath_, "");
+  writeFileBytes(planPath_, "");
   EXPECT_ERROR(load(planPath_), StatusCode::kDataLoss, "empty");
 }
 
 TEST_F(LoaderTest, TruncatedPlan) {
-  std::string bytes = readBytes(planPath_);
+  std::string bytes = readFileBytes(planPath_);
   for (size_t keep :
        {bytes.size() - 1, bytes.size() - 9, bytes.size() / 2, size_t{3}}) {
-    writeBytes(planPath_, bytes.substr(0, keep));
+    writeFileBytes(planPath_, bytes.substr(0, keep));
     Status s = load(planPath_);
     EXPECT_EQ(s.code(), StatusCode::kDataLoss) << keep << ": " << s.toString();
     EXPECT_NE(s.message().find("dlrm.plan"), std::string::npos) << s.message();
@@ -137,7 +128,7 @@ TEST_F(LoaderTest, RandomBytes) {
     std::string bytes(1 + rng() % 400, '\0');
     for (char &c : bytes)
       c = static_cast<char>(rng());
-    writeBytes(planPath_, bytes);
+    writeFileBytes(planPath_, bytes);
     Status s = load(planPath_);
     EXPECT_FALSE(s.isOk());
     EXPECT_NE(s.message().find("dlrm.plan"), std::string::npos) << s.message();
@@ -146,12 +137,12 @@ TEST_F(LoaderTest, RandomBytes) {
 
 TEST_F(LoaderTest, FlippedBytesNeverCrash) {
   // Every single-byte corruption is either rejected or still a valid plan.
-  std::string bytes = readBytes(planPath_);
+  std::string bytes = readFileBytes(planPath_);
   std::mt19937 rng(5);
   for (int trial = 0; trial < 200; ++trial) {
     std::string corrupt = bytes;
     corrupt[rng() % corrupt.size()] ^= static_cast<char>(1 + rng() % 255);
-    writeBytes(planPath_, corrupt);
+    writeFileBytes(planPath_, corrupt);
     Status s = load(planPath_);
     if (!s.isOk()) {
       EXPECT_FALSE(s.message().empty());
@@ -170,13 +161,13 @@ TEST_F(LoaderTest, NewerVersion) {
 TEST_F(LoaderTest, MissingEndMarker) {
   plan::Plan copy = plan_;
   copy.clear_end_marker();
-  writeBytes(planPath_, copy.SerializeAsString());
+  writeFileBytes(planPath_, copy.SerializeAsString());
   EXPECT_ERROR(load(planPath_), StatusCode::kDataLoss, "truncated or corrupt");
 }
 
 TEST_F(LoaderTest, TextParseError) {
   std::string path = dir_.file("bad.plan.txt");
-  writeBytes(path, "format_version: 1\nprograms { rank: zero }\n");
+  writeFileBytes(path, "format_version: 1\nprograms { rank: zero }\n");
   EXPECT_ERROR(load(path), StatusCode::kInvalidArgument, "line 2");
 }
 
@@ -399,16 +390,16 @@ TEST_F(LoaderTest, BadDType) {
 }
 
 TEST_F(LoaderTest, WeightsFileTooShort) {
-  std::string bytes = readBytes(weightsPath());
-  writeBytes(weightsPath(), bytes.substr(0, bytes.size() - 10));
+  std::string bytes = readFileBytes(weightsPath());
+  writeFileBytes(weightsPath(), bytes.substr(0, bytes.size() - 10));
   EXPECT_ERROR(load(planPath_), StatusCode::kDataLoss,
                "bytes but the plan expects");
 }
 
 TEST_F(LoaderTest, WeightsChecksumMismatch) {
-  std::string bytes = readBytes(weightsPath());
+  std::string bytes = readFileBytes(weightsPath());
   bytes[bytes.size() / 2] ^= 0x40;
-  writeBytes(weightsPath(), bytes);
+  writeFileBytes(weightsPath(), bytes);
   EXPECT_ERROR(load(planPath_), StatusCode::kDataLoss, "checksum");
   // Without verification the same file loads (size still matches).
   LoadOptions noVerify;

@@ -15,6 +15,7 @@
 #include "support/dlrm_inputs.h"
 #include "support/dlrm_model.h"
 #include "support/expect_status.h"
+#include "support/file_bytes.h"
 #include "support/plan_builder.h"
 #include "support/temp_dir.h"
 
@@ -22,7 +23,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <set>
@@ -102,9 +102,7 @@ protected:
     auto path = writeDlrmPlan(model_, dir_.path(), "dlrm");
     ASSERT_TRUE(path.isOk()) << path.status().toString();
     planPath_ = *path;
-    std::ifstream in(planPath_, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    ASSERT_TRUE(plan_.ParseFromString(bytes));
+    ASSERT_TRUE(plan_.ParseFromString(readFileBytes(planPath_)));
     ASSERT_EQ(plan_.format_version(), kPlanFormatVersion);
     plan::SymbolBound *bound = plan_.add_symbol_bounds();
     bound->set_symbol("B");

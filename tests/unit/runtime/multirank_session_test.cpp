@@ -12,6 +12,7 @@
 #include "ember/session.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/file_bytes.h"
 #include "support/multirank_harness.h"
 #include "support/sharded_inputs.h"
 #include "support/sharded_model.h"
@@ -21,7 +22,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <functional>
 
 using namespace ember;
@@ -181,12 +181,7 @@ TEST_F(MultiRankSessionErrors, RankZeroRefusalStaysInAFileStoreForLaterPeers) {
 
 TEST_F(MultiRankSessionErrors, LoaderChecksCollectiveUse) {
   plan::Plan original;
-  {
-    std::ifstream f(planPath, std::ios::binary);
-    std::string bytes((std::istreambuf_iterator<char>(f)),
-                      std::istreambuf_iterator<char>());
-    ASSERT_TRUE(original.ParseFromString(bytes));
-  }
+  ASSERT_TRUE(original.ParseFromString(readFileBytes(planPath)));
   auto loadMutated = [&](const std::function<void(plan::Plan &)> &mutate) {
     plan::Plan p = original;
     mutate(p);

@@ -1,22 +1,18 @@
 //===- npy_test.cpp - .npy / .npz reading and writing ---------------------===//
 #include "io/npy.h"
 #include "support/expect_status.h"
+#include "support/file_bytes.h"
 #include "support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <zlib.h>
 
 using namespace ember;
 using namespace ember::testing;
 
 namespace {
-
-void writeBytes(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 /// An .npy with a hand-written header of the given format version.
 std::string makeNpy(int version, const std::string &dict,
@@ -215,7 +211,7 @@ TEST(Npz, RoundTripAndDeflatedEntries) {
   le(archive, cd.size(), 4);
   le(archive, zip.size(), 4);
   le(archive, 0, 2);
-  writeBytes(dir.file("z.npz"), archive);
+  writeFileBytes(dir.file("z.npz"), archive);
   auto z = npy::readNpz(dir.file("z.npz"));
   ASSERT_TRUE(z.isOk()) << z.status().toString();
   ASSERT_EQ(z->size(), 1u);
@@ -225,20 +221,17 @@ TEST(Npz, RoundTripAndDeflatedEntries) {
   // Corruptions: a flipped data byte (CRC), a cut archive, random bytes.
   std::string bad = archive;
   bad[40] ^= 0x55;
-  writeBytes(dir.file("bad.npz"), bad);
+  writeFileBytes(dir.file("bad.npz"), bad);
   EXPECT_FALSE(npy::readNpz(dir.file("bad.npz")).isOk());
-  writeBytes(dir.file("cut.npz"), archive.substr(0, archive.size() - 30));
+  writeFileBytes(dir.file("cut.npz"), archive.substr(0, archive.size() - 30));
   EXPECT_ERROR(npy::readNpz(dir.file("cut.npz")).status(),
                StatusCode::kDataLoss, "cut.npz");
-  std::string stored = [&] {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
+  std::string stored = readFileBytes(path);
   stored[100] ^= 0x01; // inside the first entry's data
-  writeBytes(dir.file("crc.npz"), stored);
+  writeFileBytes(dir.file("crc.npz"), stored);
   EXPECT_ERROR(npy::readNpz(dir.file("crc.npz")).status(),
                StatusCode::kDataLoss, "CRC mismatch");
-  writeBytes(dir.file("junk.npz"), std::string(300, 'j'));
+  writeFileBytes(dir.file("junk.npz"), std::string(300, 'j'));
   EXPECT_ERROR(npy::readNpz(dir.file("junk.npz")).status(),
                StatusCode::kDataLoss, "not a zip archive");
 }

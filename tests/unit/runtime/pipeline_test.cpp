@@ -41,6 +41,7 @@
 #include "plan/PlanStreams.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/file_bytes.h"
 #include "support/multirank_harness.h"
 #include "support/scoped_env.h"
 #include "support/sharded_inputs.h"
@@ -54,7 +55,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 
 using namespace ember;
@@ -62,17 +62,12 @@ using namespace ember::testing;
 
 namespace {
 
-std::string readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// Rewrites the plan at `path`: collectives on stream 1, then the
 /// compiler's overlap schedule, input distribution and events (unless
 /// `marks` is false: then the marks are cleared, as in an older plan).
 void compileStreams(const std::string &path, bool marks = true) {
   plan::Plan plan;
-  ASSERT_TRUE(plan.ParseFromString(readBytes(path)));
+  ASSERT_TRUE(plan.ParseFromString(readFileBytes(path)));
   // As PlanFinalization does: the same collectives in every rank's input
   // distribution.
   int inputCollectives = -1;
@@ -224,7 +219,7 @@ struct Stages {
 };
 Stages stagesOf(const std::string &planPath, int rank) {
   plan::Plan plan;
-  EXPECT_TRUE(plan.ParseFromString(readBytes(planPath)));
+  EXPECT_TRUE(plan.ParseFromString(readFileBytes(planPath)));
   const plan::RankProgram &p = plan.programs(rank);
   Stages st;
   const int n = p.instructions_size();
@@ -709,7 +704,7 @@ TEST_F(PipelineCApi, SameBytesAsTheCppApiOneByOne) {
 TEST_F(PipelineStages, BadMarksAreRefusedAtLoad) {
   auto loadMutated = [&](const std::function<void(plan::Plan &)> &mutate) {
     plan::Plan plan;
-    EXPECT_TRUE(plan.ParseFromString(readBytes(plan_)));
+    EXPECT_TRUE(plan.ParseFromString(readFileBytes(plan_)));
     mutate(plan);
     const std::string path = dir_.file("mutated.plan");
     std::string error;

@@ -24,6 +24,7 @@
 #include "ember/trace.h"
 #include "plan/ember_plan.pb.h"
 #include "plan/plan_writer.h"
+#include "support/file_bytes.h"
 #include "support/multirank_harness.h"
 #include "support/scoped_env.h"
 #include "support/sharded_inputs.h"
@@ -35,7 +36,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <set>
 
@@ -43,11 +43,6 @@ using namespace ember;
 using namespace ember::testing;
 
 namespace {
-
-std::string readBytes(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 /// Collectives on stream 1 with the events of PlanStreams (no reordering).
 void assignStreams(plan::RankProgram &p) {
@@ -99,7 +94,7 @@ void assignStreams(plan::RankProgram &p) {
 void rewritePlan(const std::string &path,
                  const std::function<void(plan::Plan &)> &mutate) {
   plan::Plan plan;
-  ASSERT_TRUE(plan.ParseFromString(readBytes(path)));
+  ASSERT_TRUE(plan.ParseFromString(readFileBytes(path)));
   mutate(plan);
   std::string error;
   ASSERT_TRUE(writePlanFile(plan, path, &error)) << error;
