@@ -4,6 +4,7 @@
 #include "ember/session.h"
 #include "support/dlrm_model.h"
 #include "support/file_bytes.h"
+#include "support/multirank_harness.h"
 #include "support/sharded_model.h"
 #include "support/temp_dir.h"
 
@@ -11,7 +12,6 @@
 
 #include <cmath>
 #include <string>
-#include <thread>
 
 using namespace ember::testing;
 
@@ -28,6 +28,45 @@ struct StatusHolder {
   }
   std::string message() const { return ember_status_message(status); }
 };
+
+/// Sets `batch` in `inputs` as the C API takes it: "dense" [rows,
+/// denseWidth] and the KJT "sparse" over `keys`, views of the batch's
+/// vectors. The tensor handles are freed at once (the inputs keep views of
+/// their own). A call that is refused fails the test.
+template <class Batch>
+void setBatchInputs(EmberInputs *inputs, Batch &batch, int64_t denseWidth,
+                    const std::vector<std::string> &keys) {
+  StatusHolder st;
+  int64_t denseDims[2] = {batch.batch, denseWidth};
+  int64_t nValues = static_cast<int64_t>(batch.values.size());
+  int64_t nLengths = static_cast<int64_t>(batch.lengths.size());
+  EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
+  ASSERT_EQ(ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
+                                     batch.dense.data(), &dense, st.out()),
+            EMBER_OK)
+      << st.message();
+  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nValues, 1,
+                                     batch.values.data(), &values, st.out()),
+            EMBER_OK)
+      << st.message();
+  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
+                                     batch.lengths.data(), &lengths, st.out()),
+            EMBER_OK)
+      << st.message();
+  std::vector<const char *> keyNames;
+  for (const std::string &k : keys)
+    keyNames.push_back(k.c_str());
+  ASSERT_EQ(ember_inputs_set_tensor(inputs, "dense", dense, st.out()), EMBER_OK)
+      << st.message();
+  ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keyNames.data(),
+                                 keyNames.size(), values, lengths, nullptr,
+                                 st.out()),
+            EMBER_OK)
+      << st.message();
+  ember_tensor_free(dense);
+  ember_tensor_free(values);
+  ember_tensor_free(lengths);
+}
 
 class CApiTest : public ::testing::Test {
 protected:
@@ -68,31 +107,9 @@ TEST_F(CApiTest, RunsTheDlrmLikeTheReference) {
   EmberOutputs *outputs = nullptr;
   for (int64_t b : {1, 13}) {
     DlrmBatch batch = makeDlrmBatch(model_, b, 77 + b);
-    int64_t denseDims[2] = {b, DlrmModel::kDenseIn};
-    int64_t nValues = static_cast<int64_t>(batch.values.size());
-    int64_t nLengths = static_cast<int64_t>(batch.lengths.size());
-    EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
-    ASSERT_EQ(ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
-                                       batch.dense.data(), &dense, st.out()),
-              EMBER_OK);
-    ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nValues, 1,
-                                       batch.values.data(), &values, st.out()),
-              EMBER_OK);
-    ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
-                                       batch.lengths.data(), &lengths,
-                                       st.out()),
-              EMBER_OK);
     EmberInputs *inputs = ember_inputs_create();
-    const char *keys[] = {"f0", "f1", "f2"};
-    ASSERT_EQ(ember_inputs_set_tensor(inputs, "dense", dense, st.out()),
-              EMBER_OK);
-    ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keys, 3, values, lengths,
-                                   nullptr, st.out()),
-              EMBER_OK)
-        << st.message();
-    ember_tensor_free(dense); // the inputs keep their own views
-    ember_tensor_free(values);
-    ember_tensor_free(lengths);
+    ASSERT_NO_FATAL_FAILURE(
+        setBatchInputs(inputs, batch, DlrmModel::kDenseIn, model_.keys));
     ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()), EMBER_OK)
         << st.message();
     ember_inputs_free(inputs);
@@ -160,29 +177,9 @@ TEST_F(CApiTest, OverlapAndTraceOptions) {
   ember_session_options_free(options);
 
   DlrmBatch batch = makeDlrmBatch(model_, 5, 3);
-  int64_t denseDims[2] = {5, DlrmModel::kDenseIn};
-  int64_t nValues = static_cast<int64_t>(batch.values.size());
-  int64_t nLengths = static_cast<int64_t>(batch.lengths.size());
-  EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
-  ASSERT_EQ(ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2,
-                                     batch.dense.data(), &dense, st.out()),
-            EMBER_OK);
-  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nValues, 1,
-                                     batch.values.data(), &values, st.out()),
-            EMBER_OK);
-  ASSERT_EQ(ember_tensor_create_view(EMBER_INT64, &nLengths, 1,
-                                     batch.lengths.data(), &lengths, st.out()),
-            EMBER_OK);
   EmberInputs *inputs = ember_inputs_create();
-  const char *keys[] = {"f0", "f1", "f2"};
-  ASSERT_EQ(ember_inputs_set_tensor(inputs, "dense", dense, st.out()),
-            EMBER_OK);
-  ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keys, 3, values, lengths,
-                                 nullptr, st.out()),
-            EMBER_OK);
-  ember_tensor_free(dense);
-  ember_tensor_free(values);
-  ember_tensor_free(lengths);
+  ASSERT_NO_FATAL_FAILURE(
+      setBatchInputs(inputs, batch, DlrmModel::kDenseIn, model_.keys));
   EmberOutputs *outputs = nullptr;
   ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()), EMBER_OK)
       << st.message();
@@ -404,66 +401,42 @@ TEST(CApiMultiRankTest, TwoRanksEachComputeTheirRows) {
     ember_session_options_free(options);
   }
 
-  std::vector<std::thread> ranks;
-  for (int r = 0; r < 2; ++r)
-    ranks.emplace_back([&, r] {
-      StatusHolder st;
-      EmberSessionOptions *options = ember_session_options_create();
-      ASSERT_EQ(ember_session_options_set_rank(options, r, 2, st.out()),
-                EMBER_OK);
-      std::string rendezvous = "file:" + dir.file("store");
-      ASSERT_EQ(ember_session_options_set_rendezvous(
-                    options, rendezvous.c_str(), st.out()),
-                EMBER_OK);
-      ASSERT_EQ(
-          ember_session_options_set_collective_timeout(options, 30, st.out()),
-          EMBER_OK);
-      EmberSession *session = nullptr;
-      ASSERT_EQ(
-          ember_session_create(sharded->c_str(), options, &session, st.out()),
-          EMBER_OK)
-          << st.message();
-      ember_session_options_free(options);
-      int64_t begin = r == 0 ? 0 : 3, end = r == 0 ? 3 : batch;
-      ShardedTestBatch local = sliceShardedTestBatch(global, F, begin, end);
-      int64_t denseDims[2] = {end - begin, 3};
-      int64_t nValues = static_cast<int64_t>(local.values.size());
-      int64_t nLengths = static_cast<int64_t>(local.lengths.size());
-      EmberTensor *dense = nullptr, *values = nullptr, *lengths = nullptr;
-      ember_tensor_create_view(EMBER_FLOAT32, denseDims, 2, local.dense.data(),
-                               &dense, st.out());
-      ember_tensor_create_view(EMBER_INT64, &nValues, 1, local.values.data(),
-                               &values, st.out());
-      ember_tensor_create_view(EMBER_INT64, &nLengths, 1, local.lengths.data(),
-                               &lengths, st.out());
-      std::vector<const char *> keys;
-      for (const std::string &k : m.keys)
-        keys.push_back(k.c_str());
-      EmberInputs *inputs = ember_inputs_create();
-      ember_inputs_set_tensor(inputs, "dense", dense, st.out());
-      ASSERT_EQ(ember_inputs_set_kjt(inputs, "sparse", keys.data(), F, values,
-                                     lengths, nullptr, st.out()),
-                EMBER_OK)
-          << st.message();
-      EmberOutputs *outputs = nullptr;
-      ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()),
-                EMBER_OK)
-          << st.message();
-      const EmberTensor *pooled = nullptr;
-      ASSERT_EQ(ember_outputs_get(outputs, "pooled", &pooled, st.out()),
-                EMBER_OK);
-      ASSERT_EQ(ember_tensor_dim(pooled, 0), end - begin);
-      const int64_t width = ember_tensor_dim(pooled, 1);
-      const float *got = static_cast<const float *>(ember_tensor_data(pooled));
-      for (int64_t i = 0; i < (end - begin) * width; ++i)
-        EXPECT_EQ(got[i], want.data<float>()[begin * width + i]) << i;
-      ember_outputs_free(outputs);
-      ember_inputs_free(inputs);
-      ember_tensor_free(dense);
-      ember_tensor_free(values);
-      ember_tensor_free(lengths);
-      ember_session_free(session);
-    });
-  for (auto &t : ranks)
-    t.join();
+  runOnRankThreads(2, [&](int r) {
+    StatusHolder st;
+    EmberSessionOptions *options = ember_session_options_create();
+    ASSERT_EQ(ember_session_options_set_rank(options, r, 2, st.out()),
+              EMBER_OK);
+    std::string rendezvous = "file:" + dir.file("store");
+    ASSERT_EQ(ember_session_options_set_rendezvous(options, rendezvous.c_str(),
+                                                   st.out()),
+              EMBER_OK);
+    ASSERT_EQ(
+        ember_session_options_set_collective_timeout(options, 30, st.out()),
+        EMBER_OK);
+    EmberSession *session = nullptr;
+    ASSERT_EQ(
+        ember_session_create(sharded->c_str(), options, &session, st.out()),
+        EMBER_OK)
+        << st.message();
+    ember_session_options_free(options);
+    const RankRows rows = rankRows(batch, 2, r); // rows 0-2, then 3-4
+    ShardedTestBatch local = rankSlice(m, global, 2, r);
+    EmberInputs *inputs = ember_inputs_create();
+    ASSERT_NO_FATAL_FAILURE(
+        setBatchInputs(inputs, local, ShardedTestModel::kDenseWidth, m.keys));
+    EmberOutputs *outputs = nullptr;
+    ASSERT_EQ(ember_session_run(session, inputs, &outputs, st.out()), EMBER_OK)
+        << st.message();
+    const EmberTensor *pooled = nullptr;
+    ASSERT_EQ(ember_outputs_get(outputs, "pooled", &pooled, st.out()),
+              EMBER_OK);
+    ASSERT_EQ(ember_tensor_dim(pooled, 0), rows.size);
+    const int64_t width = ember_tensor_dim(pooled, 1);
+    const float *got = static_cast<const float *>(ember_tensor_data(pooled));
+    for (int64_t i = 0; i < rows.size * width; ++i)
+      EXPECT_EQ(got[i], want.data<float>()[rows.begin * width + i]) << i;
+    ember_outputs_free(outputs);
+    ember_inputs_free(inputs);
+    ember_session_free(session);
+  });
 }
