@@ -19,7 +19,8 @@
 //    search runs again on the duplex cost (each all-to-all the larger of
 //    what a rank sends and receives). 3b: the best plan's busiest tables
 //    re-sharded on copies, each improved there. Tiny cases are then
-//    searched exhaustively; 6 and 7 (PlannerCollectives.cpp) alternate.
+//    searched exhaustively; 6 and 7 (PlannerCollectives.cpp) alternate, and
+//    8 gives back device memory that lowers none of the figures.
 // The best seed (lowest maximum, then lowest total cost) is the plan; when
 // no seed places every table, the error names each table left over and the
 // memory it lacks. Also here: computeRankLoads.
@@ -360,6 +361,9 @@ llvm::Expected<ShardingPlan> Planner::run() {
     for (int round = 0; round < kCollectiveRounds; ++round)
       if (!lowerBusiestTraffic(*best) || !improveCollectives(*best))
         break;
+    // Step 8: device memory that buys nothing (neither score, nor collective
+    // step, nor the busiest rank's bytes) is given back.
+    lowerPeakMemory(*best);
   }
   if (!best) {
     std::vector<std::string> lines;

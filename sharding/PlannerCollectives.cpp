@@ -552,3 +552,114 @@ bool Planner::lowerBusiestTraffic(State &state) const {
   }
   return changed;
 }
+
+bool Planner::lowerPeakMemory(State &state) const {
+  int64_t world = state.topology.worldSize;
+  if (world < 2)
+    return false;
+  bool changed = false;
+  MoveSearch search(state, tableOptions);
+  CollectiveLoads loads(state, tableOptions);
+  TrafficLoads traffic(state, specs, tableOptions, options);
+  auto deltaOf = [&](int table, int shard) {
+    return TrafficLoads::holderDelta(
+        TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
+                              options),
+        world);
+  };
+  // Neither the collective step nor the busiest rank's all-to-all bytes may
+  // grow (MoveSearch keeps every rank at or below the score).
+  const double collectiveStep = loads.step() * (1 + 1e-12);
+  traffic.refreshTop();
+  const double trafficLimit = traffic.bytes(traffic.busiest()) * (1 + 1e-12);
+  constexpr size_t kSwapRanks = 16;
+  int64_t limit = 2 * static_cast<int64_t>(specs.size()) + 64;
+  for (int64_t step = 0; step < limit; ++step) {
+    traffic.refreshTop();
+    int64_t from = std::max_element(state.device.begin(), state.device.end()) -
+                   state.device.begin();
+    // A step lowers the fuller of the two ranks it changes below the
+    // fullest rank's bytes: the sorted vector of device bytes decreases, so
+    // the search ends, and the peak drops once no other rank ties it.
+    int64_t current = state.device[from];
+    int64_t bestValue = current;
+    std::pair<int, int> bestUnit{-1, -1}, bestOther{-1, -1};
+    int64_t bestTarget = -1;
+    // Swap partners: the ranks with the most free device memory.
+    std::vector<int64_t> partners(world);
+    std::iota(partners.begin(), partners.end(), 0);
+    auto emptier = [&](int64_t a, int64_t b) {
+      return state.device[a] < state.device[b] ||
+             (state.device[a] == state.device[b] && a < b);
+    };
+    if (partners.size() > kSwapRanks) {
+      std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
+                       partners.end(), emptier);
+      partners.resize(kSwapRanks);
+    }
+    auto trafficAfter = [&](int64_t a, int64_t b,
+                            std::pair<double, double> delta) {
+      return std::max({traffic.sent[a] - delta.first,
+                       traffic.recv[a] - delta.second,
+                       traffic.sent[b] + delta.first,
+                       traffic.recv[b] + delta.second,
+                       traffic.othersMax(a, b)});
+    };
+    search.forEach(
+        from, partners,
+        [&](const Candidate &c) -> std::optional<double> {
+          int64_t moved = c.load.device.total();
+          std::pair<double, double> delta = deltaOf(c.table, c.shard);
+          PartArray parts = c.cost;
+          if (c.otherLoad) {
+            moved -= c.otherLoad->device.total();
+            std::pair<double, double> back =
+                deltaOf(c.otherTable, c.otherShard);
+            delta.first -= back.first;
+            delta.second -= back.second;
+            PartArray backParts = partsOf(*c.otherLoad);
+            for (int k = 0; k < kEntries; ++k)
+              parts[k] -= backParts[k];
+          }
+          int64_t value = std::max(state.device[from] - moved,
+                                   state.device[c.target] + moved);
+          if (moved <= 0 || value >= bestValue ||
+              loads.stepAfter(from, c.target, parts) > collectiveStep ||
+              trafficAfter(from, c.target, delta) > trafficLimit)
+            return std::nullopt;
+          return static_cast<double>(value);
+        },
+        [&](const Candidate &c, double value) {
+          bestValue = static_cast<int64_t>(value);
+          bestUnit = {c.table, c.shard};
+          bestOther = {c.otherTable, c.otherShard};
+          bestTarget = c.target;
+        });
+    if (bestTarget < 0)
+      return changed;
+    changed = true;
+    const Option &option = state.optionOf(bestUnit.first);
+    PartArray cost = partsOf(option.loads[bestUnit.second]);
+    std::pair<double, double> delta = deltaOf(bestUnit.first, bestUnit.second);
+    loads.add(from, cost, -1.0);
+    loads.add(bestTarget, cost, 1.0);
+    traffic.add(from, delta, -1.0);
+    traffic.add(bestTarget, delta, 1.0);
+    state.removeUnit(bestUnit.first, bestUnit.second);
+    if (bestOther.first >= 0) {
+      const Option &other = state.optionOf(bestOther.first);
+      PartArray back = partsOf(other.loads[bestOther.second]);
+      std::pair<double, double> backDelta =
+          deltaOf(bestOther.first, bestOther.second);
+      loads.add(bestTarget, back, -1.0);
+      loads.add(from, back, 1.0);
+      traffic.add(bestTarget, backDelta, -1.0);
+      traffic.add(from, backDelta, 1.0);
+      state.removeUnit(bestOther.first, bestOther.second);
+      state.addUnit(bestOther.first, bestOther.second, from);
+    }
+    state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
+    loads.refresh();
+  }
+  return changed;
+}

@@ -13,7 +13,8 @@
 //                          the duplex cost); 3b. re-shard and improve;
 //                          exact search of tiny cases
 //   PlannerCollectives.cpp 6. the best plan's collective step lowered;
-//                          7. its busiest rank's all-to-all bytes lowered
+//                          7. its busiest rank's all-to-all bytes lowered;
+//                          8. its fullest rank's device memory lowered
 // Not part of the library's interface (Planner.h is).
 //
 //===----------------------------------------------------------------------===//
@@ -472,6 +473,11 @@ private:
   /// The bytes the busiest rank sends or receives in the all-to-alls (as
   /// lowerBusiestTraffic counts them).
   double busiestTrafficBytes(const State &state) const;
+  /// Memory that buys nothing released: lowers the fullest rank's device
+  /// memory by moves and swaps of free shards that keep every rank at or
+  /// below the plan's score, the collective step and the busiest rank's
+  /// all-to-all bytes at or below their values. Whether it changed the plan.
+  bool lowerPeakMemory(State &state) const;
 
   ArrayRef<TableSpec> specs;
   const PlannerOptions &options;

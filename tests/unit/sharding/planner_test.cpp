@@ -846,6 +846,53 @@ TEST(ShardingPlanner, ImportedPlanErrors) {
   EXPECT_NE(message.find("'nope'"), std::string::npos) << message;
 }
 
+// Step 8 gives back memory that buys nothing: four table-wise tables of the
+// same cost (one id of 64 floats each; the lookup does not depend on the
+// rows) on two ranks, two of 2^20 rows (256 MiB) and two of 1,024 rows. Every
+// arrangement of two tables a rank costs the same, and the greedy seed puts
+// both large ones on rank 0 (the tables in the order large, small, large,
+// small, equal costs placed on the least loaded rank, ties to the lower
+// one); the plan keeps that score and its collective step and all-to-all
+// bytes but holds one large table a rank: each rank's device bytes are those
+// of the hand-made plan {large_a, small_a} on rank 0, {large_b, small_b} on
+// rank 1.
+TEST(ShardingPlanner, EqualCostPlacementsKeepTheLeanerMemory) {
+  std::vector<TableSpec> tables = {
+      makeTable("large_a", 1 << 20, 64), makeTable("small_a", 1024, 64),
+      makeTable("large_b", 1 << 20, 64), makeTable("small_b", 1024, 64)};
+  PlannerOptions options = makeOptions(2);
+  options.globalKind = ShardingKind::TableWise;
+  for (SearchMode mode : {SearchMode::Greedy, SearchMode::Local}) {
+    SCOPED_TRACE(mode == SearchMode::Greedy ? "greedy" : "search");
+    options.search = mode;
+    ShardingPlan plan = planOrFail(tables, options);
+    expectValidPlan(plan, tables, options);
+    std::vector<TableSharding> lean;
+    for (size_t t = 0; t < tables.size(); ++t) {
+      TableSharding sharding;
+      sharding.table = tables[t].name;
+      sharding.shards = {{0, 0, tables[t].rows, 64, int64_t(t / 2)}};
+      lean.push_back(sharding);
+    }
+    std::vector<RankLoad> expected = computeRankLoads(tables, lean, options);
+    int64_t peak = 0;
+    for (const RankLoad &rank : plan.ranks)
+      peak = std::max(peak, rank.device.total());
+    if (mode == SearchMode::Greedy) {
+      // The greedy baseline (no step 8) keeps both large tables together.
+      EXPECT_EQ(plan.tables[0].shards[0].rank, plan.tables[2].shards[0].rank);
+      EXPECT_GT(peak, expected[0].device.total());
+      continue;
+    }
+    EXPECT_NE(plan.tables[0].shards[0].rank, plan.tables[2].shards[0].rank);
+    EXPECT_EQ(peak, expected[0].device.total());
+    EXPECT_EQ(expected[0].device.total(), expected[1].device.total());
+    // 256 MiB of weights and 256 KiB beside them on each rank.
+    EXPECT_EQ(expected[0].device.weights, (int64_t(1) << 28) + (1 << 18));
+    EXPECT_NEAR(plan.maxRankCost(), expected[0].cost.total(), 1e-15);
+  }
+}
+
 TEST(ShardingPlanner, ReportListsTablesAndRanks) {
   std::vector<TableSpec> tables = {makeTable("user", 1000, 64, 5),
                                    makeTable("item", 500, 32, 2)};
