@@ -61,6 +61,98 @@ std::vector<int64_t> batchesFor(int world) {
   }
 }
 
+/// Columns per position of the pooled_all_to_all cases: uneven, with a
+/// position of none when there are several.
+std::vector<int64_t> pooledDimsFor(int world) {
+  switch (world) {
+  case 1:
+    return {4};
+  case 2:
+    return {3, 5};
+  default:
+    return {2, 0, 4, 3};
+  }
+}
+
+/// {0, v[0], v[0] + v[1], ...}: where each entry's run starts, the total
+/// last.
+std::vector<int64_t> prefixSums(const std::vector<int64_t> &v) {
+  std::vector<int64_t> o(v.size() + 1, 0);
+  for (size_t i = 0; i < v.size(); ++i)
+    o[i + 1] = o[i] + v[i];
+  return o;
+}
+
+/// pooled_all_to_all on x.size() ranks: rank r sends x[r], [sum of batches,
+/// dims[r]], and receives its batches[r] rows; `attrs` are the kernel's
+/// (dim_per_rank among them). check(r, output) runs on rank r's thread once
+/// the kernel succeeded.
+void runPooledAllToAllRanks(
+    const std::vector<int64_t> &batches, const std::vector<int64_t> &dims,
+    const std::vector<std::vector<float>> &x, const Attributes &attrs,
+    const std::function<void(int, const Tensor &)> &check) {
+  const int w = static_cast<int>(x.size());
+  const int64_t total = prefixSums(batches)[w];
+  runRanks(w, 30, [&](int r, Communicator *comm) {
+    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
+                          comm);
+    std::vector<float> ref(batches[r]);
+    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+    ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
+    ctx.setNumOutputs(1);
+    ctx.attrs() = attrs;
+    Status s = runKernel("pooled_all_to_all", ctx);
+    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+    check(r, ctx.output(0));
+  });
+}
+
+/// reduce_scatter on x.size() ranks: rank r sends x[r], [sum of batches,
+/// rowDims...], and receives its batches[r] rows reduced over the ranks;
+/// `attrs` are the kernel's (reduce among them). check(r, output) runs on
+/// rank r's thread once the kernel succeeded.
+void runReduceScatterRanks(
+    const std::vector<int64_t> &batches, const std::vector<int64_t> &rowDims,
+    const std::vector<std::vector<float>> &x, const Attributes &attrs,
+    const std::function<void(int, const Tensor &)> &check) {
+  const int w = static_cast<int>(x.size());
+  std::vector<int64_t> dims = {prefixSums(batches)[w]};
+  dims.insert(dims.end(), rowDims.begin(), rowDims.end());
+  auto shape = Shape::fromDims(dims.data(), dims.size());
+  ASSERT_TRUE(shape.isOk()) << shape.status().toString();
+  runRanks(w, 30, [&](int r, Communicator *comm) {
+    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r),
+                          comm);
+    std::vector<int32_t> ref(batches[r]);
+    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, *shape));
+    ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
+    ctx.setNumOutputs(1);
+    ctx.attrs() = attrs;
+    Status s = runKernel("reduce_scatter", ctx);
+    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+    check(r, ctx.output(0));
+  });
+}
+
+/// all_reduce of x[r] (1-D) on x.size() ranks with `attrs`; check(r,
+/// output) runs on rank r's thread once the kernel succeeded.
+void runAllReduceRanks(const std::vector<std::vector<float>> &x,
+                       const Attributes &attrs,
+                       const std::function<void(int, const Tensor &)> &check) {
+  const int w = static_cast<int>(x.size());
+  runRanks(w, 30, [&](int r, Communicator *comm) {
+    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
+                          comm);
+    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32,
+                              {static_cast<int64_t>(x[r].size())}));
+    ctx.setNumOutputs(1);
+    ctx.attrs() = attrs;
+    Status s = runKernel("all_reduce", ctx);
+    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+    check(r, ctx.output(0));
+  });
+}
+
 class CollectiveTest : public ::testing::TestWithParam<int> {
 protected:
   void SetUp() override {
@@ -170,14 +262,9 @@ TEST_P(CollectiveTest, KjtAllToAllMatchesReference) {
 TEST_P(CollectiveTest, PooledAllToAllMatchesReference) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{4}
-                              : w == 2 ? std::vector<int64_t>{3, 5}
-                                       : std::vector<int64_t>{2, 0, 4, 3};
-  int64_t total = 0, dSum = 0;
-  for (int64_t b : batches)
-    total += b;
-  for (int64_t d : dims)
-    dSum += d;
+  const std::vector<int64_t> dims = pooledDimsFor(w);
+  const std::vector<int64_t> rowOff = prefixSums(batches);
+  const int64_t total = rowOff[w], dSum = prefixSums(dims)[w];
   std::mt19937 rng(21 + w);
   std::vector<std::vector<float>> x(w); // rank q: [total, dims[q]]
   for (int q = 0; q < w; ++q)
@@ -192,14 +279,11 @@ TEST_P(CollectiveTest, PooledAllToAllMatchesReference) {
     ctx.attrs().set("dim_per_rank", dims);
     Status s = runKernel("pooled_all_to_all", ctx);
     ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    int64_t rowOff = 0;
-    for (int p = 0; p < r; ++p)
-      rowOff += batches[p];
     std::vector<float> expected;
     for (int64_t b = 0; b < batches[r]; ++b)
       for (int q = 0; q < w; ++q)
         for (int64_t d = 0; d < dims[q]; ++d)
-          expected.push_back(x[q][(rowOff + b) * dims[q] + d]);
+          expected.push_back(x[q][(rowOff[r] + b) * dims[q] + d]);
     EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], dSum}));
     EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
   });
@@ -210,38 +294,29 @@ TEST_P(CollectiveTest, PooledAllToAllMatchesReference) {
 TEST_P(CollectiveTest, ReduceScatterMatchesReference) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  int64_t total = 0;
-  for (int64_t b : batches)
-    total += b;
+  const std::vector<int64_t> rowOff = prefixSums(batches);
+  const int64_t total = rowOff[w];
   for (const char *op : {"sum", "max"}) {
     std::mt19937 rng(31 + w);
     std::vector<std::vector<float>> x(w); // [total, 2, 3] each
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * 6);
-    runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(
-          groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r), comm);
-      std::vector<int32_t> ref(batches[r]);
-      ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, 2, 3}));
-      ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
-      ctx.setNumOutputs(1);
-      ctx.attrs().set("reduce", std::string(op));
-      Status s = runKernel("reduce_scatter", ctx);
-      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      int64_t rowOff = 0;
-      for (int p = 0; p < r; ++p)
-        rowOff += batches[p];
-      std::vector<float> expected(x[0].begin() + rowOff * 6,
-                                  x[0].begin() + (rowOff + batches[r]) * 6);
-      for (int q = 1; q < w; ++q)
-        for (size_t i = 0; i < expected.size(); ++i) {
-          float v = x[q][rowOff * 6 + i];
-          expected[i] =
-              op[0] == 's' ? expected[i] + v : std::max(expected[i], v);
-        }
-      EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], 2, 3}));
-      EXPECT_EQ(toVector(ctx.output(0)), expected) << op << " rank " << r;
-    });
+    Attributes attrs;
+    attrs.set("reduce", std::string(op));
+    runReduceScatterRanks(
+        batches, {2, 3}, x, attrs, [&](int r, const Tensor &out) {
+          const int64_t row = rowOff[r];
+          std::vector<float> expected(x[0].begin() + row * 6,
+                                      x[0].begin() + (row + batches[r]) * 6);
+          for (int q = 1; q < w; ++q)
+            for (size_t i = 0; i < expected.size(); ++i) {
+              float v = x[q][row * 6 + i];
+              expected[i] =
+                  op[0] == 's' ? expected[i] + v : std::max(expected[i], v);
+            }
+          EXPECT_EQ(out.shape(), Shape({batches[r], 2, 3}));
+          EXPECT_EQ(toVector(out), expected) << op << " rank " << r;
+        });
   }
 }
 
@@ -279,15 +354,8 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
     for (int q = 1; q < w; ++q)
       for (int64_t i = 0; i < n; ++i)
         expected[i] += x[q][i];
-    runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
-                            comm);
-      ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {n}));
-      ctx.setNumOutputs(1);
-      Status s = runKernel("all_reduce", ctx);
-      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      EXPECT_EQ(toVector(ctx.output(0)), expected)
-          << "n " << n << " rank " << r;
+    runAllReduceRanks(x, Attributes(), [&](int r, const Tensor &out) {
+      EXPECT_EQ(toVector(out), expected) << "n " << n << " rank " << r;
     });
   }
 }
@@ -304,77 +372,55 @@ float roundTrip(const std::string &codec, float x) {
 TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  int64_t total = 0;
-  for (int64_t b : batches)
-    total += b;
+  const std::vector<int64_t> rowOff = prefixSums(batches);
+  const int64_t total = rowOff[w];
   for (std::string codec : {"float16", "bfloat16"}) {
     SCOPED_TRACE(codec);
     // pooled_all_to_all: the columns of every position, rounded.
-    std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{4}
-                                : w == 2 ? std::vector<int64_t>{3, 5}
-                                         : std::vector<int64_t>{2, 0, 4, 3};
+    const std::vector<int64_t> dims = pooledDimsFor(w);
     std::mt19937 rng(61 + w);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * dims[q]);
-    runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
-                            comm);
-      std::vector<float> ref(batches[r]);
-      ctx.addInput(
-          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
-      ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
-      ctx.setNumOutputs(1);
-      ctx.attrs().set("dim_per_rank", dims);
-      ctx.attrs().set("comm_dtype", codec);
-      Status s = runKernel("pooled_all_to_all", ctx);
-      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      int64_t rowOff = 0;
-      for (int p = 0; p < r; ++p)
-        rowOff += batches[p];
-      std::vector<float> expected, exact;
-      for (int64_t b = 0; b < batches[r]; ++b)
-        for (int q = 0; q < w; ++q)
-          for (int64_t d = 0; d < dims[q]; ++d) {
-            float v = x[q][(rowOff + b) * dims[q] + d];
-            expected.push_back(roundTrip(codec, v));
-            exact.push_back(v);
+    Attributes pooled;
+    pooled.set("dim_per_rank", dims);
+    pooled.set("comm_dtype", codec);
+    runPooledAllToAllRanks(
+        batches, dims, x, pooled, [&](int r, const Tensor &out) {
+          std::vector<float> expected, exact;
+          for (int64_t b = 0; b < batches[r]; ++b)
+            for (int q = 0; q < w; ++q)
+              for (int64_t d = 0; d < dims[q]; ++d) {
+                float v = x[q][(rowOff[r] + b) * dims[q] + d];
+                expected.push_back(roundTrip(codec, v));
+                exact.push_back(v);
+              }
+          EXPECT_EQ(toVector(out), expected) << "rank " << r;
+          if (!exact.empty()) { // the codec is not ignored
+            EXPECT_NE(toVector(out), exact) << "rank " << r;
           }
-      EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
-      if (!exact.empty()) { // the codec is not ignored
-        EXPECT_NE(toVector(ctx.output(0)), exact) << "rank " << r;
-      }
-    });
+        });
     // reduce_scatter: rounded rows, added (max) in float32 in position order.
     for (const char *op : {"sum", "max"}) {
       std::vector<std::vector<float>> y(w); // [total, 3] each
       for (int q = 0; q < w; ++q)
         y[q] = randomFloats(rng, total * 3);
-      runRanks(w, 30, [&](int r, Communicator *comm) {
-        CollectiveContext ctx(
-            groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r), comm);
-        std::vector<int32_t> ref(batches[r]);
-        ctx.addInput(Tensor::view(y[r].data(), DType::kFloat32, {total, 3}));
-        ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
-        ctx.setNumOutputs(1);
-        ctx.attrs().set("reduce", std::string(op));
-        ctx.attrs().set("comm_dtype", codec);
-        Status s = runKernel("reduce_scatter", ctx);
-        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-        int64_t rowOff = 0;
-        for (int p = 0; p < r; ++p)
-          rowOff += batches[p];
-        std::vector<float> expected(batches[r] * 3);
-        for (size_t i = 0; i < expected.size(); ++i) {
-          float acc = roundTrip(codec, y[0][rowOff * 3 + i]);
-          for (int q = 1; q < w; ++q) {
-            float v = roundTrip(codec, y[q][rowOff * 3 + i]);
-            acc = op[0] == 's' ? acc + v : std::max(acc, v);
-          }
-          expected[i] = acc;
-        }
-        EXPECT_EQ(toVector(ctx.output(0)), expected) << op << " rank " << r;
-      });
+      Attributes attrs;
+      attrs.set("reduce", std::string(op));
+      attrs.set("comm_dtype", codec);
+      runReduceScatterRanks(
+          batches, {3}, y, attrs, [&](int r, const Tensor &out) {
+            std::vector<float> expected(batches[r] * 3);
+            for (size_t i = 0; i < expected.size(); ++i) {
+              float acc = roundTrip(codec, y[0][rowOff[r] * 3 + i]);
+              for (int q = 1; q < w; ++q) {
+                float v = roundTrip(codec, y[q][rowOff[r] * 3 + i]);
+                acc = op[0] == 's' ? acc + v : std::max(acc, v);
+              }
+              expected[i] = acc;
+            }
+            EXPECT_EQ(toVector(out), expected) << op << " rank " << r;
+          });
     }
     // all_reduce: rounded inputs, float32 sums in position order, rounded
     // again for the gather: every rank gets the same bits.
@@ -389,16 +435,10 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
           acc += roundTrip(codec, z[q][i]);
         expected[i] = roundTrip(codec, acc);
       }
-      runRanks(w, 30, [&](int r, Communicator *comm) {
-        CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
-                              comm);
-        ctx.addInput(Tensor::view(z[r].data(), DType::kFloat32, {n}));
-        ctx.setNumOutputs(1);
-        ctx.attrs().set("comm_dtype", codec);
-        Status s = runKernel("all_reduce", ctx);
-        ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-        EXPECT_EQ(toVector(ctx.output(0)), expected)
-            << "n " << n << " rank " << r;
+      Attributes attrs;
+      attrs.set("comm_dtype", codec);
+      runAllReduceRanks(z, attrs, [&](int r, const Tensor &out) {
+        EXPECT_EQ(toVector(out), expected) << "n " << n << " rank " << r;
       });
     }
   }
@@ -433,14 +473,10 @@ shuffledSegments(const std::vector<int64_t> &dims, std::mt19937 &rng) {
 TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  const std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{5}
-                                    : w == 2 ? std::vector<int64_t>{3, 5}
-                                             : std::vector<int64_t>{2, 0, 4, 3};
-  int64_t total = 0, dSum = 0;
-  for (int64_t b : batches)
-    total += b;
-  for (int64_t d : dims)
-    dSum += d;
+  const std::vector<int64_t> dims =
+      w == 1 ? std::vector<int64_t>{5} : pooledDimsFor(w);
+  const std::vector<int64_t> rowOff = prefixSums(batches);
+  const int64_t total = rowOff[w], dSum = prefixSums(dims)[w];
   for (std::string codec : {"float32", "float16"}) {
     SCOPED_TRACE(codec);
     std::mt19937 rng(71 + w);
@@ -448,37 +484,27 @@ TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * dims[q]);
-    runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
-                            comm);
-      std::vector<float> ref(batches[r]);
-      ctx.addInput(
-          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
-      ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
-      ctx.setNumOutputs(1);
-      ctx.attrs().set("dim_per_rank", dims);
-      ctx.attrs().set("segment_dims", widths);
-      ctx.attrs().set("segment_columns", columns);
-      ctx.attrs().set("comm_dtype", codec);
-      Status s = runKernel("pooled_all_to_all", ctx);
-      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-      int64_t rowOff = 0;
-      for (int p = 0; p < r; ++p)
-        rowOff += batches[p];
-      // Naive: walk the segments in wire order, each from its position.
-      std::vector<float> expected(batches[r] * dSum, -99.f);
-      size_t seg = 0;
-      for (int q = 0; q < w; ++q)
-        for (int64_t c0 = 0; c0 < dims[q]; c0 += widths[seg++])
-          for (int64_t b = 0; b < batches[r]; ++b)
-            for (int64_t c = 0; c < widths[seg]; ++c) {
-              float v = x[q][(rowOff + b) * dims[q] + c0 + c];
-              expected[b * dSum + columns[seg] + c] =
-                  codec == "float32" ? v : roundTrip(codec, v);
-            }
-      EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], dSum}));
-      EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
-    });
+    Attributes attrs;
+    attrs.set("dim_per_rank", dims);
+    attrs.set("segment_dims", widths);
+    attrs.set("segment_columns", columns);
+    attrs.set("comm_dtype", codec);
+    runPooledAllToAllRanks(
+        batches, dims, x, attrs, [&](int r, const Tensor &out) {
+          // Naive: walk the segments in wire order, each from its position.
+          std::vector<float> expected(batches[r] * dSum, -99.f);
+          size_t seg = 0;
+          for (int q = 0; q < w; ++q)
+            for (int64_t c0 = 0; c0 < dims[q]; c0 += widths[seg++])
+              for (int64_t b = 0; b < batches[r]; ++b)
+                for (int64_t c = 0; c < widths[seg]; ++c) {
+                  float v = x[q][(rowOff[r] + b) * dims[q] + c0 + c];
+                  expected[b * dSum + columns[seg] + c] =
+                      codec == "float32" ? v : roundTrip(codec, v);
+                }
+          EXPECT_EQ(out.shape(), Shape({batches[r], dSum}));
+          EXPECT_EQ(toVector(out), expected) << "rank " << r;
+        });
   }
 }
 
