@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda/collectives/collective_device.cuh"
 
-#include "../runtime/support/temp_dir.h"
+#include "../runtime/support/collective_cases.h"
 #include "../runtime/support/collective_ranks.h"
 #include "../runtime/support/test_kernel_context.h"
 #include "comm/collective_info.h"
@@ -30,7 +30,6 @@
 #include <limits>
 #include <numeric>
 #include <random>
-#include <thread>
 
 using namespace ember;
 using namespace ember::testing;
@@ -52,15 +51,11 @@ void forGrid(int64_t n, const std::function<void(int64_t)> &body) {
 
 // --- CPU reference over ranks ------------------------------------------------
 
-CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
-  CollectiveInfo info;
-  info.kind = kind;
-  for (int r = 0; r < world; ++r)
-    info.groupRanks.push_back(r);
-  info.position = rank;
-  info.name = "emulation";
-  return info;
-}
+/// What the collectives' errors call the group.
+constexpr const char *kGroup = "emulation";
+
+/// Payloads are drawn from [-kBound, kBound).
+constexpr float kBound = 3.f;
 
 /// Host copies of every output of a CPU kernel run on each rank.
 using RankOutputs = std::vector<std::vector<Tensor>>;
@@ -71,36 +66,6 @@ Tensor copyOf(const Tensor &t) {
   if (t.nbytes())
     std::memcpy(c->data(), t.data(), t.nbytes());
   return *c;
-}
-
-std::vector<float> randomFloats(std::mt19937 &rng, size_t n) {
-  std::uniform_real_distribution<float> d(-3.f, 3.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
-
-std::vector<float> floats(const Tensor &t) {
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
-}
-
-std::vector<int64_t> prefix(const std::vector<int64_t> &v) {
-  std::vector<int64_t> o(v.size() + 1, 0);
-  for (size_t i = 0; i < v.size(); ++i)
-    o[i + 1] = o[i] + v[i];
-  return o;
-}
-
-std::vector<int64_t> batchesFor(int world) {
-  switch (world) {
-  case 1:
-    return {5};
-  case 2:
-    return {3, 0};
-  default:
-    return {4, 1, 0, 6};
-  }
 }
 
 const char *codecAttr(int wire) {
@@ -202,14 +167,7 @@ TEST(CollectivesEmulation, FindSegmentSkipsEmptySegments) {
 
 // --- pooled_all_to_all -------------------------------------------------------
 
-class EmulationTest : public ::testing::TestWithParam<int> {
-protected:
-  void SetUp() override {
-    if (GetParam() > 1 && !haveCommunicatorBackend())
-      GTEST_SKIP() << "this build has no Gloo (EMBER_ENABLE_GLOO=OFF)";
-  }
-  int world() const { return GetParam(); }
-};
+class EmulationTest : public RankCountTest {};
 
 /// The segment attributes of a permuted pooled_all_to_all: each position's
 /// columns cut into runs of at most 2, placed in reverse wire order.
@@ -219,22 +177,17 @@ reversedSegments(const std::vector<int64_t> &dims) {
   for (int64_t d : dims)
     for (int64_t c = 0; c < d; c += 2)
       widths.push_back(std::min<int64_t>(2, d - c));
-  std::vector<int64_t> columns(widths.size());
-  int64_t column = 0;
-  for (size_t s = widths.size(); s-- > 0;) {
-    columns[s] = column;
-    column += widths[s];
-  }
-  return {widths, columns};
+  std::vector<size_t> order(widths.size());
+  std::iota(order.rbegin(), order.rend(), size_t{0});
+  return {widths, segmentColumns(widths, order)};
 }
 
 TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  const std::vector<int64_t> dims = w == 1   ? std::vector<int64_t>{4}
-                                    : w == 2 ? std::vector<int64_t>{3, 5}
-                                             : std::vector<int64_t>{2, 0, 4, 3};
-  const std::vector<int64_t> rowOff = prefix(batches), colOff = prefix(dims);
+  const std::vector<int64_t> dims = pooledDimsFor(w);
+  const std::vector<int64_t> rowOff = prefixSums(batches),
+                             colOff = prefixSums(dims);
   const int64_t total = rowOff[w], dSum = colOff[w];
   for (bool permuted : {false, true})
   for (int wire : {dev::kWireFloat32, dev::kWireFloat16, dev::kWireBFloat16}) {
@@ -243,7 +196,7 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
     std::mt19937 rng(100 + w + wire);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
-      x[q] = randomFloats(rng, total * dims[q]);
+      x[q] = randomFloats(rng, total * dims[q], kBound);
     Attributes attrs;
     attrs.set("dim_per_rank", dims);
     attrs.set("comm_dtype", std::string(codecAttr(wire)));
@@ -253,19 +206,9 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
       attrs.set("segment_columns", columns);
     }
     RankOutputs cpu(w);
-    runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
-                            comm);
-      std::vector<float> ref(batches[r]);
-      ctx.addInput(
-          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
-      ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
-      ctx.setNumOutputs(1);
-      ctx.attrs() = attrs;
-      Status s = runKernel("pooled_all_to_all", ctx);
-      ASSERT_TRUE(s.isOk()) << s.toString();
-      cpu[r] = {copyOf(ctx.output(0))};
-    });
+    runPooledAllToAllRanks(
+        kGroup, batches, dims, x, attrs,
+        [&](int r, const Tensor &out) { cpu[r] = {copyOf(out)}; });
     auto segments = ember::collective::pooledSegments(attrs, dims);
     ASSERT_TRUE(segments.isOk()) << segments.status().toString();
     const int n = static_cast<int>(segments->size());
@@ -291,7 +234,7 @@ TEST_P(EmulationTest, PooledUnpackMatchesCpuKernel) {
           out[i] = dev::loadWire(staging.data(), wire, src);
       });
       ASSERT_EQ(cpu[me][0].shape(), Shape({bMe, dSum}));
-      EXPECT_EQ(out, floats(cpu[me][0])) << "rank " << me;
+      EXPECT_EQ(out, floatsOf(cpu[me][0])) << "rank " << me;
     }
   }
 }
@@ -336,7 +279,7 @@ TEST(CollectivesEmulation, PooledUnpackCopiesEveryElementSize) {
 TEST_P(EmulationTest, ReduceBlocksMatchReduceScatterCpuKernel) {
   const int w = world();
   const std::vector<int64_t> batches = batchesFor(w);
-  const std::vector<int64_t> rowOff = prefix(batches);
+  const std::vector<int64_t> rowOff = prefixSums(batches);
   const int64_t total = rowOff[w], e = 6;
   for (int wire : {dev::kWireFloat32, dev::kWireFloat16, dev::kWireBFloat16})
     for (const char *op : {"sum", "max"}) {
@@ -344,21 +287,14 @@ TEST_P(EmulationTest, ReduceBlocksMatchReduceScatterCpuKernel) {
       std::mt19937 rng(200 + w + wire);
       std::vector<std::vector<float>> x(w);
       for (int q = 0; q < w; ++q)
-        x[q] = randomFloats(rng, total * e);
+        x[q] = randomFloats(rng, total * e, kBound);
+      Attributes attrs;
+      attrs.set("reduce", std::string(op));
+      attrs.set("comm_dtype", std::string(codecAttr(wire)));
       RankOutputs cpu(w);
-      runRanks(w, 30, [&](int r, Communicator *comm) {
-        CollectiveContext ctx(
-            groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r), comm);
-        std::vector<int32_t> ref(batches[r]);
-        ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, 2, 3}));
-        ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
-        ctx.setNumOutputs(1);
-        ctx.attrs().set("reduce", std::string(op));
-        ctx.attrs().set("comm_dtype", std::string(codecAttr(wire)));
-        Status s = runKernel("reduce_scatter", ctx);
-        ASSERT_TRUE(s.isOk()) << s.toString();
-        cpu[r] = {copyOf(ctx.output(0))};
-      });
+      runReduceScatterRanks(
+          kGroup, batches, {2, 3}, x, attrs,
+          [&](int r, const Tensor &out) { cpu[r] = {copyOf(out)}; });
       const size_t es = wire == dev::kWireFloat32 ? 4 : 2;
       for (int me = 0; me < w; ++me) {
         const int64_t block = batches[me] * e;
@@ -373,7 +309,7 @@ TEST_P(EmulationTest, ReduceBlocksMatchReduceScatterCpuKernel) {
           out[i] = dev::reduceBlocksAt(staging.data(), wire, w, block, i,
                                        op[0] == 'm');
         });
-        EXPECT_EQ(out, floats(cpu[me][0])) << "rank " << me;
+        EXPECT_EQ(out, floatsOf(cpu[me][0])) << "rank " << me;
       }
     }
 }
@@ -386,17 +322,12 @@ TEST_P(EmulationTest, ChunkedAllReduceWithCodecMatchesCpuKernel) {
       std::mt19937 rng(300 + w + wire + n);
       std::vector<std::vector<float>> x(w);
       for (int q = 0; q < w; ++q)
-        x[q] = randomFloats(rng, n);
+        x[q] = randomFloats(rng, n, kBound);
+      Attributes attrs;
+      attrs.set("comm_dtype", std::string(codecAttr(wire)));
       RankOutputs cpu(w);
-      runRanks(w, 30, [&](int r, Communicator *comm) {
-        CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
-                              comm);
-        ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {n}));
-        ctx.setNumOutputs(1);
-        ctx.attrs().set("comm_dtype", std::string(codecAttr(wire)));
-        Status s = runKernel("all_reduce", ctx);
-        ASSERT_TRUE(s.isOk()) << s.toString();
-        cpu[r] = {copyOf(ctx.output(0))};
+      runAllReduceRanks(kGroup, x, attrs, [&](int r, const Tensor &out) {
+        cpu[r] = {copyOf(out)};
       });
       std::vector<int64_t> chunk(w + 1);
       for (int q = 0; q <= w; ++q)
@@ -422,7 +353,7 @@ TEST_P(EmulationTest, ChunkedAllReduceWithCodecMatchesCpuKernel) {
       forGrid(n,
               [&](int64_t i) { out[i] = dev::decodeWire(wire, gathered[i]); });
       for (int r = 0; r < w; ++r)
-        EXPECT_EQ(out, floats(cpu[r][0])) << "rank " << r;
+        EXPECT_EQ(out, floatsOf(cpu[r][0])) << "rank " << r;
     }
 }
 
@@ -485,7 +416,7 @@ TEST_P(KjtEmulationTest, CountPermuteScanCopyMatchCpuKernel) {
                                       : w == 2
                                           ? std::vector<int64_t>{2, 1}
                                           : std::vector<int64_t>{1, 0, 3, 2};
-  const std::vector<int64_t> keyOff = prefix(splits);
+  const std::vector<int64_t> keyOff = prefixSums(splits);
   const int64_t numKeys = keyOff[w];
   std::mt19937 rng(400 + w * 4 + is64 * 2 + weighted);
   // Bag lengths: mostly short, some empty, some longer than a warp.
@@ -512,8 +443,9 @@ TEST_P(KjtEmulationTest, CountPermuteScanCopyMatchCpuKernel) {
   }
   RankOutputs cpu(w);
   runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kKjtAllToAll, w, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kKjtAllToAll, w, r, kGroup),
+        comm);
     ctx.addInput(indexTensor(lengthBytes[r], is64, in[r].lengths.size()));
     ctx.addInput(indexTensor(valueBytes[r], is64, in[r].values.size()));
     if (weighted)
@@ -543,11 +475,11 @@ TEST_P(KjtEmulationTest, CountPermuteScanCopyMatchCpuKernel) {
           naive[p] += in[q].lengths[i];
       EXPECT_EQ(sink.sums, naive)
           << "source " << q << ", " << threads << " threads";
-      valueOff[q] = prefix(sink.sums);
+      valueOff[q] = prefixSums(sink.sums);
     }
   }
   // Steps 2-4 on every destination.
-  const std::vector<int64_t> batchOff = prefix(batches);
+  const std::vector<int64_t> batchOff = prefixSums(batches);
   const int64_t bTotal = batchOff[w];
   const size_t es = is64 ? 8 : 4;
   for (int me = 0; me < w; ++me) {
@@ -606,7 +538,7 @@ TEST_P(KjtEmulationTest, CountPermuteScanCopyMatchCpuKernel) {
     EXPECT_EQ(0, std::memcmp(outValues.data(), ref[1].data(), nOut * es))
         << "values, rank " << me;
     if (weighted) {
-      EXPECT_EQ(outWeights, floats(ref[2])) << "weights, rank " << me;
+      EXPECT_EQ(outWeights, floatsOf(ref[2])) << "weights, rank " << me;
     }
   }
 }
@@ -711,9 +643,7 @@ TEST(CollectivesEmulation, NcclCommunicatorCreationSaysWhyItFails) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, EmulationTest, ::testing::Values(1, 2, 4),
-                         [](const auto &info) {
-                           return std::to_string(info.param) + "ranks";
-                         });
+                         rankCountName);
 
 INSTANTIATE_TEST_SUITE_P(Ranks, KjtEmulationTest,
                          ::testing::Combine(::testing::Values(1, 2, 4),

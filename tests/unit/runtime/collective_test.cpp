@@ -10,8 +10,9 @@
 #include "comm/collective_info.h"
 #include "comm/comm_options.h"
 #include "ember/dtype.h"
-#include "support/temp_dir.h"
+#include "support/collective_cases.h"
 #include "support/collective_ranks.h"
+#include "support/temp_dir.h"
 #include "support/test_kernel_context.h"
 
 #include <gtest/gtest.h>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <numeric>
 #include <random>
 #include <thread>
 
@@ -27,140 +29,13 @@ using namespace ember::testing;
 
 namespace {
 
-CollectiveInfo groupInfo(CollectiveInfo::Kind kind, int world, int rank) {
-  CollectiveInfo info;
-  info.kind = kind;
-  for (int r = 0; r < world; ++r)
-    info.groupRanks.push_back(r);
-  info.position = rank;
-  info.name = "emb_dist";
-  return info;
-}
+/// What the collectives' errors call the group.
+constexpr const char *kGroup = "emb_dist";
 
-std::vector<float> randomFloats(std::mt19937 &rng, size_t n) {
-  std::uniform_real_distribution<float> d(-2.f, 2.f);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
+/// Payloads are drawn from [-kBound, kBound).
+constexpr float kBound = 2.f;
 
-std::vector<float> toVector(const Tensor &t) {
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
-}
-
-/// Batch sizes per rank: uneven, with an empty rank when there are several.
-std::vector<int64_t> batchesFor(int world) {
-  switch (world) {
-  case 1:
-    return {5};
-  case 2:
-    return {3, 0};
-  default:
-    return {4, 1, 0, 6};
-  }
-}
-
-/// Columns per position of the pooled_all_to_all cases: uneven, with a
-/// position of none when there are several.
-std::vector<int64_t> pooledDimsFor(int world) {
-  switch (world) {
-  case 1:
-    return {4};
-  case 2:
-    return {3, 5};
-  default:
-    return {2, 0, 4, 3};
-  }
-}
-
-/// {0, v[0], v[0] + v[1], ...}: where each entry's run starts, the total
-/// last.
-std::vector<int64_t> prefixSums(const std::vector<int64_t> &v) {
-  std::vector<int64_t> o(v.size() + 1, 0);
-  for (size_t i = 0; i < v.size(); ++i)
-    o[i + 1] = o[i] + v[i];
-  return o;
-}
-
-/// pooled_all_to_all on x.size() ranks: rank r sends x[r], [sum of batches,
-/// dims[r]], and receives its batches[r] rows; `attrs` are the kernel's
-/// (dim_per_rank among them). check(r, output) runs on rank r's thread once
-/// the kernel succeeded.
-void runPooledAllToAllRanks(
-    const std::vector<int64_t> &batches, const std::vector<int64_t> &dims,
-    const std::vector<std::vector<float>> &x, const Attributes &attrs,
-    const std::function<void(int, const Tensor &)> &check) {
-  const int w = static_cast<int>(x.size());
-  const int64_t total = prefixSums(batches)[w];
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
-                          comm);
-    std::vector<float> ref(batches[r]);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
-    ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("pooled_all_to_all", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
-}
-
-/// reduce_scatter on x.size() ranks: rank r sends x[r], [sum of batches,
-/// rowDims...], and receives its batches[r] rows reduced over the ranks;
-/// `attrs` are the kernel's (reduce among them). check(r, output) runs on
-/// rank r's thread once the kernel succeeded.
-void runReduceScatterRanks(
-    const std::vector<int64_t> &batches, const std::vector<int64_t> &rowDims,
-    const std::vector<std::vector<float>> &x, const Attributes &attrs,
-    const std::function<void(int, const Tensor &)> &check) {
-  const int w = static_cast<int>(x.size());
-  std::vector<int64_t> dims = {prefixSums(batches)[w]};
-  dims.insert(dims.end(), rowDims.begin(), rowDims.end());
-  auto shape = Shape::fromDims(dims.data(), dims.size());
-  ASSERT_TRUE(shape.isOk()) << shape.status().toString();
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kReduceScatter, w, r),
-                          comm);
-    std::vector<int32_t> ref(batches[r]);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, *shape));
-    ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("reduce_scatter", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
-}
-
-/// all_reduce of x[r] (1-D) on x.size() ranks with `attrs`; check(r,
-/// output) runs on rank r's thread once the kernel succeeded.
-void runAllReduceRanks(const std::vector<std::vector<float>> &x,
-                       const Attributes &attrs,
-                       const std::function<void(int, const Tensor &)> &check) {
-  const int w = static_cast<int>(x.size());
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, w, r),
-                          comm);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32,
-                              {static_cast<int64_t>(x[r].size())}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("all_reduce", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
-}
-
-class CollectiveTest : public ::testing::TestWithParam<int> {
-protected:
-  void SetUp() override {
-    if (GetParam() > 1 && !haveCommunicatorBackend())
-      GTEST_SKIP() << "this build has no Gloo (EMBER_ENABLE_GLOO=OFF)";
-  }
-  int world() const { return GetParam(); }
-};
+class CollectiveTest : public RankCountTest {};
 
 // --- kjt_all_to_all ---------------------------------------------------------
 
@@ -219,8 +94,9 @@ TEST_P(CollectiveTest, KjtAllToAllMatchesReference) {
   };
   for (bool withWeights : {false, true}) {
     runRanks(w, 30, [&](int r, Communicator *comm) {
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kKjtAllToAll, w, r),
-                            comm);
+      CollectiveContext ctx(
+          worldCollective(CollectiveInfo::Kind::kKjtAllToAll, w, r, kGroup),
+          comm);
       LocalKjt &mine = in[r];
       ctx.addInput(Tensor::view(mine.lengths.data(), DType::kInt64,
                                 {static_cast<int64_t>(mine.lengths.size())}));
@@ -251,7 +127,7 @@ TEST_P(CollectiveTest, KjtAllToAllMatchesReference) {
                 values)
           << "rank " << r;
       if (withWeights) {
-        EXPECT_EQ(toVector(ctx.output(2)), weights) << "rank " << r;
+        EXPECT_EQ(floatsOf(ctx.output(2)), weights) << "rank " << r;
       }
     });
   }
@@ -268,10 +144,10 @@ TEST_P(CollectiveTest, PooledAllToAllMatchesReference) {
   std::mt19937 rng(21 + w);
   std::vector<std::vector<float>> x(w); // rank q: [total, dims[q]]
   for (int q = 0; q < w; ++q)
-    x[q] = randomFloats(rng, total * dims[q]);
+    x[q] = randomFloats(rng, total * dims[q], kBound);
   runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, w, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kAllToAll, w, r, kGroup), comm);
     std::vector<float> ref(batches[r] * 2);
     ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
     ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r], 2}));
@@ -285,7 +161,7 @@ TEST_P(CollectiveTest, PooledAllToAllMatchesReference) {
         for (int64_t d = 0; d < dims[q]; ++d)
           expected.push_back(x[q][(rowOff[r] + b) * dims[q] + d]);
     EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], dSum}));
-    EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
+    EXPECT_EQ(floatsOf(ctx.output(0)), expected) << "rank " << r;
   });
 }
 
@@ -300,11 +176,11 @@ TEST_P(CollectiveTest, ReduceScatterMatchesReference) {
     std::mt19937 rng(31 + w);
     std::vector<std::vector<float>> x(w); // [total, 2, 3] each
     for (int q = 0; q < w; ++q)
-      x[q] = randomFloats(rng, total * 6);
+      x[q] = randomFloats(rng, total * 6, kBound);
     Attributes attrs;
     attrs.set("reduce", std::string(op));
     runReduceScatterRanks(
-        batches, {2, 3}, x, attrs, [&](int r, const Tensor &out) {
+        kGroup, batches, {2, 3}, x, attrs, [&](int r, const Tensor &out) {
           const int64_t row = rowOff[r];
           std::vector<float> expected(x[0].begin() + row * 6,
                                       x[0].begin() + (row + batches[r]) * 6);
@@ -315,7 +191,7 @@ TEST_P(CollectiveTest, ReduceScatterMatchesReference) {
                   op[0] == 's' ? expected[i] + v : std::max(expected[i], v);
             }
           EXPECT_EQ(out.shape(), Shape({batches[r], 2, 3}));
-          EXPECT_EQ(toVector(out), expected) << op << " rank " << r;
+          EXPECT_EQ(floatsOf(out), expected) << op << " rank " << r;
         });
   }
 }
@@ -329,17 +205,17 @@ TEST_P(CollectiveTest, AllGatherMatchesReference) {
   std::vector<std::vector<float>> x(w);
   std::vector<float> expected;
   for (int q = 0; q < w; ++q) {
-    x[q] = randomFloats(rng, batches[q] * 3);
+    x[q] = randomFloats(rng, batches[q] * 3, kBound);
     expected.insert(expected.end(), x[q].begin(), x[q].end());
   }
   runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllGather, w, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kAllGather, w, r, kGroup), comm);
     ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {batches[r], 3}));
     ctx.setNumOutputs(1);
     Status s = runKernel("all_gather", ctx);
     ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    EXPECT_EQ(toVector(ctx.output(0)), expected) << "rank " << r;
+    EXPECT_EQ(floatsOf(ctx.output(0)), expected) << "rank " << r;
   });
 }
 
@@ -349,13 +225,13 @@ TEST_P(CollectiveTest, AllReduceMatchesReference) {
     std::mt19937 rng(51 + w + n);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
-      x[q] = randomFloats(rng, n);
+      x[q] = randomFloats(rng, n, kBound);
     std::vector<float> expected = x[0];
     for (int q = 1; q < w; ++q)
       for (int64_t i = 0; i < n; ++i)
         expected[i] += x[q][i];
-    runAllReduceRanks(x, Attributes(), [&](int r, const Tensor &out) {
-      EXPECT_EQ(toVector(out), expected) << "n " << n << " rank " << r;
+    runAllReduceRanks(kGroup, x, Attributes(), [&](int r, const Tensor &out) {
+      EXPECT_EQ(floatsOf(out), expected) << "n " << n << " rank " << r;
     });
   }
 }
@@ -381,12 +257,12 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
     std::mt19937 rng(61 + w);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
-      x[q] = randomFloats(rng, total * dims[q]);
+      x[q] = randomFloats(rng, total * dims[q], kBound);
     Attributes pooled;
     pooled.set("dim_per_rank", dims);
     pooled.set("comm_dtype", codec);
     runPooledAllToAllRanks(
-        batches, dims, x, pooled, [&](int r, const Tensor &out) {
+        kGroup, batches, dims, x, pooled, [&](int r, const Tensor &out) {
           std::vector<float> expected, exact;
           for (int64_t b = 0; b < batches[r]; ++b)
             for (int q = 0; q < w; ++q)
@@ -395,21 +271,21 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
                 expected.push_back(roundTrip(codec, v));
                 exact.push_back(v);
               }
-          EXPECT_EQ(toVector(out), expected) << "rank " << r;
+          EXPECT_EQ(floatsOf(out), expected) << "rank " << r;
           if (!exact.empty()) { // the codec is not ignored
-            EXPECT_NE(toVector(out), exact) << "rank " << r;
+            EXPECT_NE(floatsOf(out), exact) << "rank " << r;
           }
         });
     // reduce_scatter: rounded rows, added (max) in float32 in position order.
     for (const char *op : {"sum", "max"}) {
       std::vector<std::vector<float>> y(w); // [total, 3] each
       for (int q = 0; q < w; ++q)
-        y[q] = randomFloats(rng, total * 3);
+        y[q] = randomFloats(rng, total * 3, kBound);
       Attributes attrs;
       attrs.set("reduce", std::string(op));
       attrs.set("comm_dtype", codec);
       runReduceScatterRanks(
-          batches, {3}, y, attrs, [&](int r, const Tensor &out) {
+          kGroup, batches, {3}, y, attrs, [&](int r, const Tensor &out) {
             std::vector<float> expected(batches[r] * 3);
             for (size_t i = 0; i < expected.size(); ++i) {
               float acc = roundTrip(codec, y[0][rowOff[r] * 3 + i]);
@@ -419,7 +295,7 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
               }
               expected[i] = acc;
             }
-            EXPECT_EQ(toVector(out), expected) << op << " rank " << r;
+            EXPECT_EQ(floatsOf(out), expected) << op << " rank " << r;
           });
     }
     // all_reduce: rounded inputs, float32 sums in position order, rounded
@@ -427,7 +303,7 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
     for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{37}}) {
       std::vector<std::vector<float>> z(w);
       for (int q = 0; q < w; ++q)
-        z[q] = randomFloats(rng, n);
+        z[q] = randomFloats(rng, n, kBound);
       std::vector<float> expected(n);
       for (int64_t i = 0; i < n; ++i) {
         float acc = roundTrip(codec, z[0][i]);
@@ -437,8 +313,8 @@ TEST_P(CollectiveTest, CommDtypeRoundsThePayloadAndReducesInFloat32) {
       }
       Attributes attrs;
       attrs.set("comm_dtype", codec);
-      runAllReduceRanks(z, attrs, [&](int r, const Tensor &out) {
-        EXPECT_EQ(toVector(out), expected) << "n " << n << " rank " << r;
+      runAllReduceRanks(kGroup, z, attrs, [&](int r, const Tensor &out) {
+        EXPECT_EQ(floatsOf(out), expected) << "n " << n << " rank " << r;
       });
     }
   }
@@ -458,16 +334,9 @@ shuffledSegments(const std::vector<int64_t> &dims, std::mt19937 &rng) {
       c += width;
     }
   std::vector<size_t> order(widths.size());
-  for (size_t i = 0; i < order.size(); ++i)
-    order[i] = i;
+  std::iota(order.begin(), order.end(), size_t{0});
   std::shuffle(order.begin(), order.end(), rng);
-  std::vector<int64_t> columns(widths.size());
-  int64_t column = 0;
-  for (size_t s : order) {
-    columns[s] = column;
-    column += widths[s];
-  }
-  return {widths, columns};
+  return {widths, segmentColumns(widths, order)};
 }
 
 TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
@@ -483,14 +352,14 @@ TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
     auto [widths, columns] = shuffledSegments(dims, rng);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
-      x[q] = randomFloats(rng, total * dims[q]);
+      x[q] = randomFloats(rng, total * dims[q], kBound);
     Attributes attrs;
     attrs.set("dim_per_rank", dims);
     attrs.set("segment_dims", widths);
     attrs.set("segment_columns", columns);
     attrs.set("comm_dtype", codec);
     runPooledAllToAllRanks(
-        batches, dims, x, attrs, [&](int r, const Tensor &out) {
+        kGroup, batches, dims, x, attrs, [&](int r, const Tensor &out) {
           // Naive: walk the segments in wire order, each from its position.
           std::vector<float> expected(batches[r] * dSum, -99.f);
           size_t seg = 0;
@@ -503,15 +372,13 @@ TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
                       codec == "float32" ? v : roundTrip(codec, v);
                 }
           EXPECT_EQ(out.shape(), Shape({batches[r], dSum}));
-          EXPECT_EQ(toVector(out), expected) << "rank " << r;
+          EXPECT_EQ(floatsOf(out), expected) << "rank " << r;
         });
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 4),
-                         [](const auto &info) {
-                           return std::to_string(info.param) + "ranks";
-                         });
+                         rankCountName);
 
 // --- failures ----------------------------------------------------------------
 
@@ -520,8 +387,8 @@ TEST(CollectiveFailureTest, MismatchedAttributesAreAnError) {
     GTEST_SKIP() << "no Gloo";
   std::vector<float> x(6, 1.f), ref(3);
   runRanks(2, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllToAll, 2, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kAllToAll, 2, r, kGroup), comm);
     ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {6, 1}))
         .addInput(Tensor::view(ref.data(), DType::kFloat32, {3}));
     ctx.setNumOutputs(1);
@@ -607,8 +474,8 @@ TEST(CollectiveFailureTest, MismatchedCommDtypeIsAnError) {
     GTEST_SKIP() << "no Gloo";
   std::vector<float> x(6, 1.f);
   runRanks(2, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, 2, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kAllReduce, 2, r, kGroup), comm);
     ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {6}));
     ctx.setNumOutputs(1);
     ctx.attrs().set("comm_dtype", std::string(r == 0 ? "float16" : "bfloat16"));
@@ -620,8 +487,8 @@ TEST(CollectiveFailureTest, MismatchedCommDtypeIsAnError) {
 }
 
 TEST(CollectiveFailureTest, GroupOfOneNeedsNoCommunicatorButBiggerGroupsDo) {
-  CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, 2, 0),
-                        nullptr);
+  CollectiveContext ctx(
+      worldCollective(CollectiveInfo::Kind::kAllReduce, 2, 0, kGroup), nullptr);
   std::vector<float> x(4, 1.f);
   ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {4}));
   ctx.setNumOutputs(1);
@@ -640,8 +507,8 @@ TEST(CollectiveFailureTest, HungPeerTimesOutNamingIt) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5000));
       return;
     }
-    CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, 3, r),
-                          comm);
+    CollectiveContext ctx(
+        worldCollective(CollectiveInfo::Kind::kAllReduce, 3, r, kGroup), comm);
     ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {8}));
     ctx.setNumOutputs(1);
     auto start = std::chrono::steady_clock::now();
@@ -697,13 +564,14 @@ TEST(CollectiveFailureTest, TcpStoreRendezvous) {
       o.timeoutSeconds = 20;
       auto comm = createCommunicator(o);
       ASSERT_TRUE(comm.isOk()) << comm.status().toString();
-      CollectiveContext ctx(groupInfo(CollectiveInfo::Kind::kAllReduce, 2, r),
-                            comm->get());
+      CollectiveContext ctx(
+          worldCollective(CollectiveInfo::Kind::kAllReduce, 2, r, kGroup),
+          comm->get());
       ctx.addInput(Tensor::view(x.data(), DType::kFloat32, {5}));
       ctx.setNumOutputs(1);
       Status s = runKernel("all_reduce", ctx);
       ASSERT_TRUE(s.isOk()) << s.toString();
-      EXPECT_EQ(toVector(ctx.output(0)), std::vector<float>(5, 4.f));
+      EXPECT_EQ(floatsOf(ctx.output(0)), std::vector<float>(5, 4.f));
     });
   for (auto &t : threads)
     t.join();

@@ -143,14 +143,7 @@ struct Layout {
   std::vector<int64_t> rowDims; // trailing dims of rows
 };
 
-class SequenceAllToAllTest : public ::testing::TestWithParam<int> {
-protected:
-  void SetUp() override {
-    if (GetParam() > 1 && !haveCommunicatorBackend())
-      GTEST_SKIP() << "this build has no Gloo (EMBER_ENABLE_GLOO=OFF)";
-  }
-  int world() const { return GetParam(); }
-};
+class SequenceAllToAllTest : public RankCountTest {};
 
 TEST_P(SequenceAllToAllTest, MatchesReference) {
   const int w = world();
@@ -209,9 +202,7 @@ TEST_P(SequenceAllToAllTest, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, SequenceAllToAllTest,
-                         ::testing::Values(1, 2, 3), [](const auto &info) {
-                           return std::to_string(info.param) + "ranks";
-                         });
+                         ::testing::Values(1, 2, 3), rankCountName);
 
 // A rank with a lot of rows and uneven keys: the blocks are where the
 // reference says, bit for bit, on float32 values.
