@@ -1,12 +1,11 @@
-//===- ember_run_split_test.cpp - ember-run's multi-rank options and split ===//
+//===- ember_run_split_test.cpp - ember-run's split of a global batch ----===//
 //
 // splitGlobalBatch against a naive split of every input: dense rows, KJT
 // bags given as lengths or offsets (int32 and int64), weights, inputs
-// without a batch dimension; and the --nproc / --timeout flags.
+// without a batch dimension. The multi-rank flags are ember_run_test's.
 //
 //===----------------------------------------------------------------------===//
 #include "batch_split.h"
-#include "options.h"
 #include "support/expect_status.h"
 
 #include <gtest/gtest.h>
@@ -17,31 +16,6 @@ using namespace ember;
 using namespace ember::tools;
 
 namespace {
-
-Result<RunOptions> parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "ember-run");
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(a.data());
-  return parseRunOptions(static_cast<int>(argv.size()), argv.data());
-}
-
-TEST(EmberRunMultiRankOptions, Flags) {
-  auto o = parse({"m.plan", "--nproc", "4", "--timeout", "2.5", "--split-batch",
-                  "--rendezvous", "file:/tmp/s"});
-  ASSERT_TRUE(o.isOk()) << o.status().toString();
-  EXPECT_EQ(o->nproc, 4);
-  EXPECT_EQ(o->timeoutSeconds, 2.5);
-  EXPECT_TRUE(o->timeoutGiven);
-  EXPECT_TRUE(o->splitBatch);
-  EXPECT_EQ(o->rendezvous, "file:/tmp/s");
-  EXPECT_ERROR(parse({"m.plan", "--nproc", "0"}).status(),
-               StatusCode::kInvalidArgument, "--nproc needs an integer >= 1");
-  EXPECT_ERROR(parse({"m.plan", "--timeout", "-1"}).status(),
-               StatusCode::kInvalidArgument, "--timeout needs seconds");
-  EXPECT_ERROR(parse({"m.plan", "--timeout", "soon"}).status(),
-               StatusCode::kInvalidArgument, "--timeout needs seconds");
-}
 
 TEST(BatchPart, CeilThenFloor) {
   int64_t begin, end;

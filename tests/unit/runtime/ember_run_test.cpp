@@ -1,7 +1,8 @@
 //===- ember_run_test.cpp - ember-run's options and latency statistics ----===//
 //
-// The command line of ember-run and its statistics; the binary itself is
-// exercised end to end by tests/e2e/ember_run_test.sh.
+// The command line of ember-run (the multi-rank flags --nproc, --timeout,
+// --split-batch and --rendezvous among it) and its statistics; the binary
+// itself is exercised end to end by tests/e2e/ember_run_test.sh.
 //
 //===----------------------------------------------------------------------===//
 #include "latency.h"
@@ -87,6 +88,23 @@ TEST(EmberRunOptions, WeightMemory) {
                "'hugepages'");
   EXPECT_ERROR(parse({"m.plan", "--weight-memory"}).status(),
                StatusCode::kInvalidArgument, "--weight-memory needs a value");
+}
+
+TEST(EmberRunMultiRankOptions, Flags) {
+  auto o = parse({"m.plan", "--nproc", "4", "--timeout", "2.5", "--split-batch",
+                  "--rendezvous", "file:/tmp/s"});
+  ASSERT_TRUE(o.isOk()) << o.status().toString();
+  EXPECT_EQ(o->nproc, 4);
+  EXPECT_EQ(o->timeoutSeconds, 2.5);
+  EXPECT_TRUE(o->timeoutGiven);
+  EXPECT_TRUE(o->splitBatch);
+  EXPECT_EQ(o->rendezvous, "file:/tmp/s");
+  EXPECT_ERROR(parse({"m.plan", "--nproc", "0"}).status(),
+               StatusCode::kInvalidArgument, "--nproc needs an integer >= 1");
+  EXPECT_ERROR(parse({"m.plan", "--timeout", "-1"}).status(),
+               StatusCode::kInvalidArgument, "--timeout needs seconds");
+  EXPECT_ERROR(parse({"m.plan", "--timeout", "soon"}).status(),
+               StatusCode::kInvalidArgument, "--timeout needs seconds");
 }
 
 TEST(LatencyStats, NearestRankPercentiles) {
