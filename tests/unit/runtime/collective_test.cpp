@@ -23,6 +23,7 @@
 #include <numeric>
 #include <random>
 #include <thread>
+#include <tuple>
 
 using namespace ember;
 using namespace ember::testing;
@@ -349,7 +350,9 @@ TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
   for (std::string codec : {"float32", "float16"}) {
     SCOPED_TRACE(codec);
     std::mt19937 rng(71 + w);
-    auto [widths, columns] = shuffledSegments(dims, rng);
+    // Plain variables: C++17 lambdas cannot capture structured bindings.
+    std::vector<int64_t> widths, columns;
+    std::tie(widths, columns) = shuffledSegments(dims, rng);
     std::vector<std::vector<float>> x(w);
     for (int q = 0; q < w; ++q)
       x[q] = randomFloats(rng, total * dims[q], kBound);
