@@ -90,6 +90,25 @@ inline std::vector<int64_t> segmentColumns(const std::vector<int64_t> &widths,
 /// What a launch hands each rank's thread: its rank and its output.
 using RankOutputCheck = std::function<void(int, const Tensor &)>;
 
+/// Runs `kernel`, the collective `kind` named `group`, on `world` ranks:
+/// addInputs(r, ctx) gives rank r's inputs, `attrs` are the kernel's.
+/// check(r, output) runs on rank r's thread once the kernel succeeded.
+inline void runCollectiveRanks(
+    const std::string &group, CollectiveInfo::Kind kind,
+    const std::string &kernel, int world, const Attributes &attrs,
+    const std::function<void(int, CollectiveContext &)> &addInputs,
+    const RankOutputCheck &check) {
+  runRanks(world, 30, [&](int r, Communicator *comm) {
+    CollectiveContext ctx(worldCollective(kind, world, r, group), comm);
+    addInputs(r, ctx);
+    ctx.setNumOutputs(1);
+    ctx.attrs() = attrs;
+    Status s = runKernel(kernel, ctx);
+    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+    check(r, ctx.output(0));
+  });
+}
+
 /// pooled_all_to_all named `group` on x.size() ranks: rank r sends x[r],
 /// [sum of batches, dims[r]], and receives its batches[r] rows; `attrs` are
 /// the kernel's (dim_per_rank among them). check(r, output) runs on rank r's
@@ -102,18 +121,18 @@ inline void runPooledAllToAllRanks(const std::string &group,
                                    const RankOutputCheck &check) {
   const int w = static_cast<int>(x.size());
   const int64_t total = prefixSums(batches)[w];
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(
-        worldCollective(CollectiveInfo::Kind::kAllToAll, w, r, group), comm);
-    std::vector<float> ref(batches[r]);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
-    ctx.addInput(Tensor::view(ref.data(), DType::kFloat32, {batches[r]}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("pooled_all_to_all", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
+  std::vector<std::vector<float>> refs(w); // only their row counts matter
+  for (int r = 0; r < w; ++r)
+    refs[r].resize(batches[r]);
+  runCollectiveRanks(
+      group, CollectiveInfo::Kind::kAllToAll, "pooled_all_to_all", w, attrs,
+      [&](int r, CollectiveContext &ctx) {
+        ctx.addInput(
+            Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+        ctx.addInput(
+            Tensor::view(refs[r].data(), DType::kFloat32, {batches[r]}));
+      },
+      check);
 }
 
 /// reduce_scatter named `group` on x.size() ranks: rank r sends x[r], [sum
@@ -131,19 +150,16 @@ inline void runReduceScatterRanks(const std::string &group,
   dims.insert(dims.end(), rowDims.begin(), rowDims.end());
   auto shape = Shape::fromDims(dims.data(), dims.size());
   ASSERT_TRUE(shape.isOk()) << shape.status().toString();
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(
-        worldCollective(CollectiveInfo::Kind::kReduceScatter, w, r, group),
-        comm);
-    std::vector<int32_t> ref(batches[r]);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, *shape));
-    ctx.addInput(Tensor::view(ref.data(), DType::kInt32, {batches[r]}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("reduce_scatter", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
+  std::vector<std::vector<int32_t>> refs(w); // only their row counts matter
+  for (int r = 0; r < w; ++r)
+    refs[r].resize(batches[r]);
+  runCollectiveRanks(
+      group, CollectiveInfo::Kind::kReduceScatter, "reduce_scatter", w, attrs,
+      [&](int r, CollectiveContext &ctx) {
+        ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32, *shape));
+        ctx.addInput(Tensor::view(refs[r].data(), DType::kInt32, {batches[r]}));
+      },
+      check);
 }
 
 /// all_reduce named `group` of x[r] (1-D) on x.size() ranks with `attrs`;
@@ -152,18 +168,14 @@ inline void runAllReduceRanks(const std::string &group,
                               const std::vector<std::vector<float>> &x,
                               const Attributes &attrs,
                               const RankOutputCheck &check) {
-  const int w = static_cast<int>(x.size());
-  runRanks(w, 30, [&](int r, Communicator *comm) {
-    CollectiveContext ctx(
-        worldCollective(CollectiveInfo::Kind::kAllReduce, w, r, group), comm);
-    ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32,
-                              {static_cast<int64_t>(x[r].size())}));
-    ctx.setNumOutputs(1);
-    ctx.attrs() = attrs;
-    Status s = runKernel("all_reduce", ctx);
-    ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
-    check(r, ctx.output(0));
-  });
+  runCollectiveRanks(
+      group, CollectiveInfo::Kind::kAllReduce, "all_reduce",
+      static_cast<int>(x.size()), attrs,
+      [&](int r, CollectiveContext &ctx) {
+        ctx.addInput(Tensor::view(x[r].data(), DType::kFloat32,
+                                  {static_cast<int64_t>(x[r].size())}));
+      },
+      check);
 }
 
 } // namespace ember::testing
