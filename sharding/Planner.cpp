@@ -352,15 +352,7 @@ llvm::Expected<ShardingPlan> Planner::run() {
   if (best && options.search == SearchMode::Local && isTiny())
     exactSearch(best);
   if (best && options.search == SearchMode::Local) {
-    // Step 7 keeps the collective step but may open a move that lowers it,
-    // and step 6 may raise the busiest rank's bytes: alternate until
-    // neither changes the plan (the collective step never grows and drops
-    // with every step-6 change, so this ends; capped all the same).
-    constexpr int kCollectiveRounds = 8;
-    improveCollectives(*best);
-    for (int round = 0; round < kCollectiveRounds; ++round)
-      if (!lowerBusiestTraffic(*best) || !improveCollectives(*best))
-        break;
+    settleCollectives(*best);
     // Step 8: device memory that buys nothing (neither score, nor collective
     // step, nor the busiest rank's bytes) is given back.
     lowerPeakMemory(*best);
@@ -383,6 +375,18 @@ llvm::Expected<ShardingPlan> Planner::run() {
   }
   noteSpills(*best);
   return toPlan(*best);
+}
+
+void Planner::settleCollectives(State &state) const {
+  // Step 7 keeps the collective step but may open a move that lowers it,
+  // and step 6 may raise the busiest rank's bytes: alternate until neither
+  // changes the plan (the collective step never grows and drops with every
+  // step-6 change, so this ends; capped all the same).
+  constexpr int kCollectiveRounds = 8;
+  improveCollectives(state);
+  for (int round = 0; round < kCollectiveRounds; ++round)
+    if (!lowerBusiestTraffic(state) || !improveCollectives(state))
+      break;
 }
 
 void Planner::noteSpills(const State &state) {

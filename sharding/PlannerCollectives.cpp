@@ -443,6 +443,10 @@ double Planner::busiestTrafficBytes(const State &state) const {
   return traffic.bytes(traffic.busiest());
 }
 
+int64_t Planner::busiestTrafficRank(const State &state) const {
+  return TrafficLoads(state, specs, tableOptions, options).busiest();
+}
+
 bool Planner::lowerBusiestTraffic(State &state) const {
   int64_t world = state.topology.worldSize;
   if (world < 2)

@@ -229,6 +229,8 @@ public:
     touched.clear();
   }
 
+  /// Scratch of reshardAndImprove: the busiest rank's all-to-all bytes.
+  double trafficBytes = 0;
   /// Whether costs are the duplex model's (else the additive bound).
   bool duplex = true;
   /// A rank's cost with `held` and `exchange` as given.
@@ -470,9 +472,13 @@ private:
   /// collective step at or below its value, and device memory at or below
   /// the fullest rank's. Whether it changed the plan.
   bool lowerBusiestTraffic(State &state) const;
+  /// Steps 6 and 7 in turn until neither changes the plan (Planner.cpp).
+  void settleCollectives(State &state) const;
   /// The bytes the busiest rank sends or receives in the all-to-alls (as
   /// lowerBusiestTraffic counts them).
   double busiestTrafficBytes(const State &state) const;
+  /// The rank that sends or receives the most all-to-all bytes.
+  int64_t busiestTrafficRank(const State &state) const;
   /// Memory that buys nothing released: lowers the fullest rank's device
   /// memory by moves and swaps of free shards that keep every rank at or
   /// below the plan's score, the collective step and the busiest rank's

@@ -282,39 +282,107 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
   // A re-shard that pays off only once other shards have moved (a table
   // split column-wise whose shards need room that moves make) is beyond
   // tryReshard, which takes a step only when it lowers the maximum at
-  // once: here each of the busiest rank's costliest tables is re-sharded
-  // on a copy of the plan with each of its other options (kept on device
-  // memory when it is there), the local search is run on the copy, and
-  // the best copy replaces the plan when it is preferred and its busiest
-  // rank moves no more all-to-all bytes than the plan's (communication is
-  // not traded for compute here: a copy that splits a table wider to
-  // balance lookups must not load the network more).
+  // once: here the costliest tables of the busiest rank and of the rank
+  // that moves the most all-to-all bytes are each re-sharded on a copy of
+  // the plan with each of their other options (kept on device memory when
+  // they are there), the local search is run on the copy, and the best copy
+  // replaces the plan when it is preferred and its busiest rank moves no
+  // more all-to-all bytes than the plan's, both after steps 6 and 7
+  // (communication is not traded for compute here: a copy that splits a
+  // table wider to balance lookups must not load the network more). A copy
+  // the score prefers whose bytes are above the plan's may need a second
+  // re-shard to bring them down (two tables split at once): the best such
+  // copies get one, of the costliest tables of their own busiest ranks.
   constexpr int kTables = 4;
   constexpr int kRounds = 4;
+  /// Copies over the bytes that get a second re-shard, and copies settled
+  /// by steps 6 and 7 (best first) before a round gives up.
+  constexpr size_t kSecondStarts = 2;
+  constexpr size_t kSettled = 3;
+  auto skipFixed = [&](int table) { return tableOptions[table].userFixed; };
+  // The costliest tables of `state`'s busiest rank, then those of its rank
+  // that moves the most bytes.
+  auto candidatesOf = [&](const State &state) {
+    std::vector<std::pair<double, int>> tables =
+        costliestTablesOn(state, state.maxRank(), kTables, skipFixed);
+    for (auto entry : costliestTablesOn(state, busiestTrafficRank(state),
+                                        kTables, skipFixed))
+      if (llvm::none_of(tables,
+                        [&](auto &e) { return e.second == entry.second; }))
+        tables.push_back(entry);
+    return tables;
+  };
+  // Inserts `copy` into `list` (at most `limit`, first those `before`).
+  auto keepBest = [&](std::vector<std::unique_ptr<State>> &list,
+                      std::unique_ptr<State> copy, size_t limit,
+                      auto before) {
+    auto at = std::find_if(list.begin(), list.end(), [&](auto &other) {
+      return before(*copy, *other);
+    });
+    if (static_cast<size_t>(at - list.begin()) >= limit)
+      return;
+    list.insert(at, std::move(copy));
+    if (list.size() > limit)
+      list.pop_back();
+  };
   for (int round = 0; round < kRounds; ++round) {
+    settleCollectives(*best);
     const State &state = *best;
     double bytesLimit = busiestTrafficBytes(state) * (1 + 1e-9);
-    int64_t maxRank = state.maxRank();
-    std::vector<std::pair<double, int>> candidates = costliestTablesOn(
-        state, maxRank, kTables,
-        [&](int table) { return tableOptions[table].userFixed; });
-    std::unique_ptr<State> winner;
-    for (auto [unused, table] : candidates) {
-      const auto &opts = tableOptions[table].options;
-      int current = state.choice[table];
-      bool onDevice = !isHostServed(opts[current].kernel);
-      for (int i = 0, e = opts.size(); i < e; ++i) {
-        if (i == current || (onDevice && isHostServed(opts[i].kernel)))
-          continue;
-        auto copy = std::make_unique<State>(state);
-        copy->removeTable(table);
-        if (!copy->place(table, i, /*byMemory=*/false))
-          continue;
-        improve(*copy);
-        if (preferred(*copy, winner ? *winner : *best) &&
-            busiestTrafficBytes(*copy) <= bytesLimit)
-          winner = std::move(copy);
+    // Copies the score prefers: within the plan's bytes before steps 6
+    // and 7 (the preferred first), and above them (the fewest bytes
+    // first: the closest to the plan's bytes).
+    std::vector<std::unique_ptr<State>> within, over;
+    auto byPreference = [&](const State &a, const State &b) {
+      return preferred(a, b);
+    };
+    auto byBytes = [&](const State &a, const State &b) {
+      return a.trafficBytes < b.trafficBytes;
+    };
+    auto reshardEach = [&](const State &from,
+                           ArrayRef<std::pair<double, int>> tables) {
+      for (auto [unused, table] : tables) {
+        const auto &opts = tableOptions[table].options;
+        int current = from.choice[table];
+        bool onDevice = !isHostServed(opts[current].kernel);
+        for (int i = 0, e = opts.size(); i < e; ++i) {
+          if (i == current || (onDevice && isHostServed(opts[i].kernel)))
+            continue;
+          auto copy = std::make_unique<State>(from);
+          copy->removeTable(table);
+          if (!copy->place(table, i, /*byMemory=*/false))
+            continue;
+          improve(*copy);
+          if (!preferred(*copy, *best))
+            continue;
+          double bytes = busiestTrafficBytes(*copy);
+          if (bytes <= bytesLimit) {
+            keepBest(within, std::move(copy), kSettled, byPreference);
+          } else {
+            copy->trafficBytes = bytes;
+            keepBest(over, std::move(copy), kSecondStarts, byBytes);
+          }
+        }
       }
+    };
+    // The best copy within the plan's bytes once steps 6 and 7 ran on it.
+    auto settle = [&]() -> std::unique_ptr<State> {
+      for (std::unique_ptr<State> &copy : within) {
+        settleCollectives(*copy);
+        if (busiestTrafficBytes(*copy) <= bytesLimit)
+          return std::move(copy);
+      }
+      within.clear();
+      return nullptr;
+    };
+    reshardEach(state, candidatesOf(state));
+    std::unique_ptr<State> winner = settle();
+    if (!winner) {
+      std::vector<std::unique_ptr<State>> starts = std::move(over);
+      over.clear();
+      for (const std::unique_ptr<State> &start : starts)
+        reshardEach(*start, candidatesOf(*start));
+      winner = settle();
     }
     if (!winner)
       return;

@@ -403,4 +403,32 @@ TEST(PlannerVsTorchRec, NoMoveOffTheBusiestRankLowersItsAllToAllBytes) {
   }
 }
 
+// Two re-shards at once (step 3b): on the 100 power-law tables x 32 ranks
+// for training, splitting pl_41 or pl_54 alone lowers the score but raises
+// the busiest rank's all-to-all bytes; both split together lower both. The
+// plan's busiest rank moves no more bytes than TorchRec's, and the plan
+// holds no more device memory and scores better in Ember's model.
+TEST(PlannerVsTorchRec, PowerLawTrainingMovesNoMoreBytesThanTorchRec) {
+  TorchRecCase c = loadCase("torchrec_powerlaw_32.json");
+  ASSERT_FALSE(c.tables.empty());
+  llvm::Expected<ShardingPlan> own = planSharding(c.tables, c.options);
+  ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
+  llvm::Expected<std::map<std::string, TableSharding>> imported =
+      parsePlanJson(c.plan);
+  ASSERT_TRUE(static_cast<bool>(imported))
+      << llvm::toString(imported.takeError());
+  PlannerOptions withTorchRec = c.options;
+  withTorchRec.imported = *imported;
+  llvm::Expected<ShardingPlan> theirs = planSharding(c.tables, withTorchRec);
+  ASSERT_TRUE(static_cast<bool>(theirs)) << llvm::toString(theirs.takeError());
+  std::vector<double> ours =
+      allToAllBytes(*own, c.tables, c.options.batchSizePerRank);
+  std::vector<double> torchrec =
+      allToAllBytes(*theirs, c.tables, c.options.batchSizePerRank);
+  EXPECT_LE(*std::max_element(ours.begin(), ours.end()),
+            *std::max_element(torchrec.begin(), torchrec.end()));
+  EXPECT_LE(maxDeviceBytes(*own), maxDeviceBytes(*theirs));
+  EXPECT_LT(own->maxRankCost(), theirs->maxRankCost());
+}
+
 } // namespace
