@@ -327,7 +327,7 @@ def hideable_compute(path):
             if e["tid"] == 0 and e.get("cat") == "compute":
                 durations[instr] = durations.get(instr, 0.0) + float(e["dur"])
                 runs[instr] = runs.get(instr, 0) + 1
-            elif e["tid"] == 1 and e.get("cat") == "collective":
+            elif e["tid"] >= 1 and e.get("cat") == "collective":
                 comm[instr] = comm.get(instr, 0.0) + float(e["dur"])
             elif e["tid"] == 0 and e.get("cat") == "wait":
                 nxt = [x for x in evs[i + 1:] if x["tid"] == 0 and x.get("cat") == "compute"]
@@ -360,10 +360,12 @@ def handoff_latencies(path):
     for evs in steps.values():
         evs.sort(key=lambda e: e["ts"])
         for i, c in enumerate(evs):
-            if c["tid"] != 1 or c.get("cat") != "collective":
+            if c["tid"] < 1 or c.get("cat") != "collective":
                 continue
             instr = c["args"].get("instruction")
-            waits1 = [e for e in evs[:i] if e["tid"] == 1 and e.get("cat") == "wait"]
+            # Its own thread's last wait: the communication thread (tid 1), or a
+            # pipelined run's collective thread (tid 2).
+            waits1 = [e for e in evs[:i] if e["tid"] == c["tid"] and e.get("cat") == "wait"]
             if waits1:
                 dep = [e for e in evs if e["tid"] == 0 and e.get("cat") == "compute" and
                        e["args"].get("instruction") == waits1[-1]["args"].get("instruction")]

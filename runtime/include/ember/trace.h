@@ -22,7 +22,8 @@ namespace ember {
 /// One slice of a run: an instruction that ran, or a wait for one.
 struct TraceSlice {
   int instruction = -1; // the instruction that ran, or (wait) the awaited one
-  int track = 0;        // 0: the caller's thread (stream 0); 1: communication
+  int track = 0;        // 0: the caller's thread (stream 0); 1: communication;
+                        // 2: a pipelined run's output collectives
   bool wait = false;
   int64_t beginNs = 0; // CLOCK_MONOTONIC, nanoseconds
   int64_t endNs = 0;

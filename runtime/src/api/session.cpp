@@ -104,6 +104,15 @@ struct Session::Impl {
   int64_t commDelayMicros = 0; // EMBER_TEST_COMM_DELAY_US (tests only)
   std::unique_ptr<ThreadPool> commPool;
   std::unique_ptr<CommunicationThread> commThread;
+  /// Pipelined runs of several ranks: stage B's collectives on a thread of
+  /// their own over a second channel of `comm` (stream_executor.h), beside
+  /// the input distribution on `commThread`. Declared after `comm`, so
+  /// joined and closed before it. None with EMBER_TEST_ONE_COMM_THREAD=1
+  /// (tests only: the single-thread schedule), or when the communicator
+  /// has no channels.
+  std::unique_ptr<Communicator> collectiveChannel;
+  std::unique_ptr<ThreadPool> collectivePool;
+  std::unique_ptr<CommunicationThread> collectiveThread;
   /// SessionOptions::recordTrace: the runs recorded since takeTrace.
   mutable std::mutex traceMutex;
   mutable std::vector<std::vector<TraceSlice>> tracedRuns;
@@ -136,7 +145,9 @@ struct Session::Impl {
   /// Keeps a recorded run for takeTrace.
   void keepTrace(RunTrace &trace) const {
     std::vector<TraceSlice> slices = std::move(trace.tracks[0]);
-    slices.insert(slices.end(), trace.tracks[1].begin(), trace.tracks[1].end());
+    for (int t : {1, 2})
+      slices.insert(slices.end(), trace.tracks[t].begin(),
+                    trace.tracks[t].end());
     std::lock_guard<std::mutex> lock(traceMutex);
     tracedRuns.push_back(std::move(slices));
   }
@@ -310,6 +321,15 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     comm.planName =
         slash == std::string::npos ? planPath : planPath.substr(slash + 1);
     EMBER_ASSIGN_OR_RETURN(impl->comm, createCommunicator(comm));
+    const char *oneThread = std::getenv("EMBER_TEST_ONE_COMM_THREAD");
+    if (impl->overlap && impl->pipelineStages.inputDistributionEnd > 0 &&
+        !(oneThread && std::string(oneThread) == "1")) {
+      impl->collectiveChannel = impl->comm->openChannel();
+      if (impl->collectiveChannel) {
+        impl->collectivePool = std::make_unique<ThreadPool>(1);
+        impl->collectiveThread = std::make_unique<CommunicationThread>();
+      }
+    }
   }
   impl->pool = std::make_unique<ThreadPool>(options.threads);
 #ifdef EMBER_HAVE_CUDA
@@ -557,6 +577,9 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
     f->streams.schedule = &impl_->schedule;
     f->streams.commThread = impl_->commThread.get();
     f->streams.commPool = impl_->commPool.get();
+    f->streams.collectiveThread = impl_->collectiveThread.get();
+    f->streams.collectivePool = impl_->collectivePool.get();
+    f->streams.collectiveComm = impl_->collectiveChannel.get();
     f->streams.trace = f->trace.get();
     f->streams.commDelayMicros = impl_->commDelayMicros;
     status = f->batch.start(program, *f->ctx, *impl_->pool,

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,16 @@ public:
                           const std::vector<SendBuffer> &sends,
                           const std::vector<RecvBuffer> &recvs,
                           const std::string &what) = 0;
+
+  /// A second communicator over the same connections with a sequence of
+  /// exchanges of its own, so that another thread can run collectives
+  /// while this one does (a pipelined run's input distribution beside its
+  /// output distribution). Each channel's exchanges must be issued in the
+  /// same order on every rank; the two channels need no order between
+  /// them. A failure breaks both. It must not outlive this communicator.
+  /// Null when the backend has no channels (the caller then runs every
+  /// collective on one thread).
+  virtual std::unique_ptr<Communicator> openChannel() { return nullptr; }
 };
 
 /// Copies the own entry and fails when the group needs peers: the exchange

@@ -41,8 +41,9 @@ public:
   std::vector<int64_t> symbolValues; // -1 = unbound
   std::vector<const std::string *> symbolSources;
   /// Per thread of the run (0: the caller's, 1: the communication
-  /// thread): the scratch blocks of the instruction it runs.
-  std::vector<int> scratchBlocks[2];
+  /// thread, 2: a pipelined run's collective thread): the scratch blocks
+  /// of the instruction it runs.
+  std::vector<int> scratchBlocks[3];
   /// The stream executor's per-run state (stream_executor.h): which
   /// instructions completed, and per slot the uses still to come.
   std::vector<char> instructionDone;

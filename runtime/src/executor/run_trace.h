@@ -18,7 +18,9 @@
 namespace ember {
 
 struct RunTrace {
-  std::vector<TraceSlice> tracks[2];
+  /// 0: the caller's thread; 1: the communication thread; 2: a pipelined
+  /// run's collective thread (StreamExecution::collectiveThread).
+  std::vector<TraceSlice> tracks[3];
 
   static int64_t nowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(

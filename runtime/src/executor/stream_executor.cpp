@@ -27,7 +27,7 @@ public:
   }
 
   /// Runs, in order on thread `thread` (0: the caller's, 1: the
-  /// communication thread) with `kctx`, the instructions [begin, end) of
+  /// communication thread, 2: the collective thread) with `kctx`, the instructions [begin, end) of
   /// stream `stream` (-1: of every stream), waiting for the instructions
   /// of the other stream at or after `waitFrom` that they await (those
   /// before it are known to be done); returns the first error (or, on the
@@ -73,19 +73,24 @@ public:
     cv_.wait(lock, [&] { return commFinished_; });
     return commStatus_;
   }
-  /// Waits until the input distribution ran (or the communication failed);
-  /// a trace names the wait after instruction `awaited` (its last
-  /// collective).
-  Status awaitInputDistribution(int awaited) {
+  /// Waits on thread `thread` until the input distribution ran (or the
+  /// communication failed, or, on a communication thread, the run was
+  /// aborted); a trace names the wait after instruction `awaited` (its
+  /// last collective).
+  Status awaitInputDistribution(int thread, int awaited) {
     std::unique_lock<std::mutex> lock(m_);
-    auto ready = [&] { return inputsDistributed_ || commFinished_; };
+    auto ready = [&] {
+      return inputsDistributed_ || commFinished_ || (thread != 0 && abort_);
+    };
     if (!ready()) {
       const int64_t begin = streams_.trace ? RunTrace::nowNs() : 0;
       cv_.wait(lock, ready);
       if (streams_.trace)
-        streams_.trace->tracks[0].push_back(
-            {awaited, 0, true, begin, RunTrace::nowNs(), 0});
+        streams_.trace->tracks[thread].push_back(
+            {awaited, thread, true, begin, RunTrace::nowNs(), 0});
     }
+    if (thread != 0 && abort_)
+      return failedPrecondition("stream 1 stopped: stream 0 failed");
     return commStatus_;
   }
   /// Waits until no job of this run is queued or running.
@@ -170,7 +175,7 @@ Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
       continue;
     if (thread == 0 && commFailed_.load(std::memory_order_relaxed))
       return joinCommunication();
-    if (thread == 1 && stopped())
+    if (thread != 0 && stopped())
       return failedPrecondition("stream 1 stopped: stream 0 failed");
     for (int j : schedule.awaits[index])
       if (static_cast<size_t>(j) >= waitFrom && !awaitInstruction(thread, j))
@@ -180,7 +185,7 @@ Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
     // The test delay stands for a slower link: a trace counts it in the
     // instruction's time.
     const int64_t start = streams_.trace ? RunTrace::nowNs() : 0;
-    if (thread == 1 && streams_.commDelayMicros > 0)
+    if (thread != 0 && streams_.commDelayMicros > 0)
       std::this_thread::sleep_for(
           std::chrono::microseconds(streams_.commDelayMicros));
     kctx.setInstruction(&instr);
@@ -209,14 +214,15 @@ Status StreamRun::runInstructions(int thread, InstructionContext &kctx,
   return Status::ok();
 }
 
-/// Runs `body` on the communication thread as a job of `run`; nothing may
-/// escape the thread (std::terminate). Skipped when the run stopped.
+/// Runs `body` on `thread` (a communication thread) as a job of `run`;
+/// nothing may escape the thread (std::terminate). Skipped when the run
+/// stopped.
 template <typename Body>
-void submitJob(const StreamExecution &streams, StreamRun &run, bool last,
+void submitJob(CommunicationThread &thread, StreamRun &run, bool last,
                Body body) {
   run.jobQueued();
   try {
-    streams.commThread->submit([&run, last, body] {
+    thread.submit([&run, last, body] {
       Status status;
       try {
         status = run.stopped()
@@ -242,6 +248,10 @@ Status checkStreams(const StreamExecution &streams) {
       !streams.commThread || !streams.commPool)
     return internalError("executeStreams: the program has no stream 1 to "
                          "run concurrently");
+  if (streams.collectiveThread &&
+      (!streams.collectivePool || !streams.collectiveComm))
+    return internalError("executeStreams: a collective thread without its "
+                         "pool or communicator channel");
   return Status::ok();
 }
 
@@ -266,7 +276,7 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
                                 &run.shared());
   InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
                              nullptr, &run.shared(), /*thread=*/1);
-  submitJob(streams, run, /*last=*/true, [&run, &commCtx, n] {
+  submitJob(*streams.commThread, run, /*last=*/true, [&run, &commCtx, n] {
     return run.runInstructions(1, commCtx, 0, n, 1, 0);
   });
   // The communication thread holds references into this frame: whatever
@@ -300,6 +310,13 @@ struct PipelinedBatch::State {
                    &run.shared()),
         commCtx(program, ctx, *streams.commPool, boundsCheck, comm, nullptr,
                 &run.shared(), /*thread=*/1),
+        collectiveThread(streams.collectiveThread ? 2 : 1),
+        collectiveCtx(program, ctx,
+                      collectiveThread == 2 ? *streams.collectivePool
+                                            : *streams.commPool,
+                      boundsCheck,
+                      collectiveThread == 2 ? streams.collectiveComm : comm,
+                      nullptr, &run.shared(), collectiveThread),
         stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
         aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
         end(program.instructions.size()),
@@ -307,6 +324,8 @@ struct PipelinedBatch::State {
   StreamExecution streams;
   StreamRun run;
   InstructionContext computeCtx, commCtx;
+  int collectiveThread; // the thread of stage B's collectives: 1 or 2
+  InstructionContext collectiveCtx;
   size_t stageEnd, aheadEnd, end;
   int lastInputCollective;
   bool collectivesQueued = false;
@@ -335,7 +354,7 @@ Status PipelinedBatch::start(const Program &program, RunContext &ctx,
                                    streams, stages);
   State *s = state_.get();
   try {
-    submitJob(s->streams, s->run, /*last=*/false, [s] {
+    submitJob(*s->streams.commThread, s->run, /*last=*/false, [s] {
       return s->run.runInstructions(1, s->commCtx, 0, s->stageEnd, -1, 0);
     });
   } catch (...) {
@@ -351,14 +370,27 @@ Status PipelinedBatch::queueCollectives() {
     return internalError("PipelinedBatch::queueCollectives without start");
   if (s->collectivesQueued)
     return Status::ok();
-  // After what is already queued (the input distribution of the batches
-  // ahead): the same order on every rank.
+  // After what is already queued on the same thread (on the
+  // communication thread: the input distribution of the batches ahead):
+  // the same order on every rank. On the collective thread, the batch's
+  // input distribution (stream 1 before these, on the other thread) must
+  // have run first.
   s->collectivesQueued = true;
+  const int thread = s->collectiveThread;
   try {
-    submitJob(s->streams, s->run, /*last=*/true, [s] {
-      return s->run.runInstructions(1, s->commCtx, s->stageEnd, s->end, 1,
-                                    s->stageEnd);
-    });
+    submitJob(thread == 2 ? *s->streams.collectiveThread
+                          : *s->streams.commThread,
+              s->run, /*last=*/true, [s, thread] {
+                if (thread == 2) {
+                  Status ready = s->run.awaitInputDistribution(
+                      thread, s->lastInputCollective);
+                  if (!ready.isOk())
+                    return ready;
+                }
+                return s->run.runInstructions(
+                    thread, thread == 2 ? s->collectiveCtx : s->commCtx,
+                    s->stageEnd, s->end, 1, s->stageEnd);
+              });
   } catch (...) {
     s->status = internalError("the communication thread did not start");
     s->run.abortCommunication();
@@ -374,7 +406,7 @@ Status PipelinedBatch::computeAhead() {
   if (s->computedAhead || !s->status.isOk())
     return s->status;
   s->computedAhead = true;
-  Status status = s->run.awaitInputDistribution(s->lastInputCollective);
+  Status status = s->run.awaitInputDistribution(0, s->lastInputCollective);
   if (status.isOk()) {
     try {
       status = s->run.runInstructions(0, s->computeCtx, s->stageEnd,

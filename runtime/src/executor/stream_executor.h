@@ -42,6 +42,14 @@ struct StreamExecution {
   CommunicationThread *commThread = nullptr;
   ThreadPool *commPool = nullptr; // size 1
   RunTrace *trace = nullptr;      // not null: record the timings
+  /// Pipelined runs, when the communicator has a second channel: stage B's
+  /// collectives run on this thread (with its pool of one, over that
+  /// channel) beside the input distribution on `commThread`, so that one
+  /// batch's output distribution and a later batch's input distribution
+  /// share the link instead of taking turns. Null: both on `commThread`.
+  CommunicationThread *collectiveThread = nullptr;
+  ThreadPool *collectivePool = nullptr;
+  Communicator *collectiveComm = nullptr;
   /// Test-only (EMBER_TEST_COMM_DELAY_US): the communication thread sleeps
   /// this long before each instruction, so that missing waits show.
   int64_t commDelayMicros = 0;
@@ -57,7 +65,9 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
 ///     program's first instructions, of both streams) on the communication
 ///     thread;
 ///   - `queueCollectives` queues the rest of its stream 1 (stage B's
-///     collectives) after whatever was queued since;
+///     collectives) on the collective thread, where it starts once the
+///     batch's input distribution has run (without one: on the
+///     communication thread, after whatever was queued since);
 ///   - `computeAhead` waits for the input distribution and runs, on the
 ///     calling thread, the stream-0 instructions of stage B that wait for
 ///     no stage-B collective (the caller runs them for the next batch
@@ -65,7 +75,8 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
 ///   - `finish` does whichever of the two has not been done, runs the rest
 ///     of stream 0 and returns when the communication thread is done with
 ///     the batch.
-/// Every rank calls these in the same order, so the collectives pair up.
+/// Every rank calls these in the same order, so the collectives of each
+/// thread pair up (each thread exchanges over its own channel).
 /// Destroying (or `abandon`ing) a started batch stops its queued work
 /// before its next instruction and waits for the communication thread to
 /// let go of it. `streams` and the run context must outlive the batch.

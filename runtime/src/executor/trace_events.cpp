@@ -84,6 +84,14 @@ std::string encodeTracePart(const SessionTrace &trace, bool batchArgs) {
       << ",\"tid\":0,\"args\":{\"name\":\"stream 0 (compute)\"}\n";
   out << "-\t-\t\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << rank
       << ",\"tid\":1,\"args\":{\"name\":\"stream 1 (communication)\"}\n";
+  bool collectiveTrack = false;
+  for (const std::vector<TraceSlice> &run : trace.runs)
+    for (const TraceSlice &s : run)
+      collectiveTrack = collectiveTrack || s.track == 2;
+  if (collectiveTrack)
+    out << "-\t-\t\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << rank
+        << ",\"tid\":2,\"args\":{\"name\":\"stream 1 (output "
+           "collectives, pipelined)\"}\n";
   for (size_t batch = 0; batch < trace.runs.size(); ++batch) {
     for (const TraceSlice &s : trace.runs[batch]) {
       const TracedInstruction &in = described(trace, s.instruction);

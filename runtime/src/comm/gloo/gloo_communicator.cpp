@@ -3,6 +3,8 @@
 // Exchanges are Gloo unbound-buffer sends and receives, one per non-empty
 // peer buffer, each on a slot taken from a per-peer sequence number (both
 // ends of a pair count the exchanges between them, so their slots agree).
+// A channel (openChannel) has sequence numbers of its own in a slot range of
+// its own, so that two threads can exchange over the same pairs at once.
 // Gloo reports errors by throwing; everything here catches them and turns
 // them into Status. After a failure the Gloo context is closed (every pending
 // operation aborted, so nothing writes into our buffers later) and the
@@ -34,6 +36,9 @@ using Clock = std::chrono::steady_clock;
 using Buffer = std::unique_ptr<gloo::transport::UnboundBuffer>;
 
 constexpr uint64_t kSlotBase = uint64_t{1} << 40;
+// Channel c's slots start at kSlotBase + c * kChannelSlots.
+constexpr uint64_t kChannelSlots = uint64_t{1} << 48;
+constexpr int kChannels = 2;
 // A rank that fails tells its other peers why on this slot before it closes
 // its connections, so that a rank that then loses it can name the first
 // failure (the rank that died, the collective) instead of its messenger.
@@ -109,8 +114,11 @@ public:
   GlooCommunicator(std::shared_ptr<gloo::Context> context,
                    std::chrono::milliseconds timeout,
                    std::vector<std::string> peerHosts)
-      : context_(std::move(context)), timeout_(timeout),
-        sequence_(context_->size, 0), peerHosts_(std::move(peerHosts)) {}
+      : context_(std::move(context)), peerHosts_(std::move(peerHosts)),
+        timeout_(timeout) {
+    for (std::vector<uint64_t> &sequence : sequence_)
+      sequence.assign(context_->size, 0);
+  }
 
   ~GlooCommunicator() override {
     // The pairs go first. Gloo's device thread calls into a buffer with an
@@ -138,7 +146,16 @@ public:
   Status exchange(const std::vector<int> &group,
                   const std::vector<SendBuffer> &sends,
                   const std::vector<RecvBuffer> &recvs,
-                  const std::string &what) override;
+                  const std::string &what) override {
+    return exchangeOn(0, group, sends, recvs, what);
+  }
+  /// An exchange in channel `channel`'s sequence (0: this communicator's).
+  Status exchangeOn(int channel, const std::vector<int> &group,
+                    const std::vector<SendBuffer> &sends,
+                    const std::vector<RecvBuffer> &recvs,
+                    const std::string &what);
+
+  std::unique_ptr<Communicator> openChannel() override;
 
   /// Posts the receives of the peers' failure notices (once, after the
   /// rendezvous).
@@ -161,7 +178,7 @@ public:
 
   /// The rendezvous's barrier runs within what is left of its deadline.
   void setTimeout(std::chrono::milliseconds timeout) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(stateMutex_);
     timeout_ = timeout;
   }
 
@@ -174,16 +191,24 @@ private:
   void sendNotices(const std::string &text, int skip);
 
   Status fail(Status s) {
+    std::lock_guard<std::mutex> lock(stateMutex_);
     if (broken_.isOk())
       broken_ = s;
     return s;
   }
 
   std::shared_ptr<gloo::Context> context_;
-  std::chrono::milliseconds timeout_;
-  std::vector<uint64_t> sequence_; // exchanges with each peer so far
   std::vector<std::string> peerHosts_; // EMBER_COMM_HOST of each rank
-  std::mutex mutex_;               // one exchange at a time
+  // Per channel: one exchange at a time, and the exchanges with each peer
+  // so far (touched only under that channel's mutex).
+  std::mutex channelMutex_[kChannels];
+  std::vector<uint64_t> sequence_[kChannels];
+  bool channelOpen_ = false; // channel 1 handed out (under stateMutex_)
+  // What the channels share: the timeout, the first failure, the buffers
+  // of failed exchanges and the notices (taken briefly, never across a
+  // wait for a peer).
+  std::mutex stateMutex_;
+  std::chrono::milliseconds timeout_;
   Status broken_;
   std::vector<Buffer> graveyard_;
   std::string noticeIn_;            // kNoticeBytes per peer
@@ -191,16 +216,49 @@ private:
   std::string noticeOut_;
 };
 
-Status GlooCommunicator::exchange(const std::vector<int> &group,
-                                  const std::vector<SendBuffer> &sends,
-                                  const std::vector<RecvBuffer> &recvs,
-                                  const std::string &what) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (!broken_.isOk())
-    return failedPrecondition(what +
-                              ": the communicator failed earlier and cannot "
-                              "be used again (" +
-                              broken_.message() + ")");
+/// Channel 1 of a GlooCommunicator (openChannel).
+class GlooChannel final : public Communicator {
+public:
+  explicit GlooChannel(GlooCommunicator &owner) : owner_(owner) {}
+  int rank() const override { return owner_.rank(); }
+  int worldSize() const override { return owner_.worldSize(); }
+  Status exchange(const std::vector<int> &group,
+                  const std::vector<SendBuffer> &sends,
+                  const std::vector<RecvBuffer> &recvs,
+                  const std::string &what) override {
+    return owner_.exchangeOn(1, group, sends, recvs, what);
+  }
+
+private:
+  GlooCommunicator &owner_;
+};
+
+std::unique_ptr<Communicator> GlooCommunicator::openChannel() {
+  std::lock_guard<std::mutex> lock(stateMutex_);
+  if (channelOpen_)
+    return nullptr;
+  channelOpen_ = true;
+  return std::make_unique<GlooChannel>(*this);
+}
+
+Status GlooCommunicator::exchangeOn(int channel, const std::vector<int> &group,
+                                    const std::vector<SendBuffer> &sends,
+                                    const std::vector<RecvBuffer> &recvs,
+                                    const std::string &what) {
+  std::lock_guard<std::mutex> channelLock(channelMutex_[channel]);
+  std::chrono::milliseconds timeout;
+  {
+    std::lock_guard<std::mutex> lock(stateMutex_);
+    if (!broken_.isOk())
+      return failedPrecondition(what +
+                                ": the communicator failed earlier and cannot "
+                                "be used again (" +
+                                broken_.message() + ")");
+    timeout = timeout_;
+  }
+  std::vector<uint64_t> &sequence = sequence_[channel];
+  const uint64_t slotBase =
+      kSlotBase + static_cast<uint64_t>(channel) * kChannelSlots;
   size_t g = group.size();
   auto it = std::find(group.begin(), group.end(), rank());
   if (sends.size() != g || recvs.size() != g || it == group.end())
@@ -223,7 +281,7 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
 
   std::vector<Buffer> rb(g), sb(g);
   std::vector<char> recvDone(g, 0), sendDone(g, 0);
-  Clock::time_point deadline = Clock::now() + timeout_;
+  Clock::time_point deadline = Clock::now() + timeout;
   auto remaining = [&] {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - Clock::now());
@@ -237,7 +295,7 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
         continue;
       int peer = group[i];
       errorPeer = peer;
-      uint64_t slot = kSlotBase + sequence_[peer]++;
+      uint64_t slot = slotBase + sequence[peer]++;
       if (recvs[i].bytes) {
         rb[i] = context_->createUnboundBuffer(recvs[i].data, recvs[i].bytes);
         rb[i]->recv(peer, slot);
@@ -308,19 +366,22 @@ Status GlooCommunicator::exchange(const std::vector<int> &group,
     if (!ok)
       silent.push_back(group[i]);
   }
-  for (Buffer &b : rb)
-    if (b)
-      graveyard_.push_back(std::move(b));
-  for (Buffer &b : sb)
-    if (b)
-      graveyard_.push_back(std::move(b));
+  {
+    std::lock_guard<std::mutex> lock(stateMutex_);
+    for (Buffer &b : rb)
+      if (b)
+        graveyard_.push_back(std::move(b));
+    for (Buffer &b : sb)
+      if (b)
+        graveyard_.push_back(std::move(b));
+  }
   // Gloo's messages end in a newline now and then.
   while (!error.empty() && (error.back() == '\n' || error.back() == ' '))
     error.pop_back();
   if (timedOut)
     return fail(deadlineExceeded(
         what + ": rank " + std::to_string(rank()) + " timed out after " +
-        seconds(timeout_) + " s; not heard from " +
+        seconds(timeout) + " s; not heard from " +
         rankList(silent.empty() ? std::vector<int>{errorPeer} : silent) +
         " (dead, hung or not running this collective)"));
   // Closing the context above aborted the other peers' operations too, so
@@ -348,6 +409,8 @@ std::string GlooCommunicator::noticeFrom(int peer) const {
 void GlooCommunicator::sendNotices(const std::string &text, int skip) {
   if (noticeRecv_.empty())
     return;
+  // Both channels may fail at once: one sends the notices at a time.
+  std::lock_guard<std::mutex> lock(stateMutex_);
   noticeOut_.assign(kNoticeBytes, '\0');
   std::memcpy(noticeOut_.data(), text.data(),
               std::min(text.size(), kNoticeBytes - 1));
