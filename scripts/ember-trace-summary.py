@@ -8,7 +8,8 @@ Reads a trace of either kind, measured (`ember-run --trace`) or predicted
 (docs/trace-format.md) and prints per rank:
 
     compute      sum of the `compute` slices' durations
-    comm         sum of the `collective` slices' durations (any track)
+    comm         time with a `collective` slice in flight on any track (the
+                 union: a pipelined run's two communication threads overlap)
     exposed      time on track tid 0 covered by `collective` or `wait` slices
     step         last end minus first start
 
@@ -235,7 +236,8 @@ def _figures(mine):
            "step_us": 0.0}
     if mine:
         row["compute_us"] = sum(s["dur"] for s in mine if s["cat"] == "compute")
-        row["comm_us"] = sum(s["dur"] for s in mine if s["cat"] == "collective")
+        row["comm_us"] = _union_length(
+            [(s["start"], s["end"]) for s in mine if s["cat"] == "collective"])
         row["exposed_comm_us"] = _union_length(
             [(s["start"], s["end"]) for s in mine
              if s["tid"] == 0 and s["cat"] in ("collective", "wait")])

@@ -51,7 +51,8 @@ struct TraceSplit {
   int runs = 0;
   double stepMs = 0;        // last end minus first start
   double computeMs = 0;     // compute instructions
-  double commMs = 0;        // collectives, on any thread
+  double commMs = 0;        // time with a collective in flight on any
+                            // thread (the union of their slices)
   double exposedCommMs = 0; // time the caller's thread spent in collectives
                             // or waiting for them
 };

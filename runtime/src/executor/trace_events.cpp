@@ -17,6 +17,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace ember {
 
@@ -45,6 +47,9 @@ TraceSplit summarizeTrace(const SessionTrace &trace) {
     if (run.empty())
       continue;
     int64_t first = std::numeric_limits<int64_t>::max(), last = 0;
+    // A pipelined run's two communication threads may both be in a
+    // collective: comm is the time with at least one in flight.
+    std::vector<std::pair<int64_t, int64_t>> collectives;
     for (const TraceSlice &s : run) {
       first = std::min(first, s.beginNs);
       last = std::max(last, s.endNs);
@@ -54,12 +59,20 @@ TraceSplit summarizeTrace(const SessionTrace &trace) {
         if (s.track == 0)
           split.exposedCommMs += ms;
       } else if (collective) {
-        split.commMs += ms;
+        collectives.emplace_back(s.beginNs, s.endNs);
         if (s.track == 0)
           split.exposedCommMs += ms;
       } else {
         split.computeMs += ms;
       }
+    }
+    std::sort(collectives.begin(), collectives.end());
+    int64_t coveredUntil = std::numeric_limits<int64_t>::min();
+    for (const auto &[begin, end] : collectives) {
+      if (end > coveredUntil)
+        split.commMs +=
+            static_cast<double>(end - std::max(begin, coveredUntil)) / 1e6;
+      coveredUntil = std::max(coveredUntil, end);
     }
     split.stepMs += static_cast<double>(last - first) / 1e6;
     ++split.runs;

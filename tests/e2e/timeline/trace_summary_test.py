@@ -120,6 +120,25 @@ class KnownFigures(unittest.TestCase):
         other, slices, _ = summary.validate(trace)
         self.assertEqual(summary.summarize(other, slices)[0]["exposed_comm_us"], 25)
 
+    def test_collectives_of_two_threads_count_once(self):
+        trace = load(MEASURED)
+        # A pipelined run's collective thread (tid 2) in a collective during
+        # rank 0's first collective: comm counts the time with one in flight.
+        first = sorted((e for e in trace["traceEvents"]
+                        if e.get("cat") == "collective" and e["pid"] == 0),
+                       key=lambda e: e["ts"])[0]
+        extra = copy.deepcopy(first)
+        extra["tid"] = 2
+        extra["ts"] = first["ts"] + first["dur"] / 2
+        trace["traceEvents"].append(extra)
+        trace["traceEvents"].append({"ph": "M", "name": "thread_name", "pid": 0, "tid": 2,
+                                     "args": {"name": "stream 1 (output collectives, "
+                                                      "pipelined)"}})
+        other, slices, _ = summary.validate(trace)
+        row = summary.summarize(other, slices)[0]
+        self.assertEqual(row["comm_us"], 40 + first["dur"] / 2)
+        self.assertEqual(row["exposed_comm_us"], 25)
+
 
 class Malformed(unittest.TestCase):
     def setUp(self):

@@ -457,4 +457,31 @@ TEST(TraceParts, MergeChecksItsParts) {
   EXPECT_DOUBLE_EQ(split.exposedCommMs, 0.006);
 }
 
+// A pipelined run's collective thread (track 2) exchanges while the
+// communication thread (track 1) does: comm counts the time with a
+// collective in flight once, and the part file names track 2.
+TEST(TraceParts, OverlappingCollectivesOfTwoThreadsCountOnce) {
+  SessionTrace t;
+  t.rank = 0;
+  t.worldSize = 2;
+  t.instructions = {{"kjt_all_to_all", "in", 0},
+                    {"relu", "dense", -1},
+                    {"pooled_all_to_all", "out", 1}};
+  // in: 1000..5000 on track 1; out: 3000..8000 on track 2 (overlap 2 us);
+  // a second `in` 10000..11000; relu 5000..6000.
+  t.runs = {{{0, 1, false, 1000, 5000, 64},
+             {1, 0, false, 5000, 6000, 64},
+             {2, 2, false, 3000, 8000, 128},
+             {0, 1, false, 10000, 11000, 64}}};
+  TraceSplit split = summarizeTrace(t);
+  EXPECT_DOUBLE_EQ(split.commMs, 0.008); // 1000..8000 and 10000..11000
+  EXPECT_DOUBLE_EQ(split.computeMs, 0.001);
+  EXPECT_DOUBLE_EQ(split.exposedCommMs, 0.0);
+  std::string part = encodeTracePart(t);
+  EXPECT_NE(part.find("\"tid\":2,\"args\":{\"name\":\"stream 1 (output "
+                      "collectives, pipelined)\"}"),
+            std::string::npos)
+      << part;
+}
+
 } // namespace
