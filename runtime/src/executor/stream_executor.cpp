@@ -27,11 +27,12 @@ public:
   }
 
   /// Runs, in order on thread `thread` (0: the caller's, 1: the
-  /// communication thread, 2: the collective thread) with `kctx`, the instructions [begin, end) of
-  /// stream `stream` (-1: of every stream), waiting for the instructions
-  /// of the other stream at or after `waitFrom` that they await (those
-  /// before it are known to be done); returns the first error (or, on the
-  /// caller's thread, the communication thread's error that stopped it).
+  /// communication thread, 2: the collective thread) with `kctx`, the
+  /// instructions [begin, end) of stream `stream` (-1: of every stream),
+  /// waiting for the instructions of the other stream at or after `waitFrom`
+  /// that they await (those before it are known to be done); returns the first
+  /// error (or, on the caller's thread, the communication thread's error that
+  /// stopped it).
   Status runInstructions(int thread, InstructionContext &kctx, size_t begin,
                          size_t end, int stream, size_t waitFrom);
 
@@ -311,12 +312,11 @@ struct PipelinedBatch::State {
         commCtx(program, ctx, *streams.commPool, boundsCheck, comm, nullptr,
                 &run.shared(), /*thread=*/1),
         collectiveThread(streams.collectiveThread ? 2 : 1),
-        collectiveCtx(program, ctx,
-                      collectiveThread == 2 ? *streams.collectivePool
-                                            : *streams.commPool,
-                      boundsCheck,
-                      collectiveThread == 2 ? streams.collectiveComm : comm,
-                      nullptr, &run.shared(), collectiveThread),
+        collectiveCtx(
+            program, ctx,
+            collectiveThread == 2 ? *streams.collectivePool : *streams.commPool,
+            boundsCheck, collectiveThread == 2 ? streams.collectiveComm : comm,
+            nullptr, &run.shared(), collectiveThread),
         stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
         aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
         end(program.instructions.size()),
@@ -378,19 +378,19 @@ Status PipelinedBatch::queueCollectives() {
   s->collectivesQueued = true;
   const int thread = s->collectiveThread;
   try {
-    submitJob(thread == 2 ? *s->streams.collectiveThread
-                          : *s->streams.commThread,
-              s->run, /*last=*/true, [s, thread] {
-                if (thread == 2) {
-                  Status ready = s->run.awaitInputDistribution(
-                      thread, s->lastInputCollective);
-                  if (!ready.isOk())
-                    return ready;
-                }
-                return s->run.runInstructions(
-                    thread, thread == 2 ? s->collectiveCtx : s->commCtx,
-                    s->stageEnd, s->end, 1, s->stageEnd);
-              });
+    submitJob(
+        thread == 2 ? *s->streams.collectiveThread : *s->streams.commThread,
+        s->run, /*last=*/true, [s, thread] {
+          if (thread == 2) {
+            Status ready =
+                s->run.awaitInputDistribution(thread, s->lastInputCollective);
+            if (!ready.isOk())
+              return ready;
+          }
+          return s->run.runInstructions(
+              thread, thread == 2 ? s->collectiveCtx : s->commCtx, s->stageEnd,
+              s->end, 1, s->stageEnd);
+        });
   } catch (...) {
     s->status = internalError("the communication thread did not start");
     s->run.abortCommunication();

@@ -81,8 +81,7 @@ TEST(CommunicatorChannelTest, TwoThreadsExchangeAtOnceEachInItsOwnOrder) {
       // sequences interleave differently.
       auto slow = std::chrono::microseconds(rank % 2 ? 300 : 0);
       auto fast = std::chrono::microseconds(rank % 2 ? 0 : 300);
-      std::thread second(
-          [&] { exchangeMany(*channel, 1, 40, fast); });
+      std::thread second([&] { exchangeMany(*channel, 1, 40, fast); });
       exchangeMany(*comm, 0, 40, slow);
       second.join();
       // Both still work afterwards.
@@ -119,10 +118,10 @@ TEST(CommunicatorChannelTest, AFailureOnOneChannelBreaksBoth) {
         << again.toString();
     EXPECT_NE(again.message().find("kjt_all_to_all 'f'"), std::string::npos)
         << again.toString();
-    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                            start)
-                  .count(),
-              0.5);
+    EXPECT_LT(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count(),
+        0.5);
   });
 }
 
