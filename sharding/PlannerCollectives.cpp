@@ -430,11 +430,73 @@ public:
         return entry.first;
     return 0;
   }
+  /// The busiest rank's bytes after `delta` (sent, received) moves from
+  /// rank `a` to rank `b` (after refreshTop).
+  double busiestAfter(int64_t a, int64_t b,
+                      std::pair<double, double> delta) const {
+    return std::max({sent[a] - delta.first, recv[a] - delta.second,
+                     sent[b] + delta.first, recv[b] + delta.second,
+                     othersMax(a, b)});
+  }
 
   int64_t world;
   std::vector<double> sent, recv;
   std::array<std::pair<double, int64_t>, 3> top;
 };
+
+/// The bytes (sent, received) that the rank holding shard `shard` of table
+/// `table` moves for it (TrafficLoads::holderDelta).
+std::pair<double, double> shardTraffic(const State &state,
+                                       ArrayRef<TableSpec> specs,
+                                       const PlannerOptions &options,
+                                       int table, int shard) {
+  return TrafficLoads::holderDelta(
+      TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
+                            options),
+      state.topology.worldSize);
+}
+
+/// The `count` ranks first by `before` (all of them when there are fewer):
+/// the partners a move search tries swaps with.
+template <typename Before>
+std::vector<int64_t> swapPartners(int64_t world, size_t count, Before before) {
+  std::vector<int64_t> partners(world);
+  std::iota(partners.begin(), partners.end(), 0);
+  if (partners.size() > count) {
+    std::nth_element(partners.begin(), partners.begin() + count,
+                     partners.end(), before);
+    partners.resize(count);
+  }
+  return partners;
+}
+
+/// Carries out the move MoveSearch chose: shard `unit` (table, shard) from
+/// rank `from` to `target` and, for a swap, shard `other` back, keeping
+/// the collective loads and the all-to-all bytes in step with the plan.
+void applyMove(State &state, CollectiveLoads &loads, TrafficLoads &traffic,
+               ArrayRef<TableSpec> specs, const PlannerOptions &options,
+               int64_t from, std::pair<int, int> unit,
+               std::pair<int, int> other, int64_t target) {
+  auto shift = [&](std::pair<int, int> shard, int64_t a, int64_t b) {
+    PartArray cost =
+        partsOf(state.optionOf(shard.first).loads[shard.second]);
+    std::pair<double, double> delta =
+        shardTraffic(state, specs, options, shard.first, shard.second);
+    loads.add(a, cost, -1.0);
+    loads.add(b, cost, 1.0);
+    traffic.add(a, delta, -1.0);
+    traffic.add(b, delta, 1.0);
+  };
+  shift(unit, from, target);
+  state.removeUnit(unit.first, unit.second);
+  if (other.first >= 0) {
+    shift(other, target, from);
+    state.removeUnit(other.first, other.second);
+    state.addUnit(other.first, other.second, from);
+  }
+  state.addUnit(unit.first, unit.second, target);
+  loads.refresh();
+}
 
 } // namespace
 
@@ -456,10 +518,7 @@ bool Planner::lowerBusiestTraffic(State &state) const {
   CollectiveLoads loads(state, tableOptions);
   TrafficLoads traffic(state, specs, tableOptions, options);
   auto deltaOf = [&](int table, int shard) {
-    return TrafficLoads::holderDelta(
-        TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
-                              options),
-        world);
+    return shardTraffic(state, specs, options, table, shard);
   };
   constexpr size_t kSwapRanks = 16;
   int64_t limit = 2 * static_cast<int64_t>(specs.size()) + 64;
@@ -472,25 +531,11 @@ bool Planner::lowerBusiestTraffic(State &state) const {
     std::pair<int, int> bestUnit{-1, -1}, bestOther{-1, -1};
     int64_t bestTarget = -1;
     // Swap partners: the ranks that move the fewest bytes.
-    std::vector<int64_t> partners(world);
-    std::iota(partners.begin(), partners.end(), 0);
-    auto fewer = [&](int64_t a, int64_t b) {
-      return traffic.bytes(a) < traffic.bytes(b) ||
-             (traffic.bytes(a) == traffic.bytes(b) && a < b);
-    };
-    if (partners.size() > kSwapRanks) {
-      std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
-                       partners.end(), fewer);
-      partners.resize(kSwapRanks);
-    }
-    auto valueAfter = [&](int64_t a, int64_t b,
-                          std::pair<double, double> delta) {
-      double sentA = traffic.sent[a] - delta.first;
-      double recvA = traffic.recv[a] - delta.second;
-      double sentB = traffic.sent[b] + delta.first;
-      double recvB = traffic.recv[b] + delta.second;
-      return std::max({sentA, recvA, sentB, recvB, traffic.othersMax(a, b)});
-    };
+    std::vector<int64_t> partners =
+        swapPartners(world, kSwapRanks, [&](int64_t a, int64_t b) {
+          return traffic.bytes(a) < traffic.bytes(b) ||
+                 (traffic.bytes(a) == traffic.bytes(b) && a < b);
+        });
     // The moving shard's bytes, computed once per shard.
     std::pair<int, int> deltaUnit{-1, -1};
     std::pair<double, double> unitDelta;
@@ -502,7 +547,7 @@ bool Planner::lowerBusiestTraffic(State &state) const {
             unitDelta = deltaOf(c.table, c.shard);
           }
           if (!c.otherLoad) {
-            double value = valueAfter(from, c.target, unitDelta);
+            double value = traffic.busiestAfter(from, c.target, unitDelta);
             if (value >= bestValue ||
                 loads.stepAfter(from, c.target, c.cost) > collectiveStep)
               return std::nullopt;
@@ -511,7 +556,7 @@ bool Planner::lowerBusiestTraffic(State &state) const {
           std::pair<double, double> back = deltaOf(c.otherTable, c.otherShard);
           std::pair<double, double> net = {unitDelta.first - back.first,
                                            unitDelta.second - back.second};
-          double value = valueAfter(from, c.target, net);
+          double value = traffic.busiestAfter(from, c.target, net);
           if (value >= bestValue)
             return std::nullopt;
           PartArray parts = c.cost;
@@ -531,28 +576,8 @@ bool Planner::lowerBusiestTraffic(State &state) const {
     if (bestTarget < 0)
       return changed;
     changed = true;
-    const Option &option = state.optionOf(bestUnit.first);
-    PartArray cost = partsOf(option.loads[bestUnit.second]);
-    std::pair<double, double> delta = deltaOf(bestUnit.first, bestUnit.second);
-    loads.add(from, cost, -1.0);
-    loads.add(bestTarget, cost, 1.0);
-    traffic.add(from, delta, -1.0);
-    traffic.add(bestTarget, delta, 1.0);
-    state.removeUnit(bestUnit.first, bestUnit.second);
-    if (bestOther.first >= 0) {
-      const Option &other = state.optionOf(bestOther.first);
-      PartArray back = partsOf(other.loads[bestOther.second]);
-      std::pair<double, double> backDelta =
-          deltaOf(bestOther.first, bestOther.second);
-      loads.add(bestTarget, back, -1.0);
-      loads.add(from, back, 1.0);
-      traffic.add(bestTarget, backDelta, -1.0);
-      traffic.add(from, backDelta, 1.0);
-      state.removeUnit(bestOther.first, bestOther.second);
-      state.addUnit(bestOther.first, bestOther.second, from);
-    }
-    state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
-    loads.refresh();
+    applyMove(state, loads, traffic, specs, options, from, bestUnit, bestOther,
+              bestTarget);
   }
   return changed;
 }
@@ -566,10 +591,7 @@ bool Planner::lowerPeakMemory(State &state) const {
   CollectiveLoads loads(state, tableOptions);
   TrafficLoads traffic(state, specs, tableOptions, options);
   auto deltaOf = [&](int table, int shard) {
-    return TrafficLoads::holderDelta(
-        TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
-                              options),
-        world);
+    return shardTraffic(state, specs, options, table, shard);
   };
   // Neither the collective step nor the busiest rank's all-to-all bytes may
   // grow (MoveSearch keeps every rank at or below the score).
@@ -590,25 +612,11 @@ bool Planner::lowerPeakMemory(State &state) const {
     std::pair<int, int> bestUnit{-1, -1}, bestOther{-1, -1};
     int64_t bestTarget = -1;
     // Swap partners: the ranks with the most free device memory.
-    std::vector<int64_t> partners(world);
-    std::iota(partners.begin(), partners.end(), 0);
-    auto emptier = [&](int64_t a, int64_t b) {
-      return state.device[a] < state.device[b] ||
-             (state.device[a] == state.device[b] && a < b);
-    };
-    if (partners.size() > kSwapRanks) {
-      std::nth_element(partners.begin(), partners.begin() + kSwapRanks,
-                       partners.end(), emptier);
-      partners.resize(kSwapRanks);
-    }
-    auto trafficAfter = [&](int64_t a, int64_t b,
-                            std::pair<double, double> delta) {
-      return std::max({traffic.sent[a] - delta.first,
-                       traffic.recv[a] - delta.second,
-                       traffic.sent[b] + delta.first,
-                       traffic.recv[b] + delta.second,
-                       traffic.othersMax(a, b)});
-    };
+    std::vector<int64_t> partners =
+        swapPartners(world, kSwapRanks, [&](int64_t a, int64_t b) {
+          return state.device[a] < state.device[b] ||
+                 (state.device[a] == state.device[b] && a < b);
+        });
     search.forEach(
         from, partners,
         [&](const Candidate &c) -> std::optional<double> {
@@ -629,7 +637,7 @@ bool Planner::lowerPeakMemory(State &state) const {
                                    state.device[c.target] + moved);
           if (moved <= 0 || value >= bestValue ||
               loads.stepAfter(from, c.target, parts) > collectiveStep ||
-              trafficAfter(from, c.target, delta) > trafficLimit)
+              traffic.busiestAfter(from, c.target, delta) > trafficLimit)
             return std::nullopt;
           return static_cast<double>(value);
         },
@@ -642,28 +650,8 @@ bool Planner::lowerPeakMemory(State &state) const {
     if (bestTarget < 0)
       return changed;
     changed = true;
-    const Option &option = state.optionOf(bestUnit.first);
-    PartArray cost = partsOf(option.loads[bestUnit.second]);
-    std::pair<double, double> delta = deltaOf(bestUnit.first, bestUnit.second);
-    loads.add(from, cost, -1.0);
-    loads.add(bestTarget, cost, 1.0);
-    traffic.add(from, delta, -1.0);
-    traffic.add(bestTarget, delta, 1.0);
-    state.removeUnit(bestUnit.first, bestUnit.second);
-    if (bestOther.first >= 0) {
-      const Option &other = state.optionOf(bestOther.first);
-      PartArray back = partsOf(other.loads[bestOther.second]);
-      std::pair<double, double> backDelta =
-          deltaOf(bestOther.first, bestOther.second);
-      loads.add(bestTarget, back, -1.0);
-      loads.add(from, back, 1.0);
-      traffic.add(bestTarget, backDelta, -1.0);
-      traffic.add(from, backDelta, 1.0);
-      state.removeUnit(bestOther.first, bestOther.second);
-      state.addUnit(bestOther.first, bestOther.second, from);
-    }
-    state.addUnit(bestUnit.first, bestUnit.second, bestTarget);
-    loads.refresh();
+    applyMove(state, loads, traffic, specs, options, from, bestUnit, bestOther,
+              bestTarget);
   }
   return changed;
 }
