@@ -18,6 +18,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -82,22 +83,33 @@ int64_t hostBytes(const ShardingPlan &plan) {
   return bytes;
 }
 
-void expectEmberAtLeastAsGood(const std::string &name) {
-  SCOPED_TRACE(name);
-  TorchRecCase c = loadCase(name);
-  ASSERT_FALSE(c.tables.empty());
-  llvm::Expected<ShardingPlan> own = planSharding(c.tables, c.options);
-  ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
-
+/// Ember's plan of case `c` under `options` and TorchRec's plan of it
+/// imported whole under the same options (a fatal failure when either does
+/// not plan).
+void planBoth(const TorchRecCase &c, PlannerOptions options,
+              std::optional<ShardingPlan> &own,
+              std::optional<ShardingPlan> &theirs) {
+  llvm::Expected<ShardingPlan> ours = planSharding(c.tables, options);
+  ASSERT_TRUE(static_cast<bool>(ours)) << llvm::toString(ours.takeError());
+  own = std::move(*ours);
   llvm::Expected<std::map<std::string, TableSharding>> imported =
       parsePlanJson(c.plan);
   ASSERT_TRUE(static_cast<bool>(imported))
       << llvm::toString(imported.takeError());
   ASSERT_EQ(imported->size(), c.tables.size());
-  PlannerOptions withTorchRec = c.options;
-  withTorchRec.imported = *imported;
-  llvm::Expected<ShardingPlan> theirs = planSharding(c.tables, withTorchRec);
-  ASSERT_TRUE(static_cast<bool>(theirs)) << llvm::toString(theirs.takeError());
+  options.imported = *imported;
+  llvm::Expected<ShardingPlan> torchrec = planSharding(c.tables, options);
+  ASSERT_TRUE(static_cast<bool>(torchrec))
+      << llvm::toString(torchrec.takeError());
+  theirs = std::move(*torchrec);
+}
+
+void expectEmberAtLeastAsGood(const std::string &name) {
+  SCOPED_TRACE(name);
+  TorchRecCase c = loadCase(name);
+  ASSERT_FALSE(c.tables.empty());
+  std::optional<ShardingPlan> own, theirs;
+  ASSERT_NO_FATAL_FAILURE(planBoth(c, c.options, own, theirs));
   EXPECT_LE(own->maxRankCost(), theirs->maxRankCost() * (1 + 1e-9))
       << "Ember's plan " << own->maxRankCost() * 1e6 << " us, TorchRec's "
       << theirs->maxRankCost() * 1e6 << " us per batch (Ember's model)";
@@ -186,17 +198,8 @@ TEST(PlannerVsTorchRec, TrainingPlansHoldNoMoreDeviceMemoryThanTorchRecs) {
     SCOPED_TRACE(name);
     TorchRecCase c = loadCase(name);
     ASSERT_FALSE(c.tables.empty());
-    llvm::Expected<ShardingPlan> own = planSharding(c.tables, c.options);
-    ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
-    llvm::Expected<std::map<std::string, TableSharding>> imported =
-        parsePlanJson(c.plan);
-    ASSERT_TRUE(static_cast<bool>(imported))
-        << llvm::toString(imported.takeError());
-    PlannerOptions withTorchRec = c.options;
-    withTorchRec.imported = *imported;
-    llvm::Expected<ShardingPlan> theirs = planSharding(c.tables, withTorchRec);
-    ASSERT_TRUE(static_cast<bool>(theirs))
-        << llvm::toString(theirs.takeError());
+    std::optional<ShardingPlan> own, theirs;
+    ASSERT_NO_FATAL_FAILURE(planBoth(c, c.options, own, theirs));
     ASSERT_EQ(hostBytes(*theirs), 0);
     EXPECT_LE(maxDeviceBytes(*own), maxDeviceBytes(*theirs));
   }
@@ -338,16 +341,8 @@ TEST(PlannerVsTorchRec, NoMoveOffTheBusiestRankLowersItsAllToAllBytes) {
     SCOPED_TRACE("inference");
     PlannerOptions inference = c.options;
     inference.includeBackward = false;
-    llvm::Expected<ShardingPlan> own = planSharding(c.tables, inference);
-    ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
-    llvm::Expected<std::map<std::string, TableSharding>> imported =
-        parsePlanJson(c.plan);
-    ASSERT_TRUE(static_cast<bool>(imported))
-        << llvm::toString(imported.takeError());
-    inference.imported = *imported;
-    llvm::Expected<ShardingPlan> theirs = planSharding(c.tables, inference);
-    ASSERT_TRUE(static_cast<bool>(theirs))
-        << llvm::toString(theirs.takeError());
+    std::optional<ShardingPlan> own, theirs;
+    ASSERT_NO_FATAL_FAILURE(planBoth(c, inference, own, theirs));
     std::vector<double> ours =
         allToAllBytes(*own, c.tables, c.options.batchSizePerRank);
     std::vector<double> torchrec =
@@ -411,16 +406,8 @@ TEST(PlannerVsTorchRec, NoMoveOffTheBusiestRankLowersItsAllToAllBytes) {
 TEST(PlannerVsTorchRec, PowerLawTrainingMovesNoMoreBytesThanTorchRec) {
   TorchRecCase c = loadCase("torchrec_powerlaw_32.json");
   ASSERT_FALSE(c.tables.empty());
-  llvm::Expected<ShardingPlan> own = planSharding(c.tables, c.options);
-  ASSERT_TRUE(static_cast<bool>(own)) << llvm::toString(own.takeError());
-  llvm::Expected<std::map<std::string, TableSharding>> imported =
-      parsePlanJson(c.plan);
-  ASSERT_TRUE(static_cast<bool>(imported))
-      << llvm::toString(imported.takeError());
-  PlannerOptions withTorchRec = c.options;
-  withTorchRec.imported = *imported;
-  llvm::Expected<ShardingPlan> theirs = planSharding(c.tables, withTorchRec);
-  ASSERT_TRUE(static_cast<bool>(theirs)) << llvm::toString(theirs.takeError());
+  std::optional<ShardingPlan> own, theirs;
+  ASSERT_NO_FATAL_FAILURE(planBoth(c, c.options, own, theirs));
   std::vector<double> ours =
       allToAllBytes(*own, c.tables, c.options.batchSizePerRank);
   std::vector<double> torchrec =
