@@ -111,6 +111,28 @@ def test_bad_cache_and_arguments_are_errors(tmp_path):
     assert proc.returncode == 2 and "--torchrec-only needs --torchrec-plans DIR" in proc.stderr
     proc = run_script(str(tmp_path), "--cases", "criteo-9")
     assert proc.returncode == 2 and "unknown case(s) criteo-9" in proc.stderr
+    for bad, why in (("0", "--torchrec-timeout must be positive, got 0.0"),
+                     ("-5", "--torchrec-timeout must be positive, got -5.0"),
+                     ("nan", "--torchrec-timeout must be positive, got nan"),
+                     ("soon", "argument --torchrec-timeout: invalid float value")):
+        proc = run_script(str(tmp_path), "--torchrec-timeout", bad)
+        assert proc.returncode == 2 and why in proc.stderr, (bad, proc.stderr)
+    assert not (tmp_path / "criteo-8.json.partial").exists()
+
+
+def test_torchrec_timeout_reaches_the_planner_and_the_cache(tmp_path, monkeypatch):
+    case = bench.make_cases()["criteo-8"]
+    plan = {"ebc": {t["name"]: tw(0, t["rows"], t["dim"]) for t in case["tables"]}}
+    seen = []
+    monkeypatch.setattr(bench, "torchrec_plan",
+                        lambda c, timeout=None: seen.append(timeout) or (plan, 7.0, None))
+    got = bench.cached_torchrec_plan("criteo-8", case, str(tmp_path), 30.0)
+    assert got == (plan, 7.0, None) and seen == [30.0]
+    saved = json.loads((tmp_path / "criteo-8.json").read_text())
+    assert saved["timeout_seconds"] == 30.0
+    # The cache is read back as it was, timeout or not.
+    assert bench.cached_torchrec_plan("criteo-8", case, str(tmp_path)) == (plan, 7.0, None)
+    assert seen == [30.0]
 
 
 @pytest.mark.parametrize("content, why", [
