@@ -12,7 +12,9 @@
 
 #include "ember/tensor.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -44,6 +46,41 @@ inline Result<Tensor> allocateTable(DType dtype, const Shape &shape,
 #endif
   std::shared_ptr<void> owner(p, [mapped](void *q) { munmap(q, mapped); });
   return Tensor::view(owner, aligned, dtype, shape);
+}
+
+/// Bytes of [p, p + n) that transparent huge pages back, as far as
+/// `smapsPath` (a /proc/PID/smaps file) tells: for each mapping that overlaps
+/// the range, its AnonHugePages, capped at the overlap. Exact for the tables
+/// allocateTable madvises (madvise splits the range into a mapping of its
+/// own); 0 for a table no huge page backs. -1 when the file cannot be read
+/// or has no mapping overlapping the range.
+inline int64_t hugePageBytesIn(const void *p, size_t n,
+                               const char *smapsPath = "/proc/self/smaps") {
+  FILE *f = std::fopen(smapsPath, "r");
+  if (!f)
+    return -1;
+  const uint64_t lo = reinterpret_cast<uintptr_t>(p), hi = lo + n;
+  int64_t huge = 0;
+  bool found = false;
+  uint64_t overlap = 0; // of the current mapping with [lo, hi)
+  char line[512];
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long long start = 0, end = 0, kib = 0;
+    char dash = 0;
+    if (std::sscanf(line, "%llx%c%llx ", &start, &dash, &end) == 3 &&
+        dash == '-') {
+      overlap =
+          std::min<uint64_t>(end, hi) > std::max<uint64_t>(start, lo)
+              ? std::min<uint64_t>(end, hi) - std::max<uint64_t>(start, lo)
+              : 0;
+      found = found || overlap > 0;
+    } else if (overlap > 0 &&
+               std::sscanf(line, "AnonHugePages: %llu kB", &kib) == 1) {
+      huge += static_cast<int64_t>(std::min<uint64_t>(kib << 10, overlap));
+    }
+  }
+  std::fclose(f);
+  return found ? huge : -1;
 }
 
 /// EMBER_BENCH_HUGEPAGES=0 turns huge pages off (default on).

@@ -34,6 +34,10 @@
 // other libraries without reloading the tables:
 //   run K     K timed runs; prints "times s1 ... sK" (seconds)
 //   out PATH  writes the last output to PATH (atomically)
+//   pages     prints "pages HUGE TOTAL": bytes of the tables that
+//             transparent huge pages back (from /proc/self/smaps, see
+//             bench_table_memory.h) and the tables' bytes, so a script can
+//             check every side's tables have the same page policy
 //   quit      exits 0
 // An unknown command is an error (exit 1).
 //
@@ -57,6 +61,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ember;
@@ -267,6 +272,23 @@ Result<std::vector<double>> timeRuns(bench::BenchKernelContext &ctx,
   return times;
 }
 
+/// The tables' bytes in huge pages and in all: embedding_bag's input 0,
+/// grouped_embedding_bag's inputs 3 and on. Huge is -1 when smaps cannot
+/// tell.
+std::pair<int64_t, int64_t> tablePages(const bench::BenchKernelContext &ctx,
+                                       const std::string &kernel) {
+  int64_t huge = 0, total = 0;
+  const int first = kernel == "embedding_bag" ? 0 : 3;
+  const int last = kernel == "embedding_bag" ? 1 : ctx.numInputs();
+  for (int i = first; i < last; ++i) {
+    const Tensor &t = ctx.input(i);
+    const int64_t h = bench::hugePageBytesIn(t.data(), t.nbytes());
+    huge = h < 0 || huge < 0 ? -1 : huge + h;
+    total += static_cast<int64_t>(t.nbytes());
+  }
+  return {huge, total};
+}
+
 /// The --serve loop: commands from stdin until quit or end of input.
 int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
           const std::vector<uint64_t> &flush) {
@@ -297,9 +319,13 @@ int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
       if (!s.isOk())
         return fail(s.toString());
       std::printf("written %s\n", argument.c_str());
+    } else if (command == "pages") {
+      auto [huge, total] = tablePages(ctx, kernel);
+      std::printf("pages %lld %lld\n", static_cast<long long>(huge),
+                  static_cast<long long>(total));
     } else {
       return fail("unknown command '" + line +
-                  "' (expected run K, out PATH or quit)");
+                  "' (expected run K, out PATH, pages or quit)");
     }
     std::fflush(stdout);
   }

@@ -27,8 +27,18 @@ median over rounds and the interquartile range (IQR) of these ratios, which
 is what to trust on a shared, noisy machine. It checks that every side
 produced the same pooled output (fp32 within 1e-4; int8 bit-identical to
 torch's quantized op, i.e. FBGEMM's arithmetic), measures the streaming-read bandwidth with
-bench_stream_read in the same run (after each configuration's rounds) and
-prints the 1-minute load average before and after each configuration.
+bench_stream_read in the same run (after each configuration's rounds, its
+array in the tables' page policy) and prints the 1-minute load average
+before and after each configuration.
+
+Page policy: by default every side's tables are in 4 KiB pages (private
+anonymous memory, not madvised; this machine's THP mode is usually
+`madvise`); --hugepages madvises every side's tables for transparent huge
+pages. After each configuration the script reads how many of each side's
+table bytes huge pages really back (AnonHugePages in /proc/PID/smaps: the
+driver's answer to `pages`, and this process's for the peers' buffers),
+prints it, and warns when the sides differ by more than 10 points (the
+comparison would not be like for like).
 
 Configurations (the full set, issue 18):
   fp32 sum   tables of 1M and 10M rows, D 64 and 128, batch 2,048 and
@@ -159,10 +169,11 @@ def tool(build, name):
     return path
 
 
-def stream_read(build, threads):
+def stream_read(build, threads, hugepages):
     """Streaming-read bandwidth (GB/s) with exactly `threads` threads."""
     r = subprocess.run([tool(build, "bench_stream_read"), "--mib", "1024", "--threads",
-                        str(threads), "--passes", "3"], capture_output=True, text=True)
+                        str(threads), "--passes", "3", "--hugepages", "1" if hugepages else "0"],
+                       capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"embedding_vs_peers: bench_stream_read failed:\n{r.stderr}")
     found = dict(re.findall(r"threads=(\d+) mib=\d+ best_gbps=([0-9.]+)", r.stdout))
@@ -209,10 +220,43 @@ class EmberDriver:
     def output(self, path):
         self.ask(f"out {path}", "written")
 
+    def pages(self):
+        """(bytes of the tables in huge pages or -1, the tables' bytes)."""
+        huge, total = self.ask("pages", "pages").split()[1:]
+        return int(huge), int(total)
+
     def close(self):
         self.proc.stdin.write("quit\n")
         self.proc.stdin.flush()
         self.proc.wait(timeout=60)
+
+
+def huge_bytes_in(address, nbytes, smaps="/proc/self/smaps"):
+    """Bytes of [address, address + nbytes) backed by transparent huge pages.
+
+    For each mapping of `smaps` that overlaps the range: its AnonHugePages,
+    capped at the overlap (bench_table_memory.h's hugePageBytesIn, the same
+    rule). -1 when the file cannot be read or no mapping overlaps the range.
+    """
+    lo, hi = address, address + nbytes
+    huge, overlap, found = 0, 0, False
+    try:
+        with open(smaps) as f:
+            for line in f:
+                m = re.match(r"([0-9a-f]+)-([0-9a-f]+) ", line)
+                if m:
+                    start, end = int(m.group(1), 16), int(m.group(2), 16)
+                    overlap = max(0, min(end, hi) - max(start, lo))
+                    found = found or overlap > 0
+                elif overlap and line.startswith("AnonHugePages:"):
+                    huge += min(int(line.split()[1]) * 1024, overlap)
+    except OSError:
+        return -1
+    return huge if found else -1
+
+
+def huge_pct(huge, total):
+    return None if huge < 0 or total <= 0 else 100.0 * huge / total
 
 
 def table_buffer(np, nbytes, hugepages):
@@ -229,7 +273,11 @@ def table_buffer(np, nbytes, hugepages):
 
 
 def run_config(args, cfg, np, torch, peers):
-    """Interleaved rounds for one configuration; returns its result row."""
+    """Interleaved rounds for one configuration; returns its result row.
+
+    cfg["peer_tables"]: the numpy arrays the peers read their tables from
+    (for the page-policy check).
+    """
     tmp = cfg["tmp"]
     driver = EmberDriver(cfg["driver_cmd"])
     base = (EmberDriver([args.baseline_driver] + cfg["driver_cmd"][1:])
@@ -261,7 +309,18 @@ def run_config(args, cfg, np, torch, peers):
             per_round[side].append(statistics.median(times))
     out_path = os.path.join(tmp, "ember_out.bin")
     driver.output(out_path)
+    ember_huge, ember_bytes = driver.pages()
     driver.close()
+    peer_huge = [huge_bytes_in(a.ctypes.data, a.nbytes) for a in cfg["peer_tables"]]
+    pages = {"ember": huge_pct(ember_huge, ember_bytes),
+             "peers": huge_pct(-1 if min(peer_huge) < 0 else sum(peer_huge),
+                               sum(a.nbytes for a in cfg["peer_tables"]))}
+    warnings = []
+    if None in pages.values():
+        warnings.append("page policy unknown (cannot read /proc/PID/smaps)")
+    elif abs(pages["ember"] - pages["peers"]) > 10:
+        warnings.append(f"page policy differs: Ember's tables {pages['ember']:.0f}% in huge "
+                        f"pages, the peers' {pages['peers']:.0f}%")
     ember_out = np.fromfile(out_path, dtype=np.float32).reshape(cfg["out_shape"])
     mismatches = []
     if base:
@@ -282,7 +341,7 @@ def run_config(args, cfg, np, torch, peers):
             worst = (np.max(np.abs(ember_out - ref)) if ref.shape == ember_out.shape
                      else f"shape {ref.shape} vs {ember_out.shape}")
             mismatches.append(f"{name}: max abs difference {worst}")
-    bw = stream_read(args.build, cfg["threads"])
+    bw = stream_read(args.build, cfg["threads"], args.hugepages)
     load_after = os.getloadavg()[0]
     ratios = {}
     for name in peers:
@@ -300,6 +359,7 @@ def run_config(args, cfg, np, torch, peers):
         "ratios": ratios, "ember_gbps": gbps, "stream_gbps": bw,
         "pct_stream": 100 * gbps / bw, "load": (load_before, load_after),
         "mismatches": mismatches, "elements_differing": exact,
+        "huge_page_pct": pages, "warnings": warnings,
     }
 
 
@@ -326,6 +386,12 @@ def print_row(row):
         for name, n in row["elements_differing"].items():
             if n == 0:
                 print(f"{'':<34}     vs {name}: bit-identical")
+    pages = row["huge_page_pct"]
+    if None not in pages.values():
+        print(f"{'':<34}     tables in huge pages: Ember {pages['ember']:.0f}%, "
+              f"peers {pages['peers']:.0f}%")
+    for w in row["warnings"]:
+        print(f"{'':<34}     WARNING {w}")
     for m in row["mismatches"]:
         print(f"{'':<34}     MISMATCH {m}")
     sys.stdout.flush()
@@ -413,6 +479,7 @@ def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
                     "name": f"fp32 R={rows // 1000}k D={dim} B={batch} L={pooling}",
                     "out_shape": (batch, dim),
                     "useful_bytes": n * dim * 4 + batch * dim * 4,
+                    "peer_tables": [flat],
                     "driver_cmd": [driver, *table_args(table_path, rows, dim, "float32", tmp),
                                    *serve_args(args, threads)],
                 }
@@ -447,6 +514,7 @@ def bench_int8(args, np, torch, driver, rng, tmp, results):
                 "name": f"int8 R={rows // 1000}k D={dim} B={batch} L={pooling}",
                 "out_shape": (batch, dim),
                 "useful_bytes": n * (dim + 8) + batch * dim * 4,
+                "peer_tables": [packed],
                 "driver_cmd": [driver, *table_args(table_path, rows, dim, "int8_rowwise", tmp),
                                *serve_args(args, threads)],
             }
@@ -492,6 +560,7 @@ def bench_grouped(args, np, torch, driver, rng, tmp, results):
             "name": f"grouped {T} tables D={dim} B={batch}",
             "out_shape": (batch, T * dim),
             "useful_bytes": n * dim * 4 + batch * T * dim * 4,
+            "peer_tables": [flat],
             "driver_cmd": [driver, "--kernel", "grouped_embedding_bag",
                            "--tables", ",".join(paths),
                            "--table-rows", ",".join(map(str, rows)), "--dim", str(dim),

@@ -5,7 +5,12 @@
 // and prints the best bandwidth of several passes. This is the ceiling the
 // embedding lookups are compared with in docs/performance.md.
 //
-//   bench_stream_read [--mib 1024] [--threads 2] [--passes 5]
+//   bench_stream_read [--mib 1024] [--threads 2] [--passes 5] [--hugepages 1]
+//
+// --hugepages 1 puts the array in transparent huge pages (2 MiB aligned,
+// madvise(MADV_HUGEPAGE)), as the lookup benchmarks' --hugepages does with
+// their tables, so a lookup in huge pages is compared with a stream read in
+// huge pages; by default the array is in whatever pages new[] gets.
 //
 // Output: one line per thread count, e.g.
 //   stream_read threads=1 mib=1024 best_gbps=21.3 (GB = 1e9 bytes)
@@ -18,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <sys/mman.h>
 #include <thread>
 #include <vector>
 
@@ -63,6 +69,7 @@ double passSeconds(const float *data, size_t n, int threads,
 int main(int argc, char **argv) {
   long mib = 1024;
   int maxThreads = 2, passes = 5;
+  long hugePages = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     long value = std::strtol(argv[i + 1], nullptr, 10);
@@ -72,6 +79,8 @@ int main(int argc, char **argv) {
       maxThreads = static_cast<int>(value);
     else if (flag == "--passes")
       passes = static_cast<int>(value);
+    else if (flag == "--hugepages")
+      hugePages = value;
     else {
       std::fprintf(stderr, "bench_stream_read: unknown flag %s\n",
                    flag.c_str());
@@ -84,14 +93,30 @@ int main(int argc, char **argv) {
         "bench_stream_read: --mib, --threads and --passes must be positive\n");
     return 2;
   }
+  if (hugePages != 0 && hugePages != 1) {
+    std::fprintf(stderr, "bench_stream_read: --hugepages must be 0 or 1\n");
+    return 2;
+  }
   size_t n = static_cast<size_t>(mib) * (1 << 20) / sizeof(float);
-  std::unique_ptr<float[]> data(new (std::nothrow) float[n]);
+  std::unique_ptr<float, void (*)(float *)> data(
+      nullptr, [](float *p) { std::free(p); });
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (hugePages) {
+    const size_t bytes = (n * sizeof(float) + kHuge - 1) / kHuge * kHuge;
+    data.reset(static_cast<float *>(std::aligned_alloc(kHuge, bytes)));
+#ifdef MADV_HUGEPAGE
+    if (data)
+      madvise(data.get(), bytes, MADV_HUGEPAGE);
+#endif
+  } else {
+    data.reset(static_cast<float *>(std::malloc(n * sizeof(float))));
+  }
   if (!data) {
     std::fprintf(stderr, "bench_stream_read: cannot allocate %ld MiB\n", mib);
     return 1;
   }
   for (size_t i = 0; i < n; ++i) // touch every page
-    data[i] = static_cast<float>(i & 1023);
+    data.get()[i] = static_cast<float>(i & 1023);
   volatile float sink = 0;
   for (int threads = 1; threads <= maxThreads; ++threads) {
     double best = 1e30;

@@ -5,8 +5,9 @@
 // the outputs are bit-identical and match the plain-loop reference. With
 // transparent huge pages off (EMBER_THP_SYSFS_PATH pointing at a file that
 // selects "never") huge_pages falls back to the mapping and says so; bad
-// values of the option are errors. parseWeightMemory and
-// readTransparentHugePageMode are tested directly.
+// values of the option are errors. parseWeightMemory,
+// readTransparentHugePageMode and placeWeights (an int8 row-wise table, a
+// uint8 constant, is copied like a float one) are tested directly.
 //
 //===----------------------------------------------------------------------===//
 #include "ember/session.h"
@@ -19,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -140,6 +142,50 @@ TEST_F(WeightMemoryTest, BadValuesAreErrors) {
                  "weight memory '" + std::string(bad) +
                      "' is not one of mmap, huge_pages, auto");
   }
+}
+
+// Row-wise int8 tables are uint8 constants [rows, dim + 8]: placeWeights
+// copies them into huge-page memory exactly as it does float tables (every
+// constant of at least 2 MiB, whatever its dtype), bytes, dtype and shape
+// unchanged; smaller constants and absent slots are left alone.
+TEST(PlaceWeights, QuantizedTablesAreCopiedLikeFloatTables) {
+  TempDir dir;
+  std::ofstream(dir.file("thp")) << "always [madvise] never\n";
+  ScopedEnv thp("EMBER_THP_SYSFS_PATH", dir.file("thp"));
+  std::mt19937 rng(11);
+  auto filled = [&](DType dtype, const Shape &shape) {
+    auto t = Tensor::allocate(dtype, shape);
+    EXPECT_TRUE(t.isOk());
+    auto *bytes = static_cast<unsigned char *>(t->data());
+    for (size_t i = 0; i < t->nbytes(); ++i)
+      bytes[i] = static_cast<unsigned char>(rng());
+    return *t;
+  };
+  // int8_rowwise D 128: 136-byte rows; 20,000 rows = 2.7 MB.
+  Tensor int8Table = filled(DType::kUInt8, {20000, 136});
+  Tensor floatTable = filled(DType::kFloat32, {200000, 4}); // 3.2 MB
+  Tensor smallInt8 = filled(DType::kUInt8, {1000, 72});     // 72 KB
+  std::vector<Tensor> before = {int8Table, floatTable, smallInt8, Tensor()};
+  std::vector<Tensor> constants = before;
+  auto placed = placeWeights(WeightMemory::kHugePages, constants, {});
+  ASSERT_TRUE(placed.isOk()) << placed.status().toString();
+  EXPECT_TRUE(placed->hugePages);
+  EXPECT_EQ(placed->tablesCopied, 2);
+  EXPECT_EQ(placed->bytesCopied, int8Table.nbytes() + floatTable.nbytes());
+  for (int i : {0, 1}) {
+    SCOPED_TRACE(i);
+    EXPECT_NE(constants[i].data(), before[i].data());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(constants[i].data()) % kHugePageBytes,
+              0u);
+    EXPECT_EQ(constants[i].dtype(), before[i].dtype());
+    EXPECT_EQ(constants[i].shape(), before[i].shape());
+    ASSERT_EQ(constants[i].nbytes(), before[i].nbytes());
+    EXPECT_EQ(
+        std::memcmp(constants[i].data(), before[i].data(), before[i].nbytes()),
+        0);
+  }
+  EXPECT_EQ(constants[2].data(), smallInt8.data());
+  EXPECT_FALSE(constants[3].defined());
 }
 
 TEST(WeightMemoryParse, NamesRoundTrip) {
