@@ -39,6 +39,27 @@ Status runExchange(Communicator *comm, const std::vector<int> &group,
   return comm->exchange(group, sends, recvs, what);
 }
 
+Status Communicator::exchangeSteps(const std::vector<int> &group,
+                                   const std::vector<Step> &steps,
+                                   const std::string &what) {
+  for (const Step &s : steps)
+    EMBER_RETURN_IF_ERROR(exchange(group, s.sends, s.recvs, what + s.step));
+  return Status::ok();
+}
+
+Status runExchangeSteps(Communicator *comm, const std::vector<int> &group,
+                        int position,
+                        const std::vector<Communicator::Step> &steps,
+                        const std::string &what) {
+  if (group.size() == 1 || !comm) {
+    for (const Communicator::Step &s : steps)
+      EMBER_RETURN_IF_ERROR(
+          exchangeLocally(position, s.sends, s.recvs, what + s.step));
+    return Status::ok();
+  }
+  return comm->exchangeSteps(group, steps, what);
+}
+
 Result<std::vector<int64_t>> exchangeCounts(Communicator *comm,
                                             const std::vector<int> &group,
                                             int position,

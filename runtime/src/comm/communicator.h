@@ -49,6 +49,22 @@ public:
                           const std::vector<RecvBuffer> &recvs,
                           const std::string &what) = 0;
 
+  /// Several exchanges within `group`, as if by `exchange` for each step in
+  /// order (`what` + the step's `step` names it in errors), except that a
+  /// backend may post every step's buffers before waiting for any, so that
+  /// they cost one round trip instead of one each (Gloo does: a receiver
+  /// announces each buffer before its sender may write it). A step's sizes
+  /// must not depend on what an earlier step of the same call receives.
+  /// The default runs the steps one after the other.
+  struct Step {
+    std::vector<SendBuffer> sends;
+    std::vector<RecvBuffer> recvs;
+    std::string step; // " (lengths)"
+  };
+  virtual Status exchangeSteps(const std::vector<int> &group,
+                               const std::vector<Step> &steps,
+                               const std::string &what);
+
   /// A second communicator over the same connections with a sequence of
   /// exchanges of its own, so that another thread can run collectives
   /// while this one does (a pipelined run's input distribution beside its
@@ -74,6 +90,13 @@ Result<std::vector<int64_t>> exchangeCounts(Communicator *comm,
                                             int position,
                                             const std::vector<int64_t> &mine,
                                             size_t n, const std::string &what);
+
+/// Runs the steps (Communicator::exchangeSteps): locally for a group of
+/// one, else through `comm` (an error when it is null).
+Status runExchangeSteps(Communicator *comm, const std::vector<int> &group,
+                        int position,
+                        const std::vector<Communicator::Step> &steps,
+                        const std::string &what);
 
 /// Runs an exchange: locally for a group of one, else through `comm` (an
 /// error when it is null: the plan needs a multi-rank session).

@@ -147,13 +147,17 @@ public:
                   const std::vector<SendBuffer> &sends,
                   const std::vector<RecvBuffer> &recvs,
                   const std::string &what) override {
-    return exchangeOn(0, group, sends, recvs, what);
+    return exchangeOn(0, group, {Step{sends, recvs, ""}}, what);
   }
-  /// An exchange in channel `channel`'s sequence (0: this communicator's).
+  Status exchangeSteps(const std::vector<int> &group,
+                       const std::vector<Step> &steps,
+                       const std::string &what) override {
+    return exchangeOn(0, group, steps, what);
+  }
+  /// The steps of an exchange in channel `channel`'s sequence (0: this
+  /// communicator's), every step's buffers posted before any is waited for.
   Status exchangeOn(int channel, const std::vector<int> &group,
-                    const std::vector<SendBuffer> &sends,
-                    const std::vector<RecvBuffer> &recvs,
-                    const std::string &what);
+                    const std::vector<Step> &steps, const std::string &what);
 
   std::unique_ptr<Communicator> openChannel() override;
 
@@ -226,7 +230,12 @@ public:
                   const std::vector<SendBuffer> &sends,
                   const std::vector<RecvBuffer> &recvs,
                   const std::string &what) override {
-    return owner_.exchangeOn(1, group, sends, recvs, what);
+    return owner_.exchangeOn(1, group, {Step{sends, recvs, ""}}, what);
+  }
+  Status exchangeSteps(const std::vector<int> &group,
+                       const std::vector<Step> &steps,
+                       const std::string &what) override {
+    return owner_.exchangeOn(1, group, steps, what);
   }
 
 private:
@@ -242,15 +251,19 @@ std::unique_ptr<Communicator> GlooCommunicator::openChannel() {
 }
 
 Status GlooCommunicator::exchangeOn(int channel, const std::vector<int> &group,
-                                    const std::vector<SendBuffer> &sends,
-                                    const std::vector<RecvBuffer> &recvs,
-                                    const std::string &what) {
+                                    const std::vector<Step> &steps,
+                                    const std::string &whatAll) {
   std::lock_guard<std::mutex> channelLock(channelMutex_[channel]);
+  // Errors name the step they happened in (the only one, most often).
+  size_t errorStep = 0;
+  auto stepName = [&](size_t s) {
+    return s < steps.size() ? whatAll + steps[s].step : whatAll;
+  };
   std::chrono::milliseconds timeout;
   {
     std::lock_guard<std::mutex> lock(stateMutex_);
     if (!broken_.isOk())
-      return failedPrecondition(what +
+      return failedPrecondition(stepName(0) +
                                 ": the communicator failed earlier and cannot "
                                 "be used again (" +
                                 broken_.message() + ")");
@@ -259,28 +272,40 @@ Status GlooCommunicator::exchangeOn(int channel, const std::vector<int> &group,
   std::vector<uint64_t> &sequence = sequence_[channel];
   const uint64_t slotBase =
       kSlotBase + static_cast<uint64_t>(channel) * kChannelSlots;
-  size_t g = group.size();
+  const size_t g = group.size(), n = steps.size();
   auto it = std::find(group.begin(), group.end(), rank());
-  if (sends.size() != g || recvs.size() != g || it == group.end())
-    return internalError(what + ": rank " + std::to_string(rank()) +
+  if (it == group.end())
+    return internalError(stepName(0) + ": rank " + std::to_string(rank()) +
                          " exchanges within a group it is not part of");
+  for (const Step &step : steps)
+    if (step.sends.size() != g || step.recvs.size() != g)
+      return internalError(whatAll + step.step + ": rank " +
+                           std::to_string(rank()) +
+                           " exchanges within a group it is not part of");
   int position = static_cast<int>(it - group.begin());
-  noteOperation(what);
+  noteOperation(n == 1 ? stepName(0) : whatAll);
   for (int r : group)
     if (r < 0 || r >= worldSize())
-      return internalError(what + ": group rank " + std::to_string(r) +
+      return internalError(stepName(0) + ": group rank " + std::to_string(r) +
                            " is outside the world of " +
                            std::to_string(worldSize()));
-  const SendBuffer &self = sends[position];
-  if (self.bytes != recvs[position].bytes)
-    return internalError(what + ": sends " + std::to_string(self.bytes) +
-                         " bytes to itself but expects " +
-                         std::to_string(recvs[position].bytes));
-  if (self.bytes && self.data != recvs[position].data)
-    std::memmove(recvs[position].data, self.data, self.bytes);
+  for (size_t s = 0; s < n; ++s) {
+    const SendBuffer &self = steps[s].sends[position];
+    const RecvBuffer &into = steps[s].recvs[position];
+    if (self.bytes != into.bytes)
+      return internalError(
+          stepName(s) + ": sends " + std::to_string(self.bytes) +
+          " bytes to itself but expects " + std::to_string(into.bytes));
+  }
+  for (size_t s = 0; s < n; ++s) {
+    const SendBuffer &self = steps[s].sends[position];
+    if (self.bytes && self.data != steps[s].recvs[position].data)
+      std::memmove(steps[s].recvs[position].data, self.data, self.bytes);
+  }
 
-  std::vector<Buffer> rb(g), sb(g);
-  std::vector<char> recvDone(g, 0), sendDone(g, 0);
+  // Buffer k = s * g + i: step s, group position i.
+  std::vector<Buffer> rb(n * g), sb(n * g);
+  std::vector<char> recvDone(n * g, 0), sendDone(n * g, 0);
   Clock::time_point deadline = Clock::now() + timeout;
   auto remaining = [&] {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -290,38 +315,50 @@ Status GlooCommunicator::exchangeOn(int channel, const std::vector<int> &group,
   std::string error;
   int errorPeer = -1;
   try {
-    for (size_t i = 0; i < g; ++i) {
-      if (static_cast<int>(i) == position)
-        continue;
-      int peer = group[i];
-      errorPeer = peer;
-      uint64_t slot = slotBase + sequence[peer]++;
-      if (recvs[i].bytes) {
-        rb[i] = context_->createUnboundBuffer(recvs[i].data, recvs[i].bytes);
-        rb[i]->recv(peer, slot);
+    // Every step's receives and sends are posted before any wait: the
+    // receivers announce all their buffers at once, one round trip for
+    // the lot. Both ends of a pair take slots in the same order (steps,
+    // then group positions).
+    for (size_t s = 0; s < n; ++s)
+      for (size_t i = 0; i < g; ++i) {
+        if (static_cast<int>(i) == position)
+          continue;
+        const size_t k = s * g + i;
+        int peer = group[i];
+        errorPeer = peer;
+        errorStep = s;
+        uint64_t slot = slotBase + sequence[peer]++;
+        if (steps[s].recvs[i].bytes) {
+          rb[k] = context_->createUnboundBuffer(steps[s].recvs[i].data,
+                                                steps[s].recvs[i].bytes);
+          rb[k]->recv(peer, slot);
+        }
+        if (steps[s].sends[i].bytes) {
+          sb[k] = context_->createUnboundBuffer(
+              const_cast<void *>(steps[s].sends[i].data),
+              steps[s].sends[i].bytes);
+          sb[k]->send(peer, slot);
+        }
       }
-      if (sends[i].bytes) {
-        sb[i] = context_->createUnboundBuffer(const_cast<void *>(sends[i].data),
-                                              sends[i].bytes);
-        sb[i]->send(peer, slot);
-      }
+    for (size_t k = 0; k < n * g; ++k) {
+      errorPeer = group[k % g];
+      errorStep = k / g;
+      if (rb[k])
+        rb[k]->waitRecv(nullptr, remaining());
+      recvDone[k] = 1;
     }
-    for (size_t i = 0; i < g; ++i) {
-      errorPeer = group[i];
-      if (rb[i])
-        rb[i]->waitRecv(nullptr, remaining());
-      recvDone[i] = 1;
-    }
-    for (size_t i = 0; i < g; ++i) {
-      errorPeer = group[i];
-      if (sb[i])
-        sb[i]->waitSend(nullptr, remaining());
-      sendDone[i] = 1;
+    for (size_t k = 0; k < n * g; ++k) {
+      errorPeer = group[k % g];
+      errorStep = k / g;
+      if (sb[k])
+        sb[k]->waitSend(nullptr, remaining());
+      sendDone[k] = 1;
     }
     return Status::ok();
   } catch (const std::exception &e) {
     error = e.what();
   }
+  const std::string what = stepName(errorStep);
 
   // Which peers were not heard from? A zero wait returns at once for a
   // finished operation and otherwise throws, closing every pair of the
@@ -351,17 +388,19 @@ Status GlooCommunicator::exchangeOn(int channel, const std::vector<int> &group,
     if (static_cast<int>(i) == position)
       continue;
     bool ok = true;
-    try {
-      if (rb[i] && !recvDone[i])
-        ok = rb[i]->waitRecv(nullptr, std::chrono::milliseconds(0));
-    } catch (const std::exception &) {
-      ok = false;
-    }
-    try {
-      if (ok && sb[i] && !sendDone[i])
-        ok = sb[i]->waitSend(nullptr, std::chrono::milliseconds(0));
-    } catch (const std::exception &) {
-      ok = false;
+    for (size_t k = i; k < n * g && ok; k += g) {
+      try {
+        if (rb[k] && !recvDone[k])
+          ok = rb[k]->waitRecv(nullptr, std::chrono::milliseconds(0));
+      } catch (const std::exception &) {
+        ok = false;
+      }
+      try {
+        if (ok && sb[k] && !sendDone[k])
+          ok = sb[k]->waitSend(nullptr, std::chrono::milliseconds(0));
+      } catch (const std::exception &) {
+        ok = false;
+      }
     }
     if (!ok)
       silent.push_back(group[i]);

@@ -26,6 +26,10 @@ struct Group {
                   const std::string &step) const {
     return runExchange(comm, ranks, position, sends, recvs, what + step);
   }
+  /// Several steps at once (Communicator::exchangeSteps: one round trip).
+  Status exchangeSteps(const std::vector<Communicator::Step> &steps) const {
+    return runExchangeSteps(comm, ranks, position, steps, what);
+  }
   /// Every member's record of n ints, in position order (n * size()).
   Result<std::vector<int64_t>> allGatherInts(const std::vector<int64_t> &mine,
                                              const std::string &step) const;

@@ -10,7 +10,8 @@
 //          position 1, ...; dtypes kept.
 //
 // Step 1 exchanges (B, number of values, dtypes) with every position; then
-// lengths, values and weights go in one exchange each, empty blocks skipped.
+// lengths, values and weights go in one exchange of a step each, posted
+// together (one round trip on Gloo), empty blocks skipped.
 //
 //===----------------------------------------------------------------------===//
 #include "comm/kernels/collective_common.h"
@@ -66,9 +67,8 @@ Status run(KernelContext &ctx) {
                          allocateKjtAllToAllBuffers(ctx, in, layout));
   char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
-      [&](const std::vector<SendBuffer> &sends,
-          const std::vector<RecvBuffer> &recvs, const std::string &step) {
-        return group.exchange(sends, recvs, step);
+      [&](const std::vector<Communicator::Step> &steps) {
+        return group.exchangeSteps(steps);
       },
       g, in, layout, valueOff, lengths, values, weights, rl, rv, rw));
 

@@ -154,33 +154,36 @@ Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
                              &batchOff = layout.batchOff,
                              &countOff = layout.countOff;
   const size_t les = dtypeSize(in.lengthsType), ves = dtypeSize(in.valuesType);
-  std::vector<SendBuffer> sends(g);
-  std::vector<RecvBuffer> recvs(g);
+  std::vector<Communicator::Step> steps(in.hasWeights ? 3 : 2);
+  for (Communicator::Step &step : steps) {
+    step.sends.resize(g);
+    step.recvs.resize(g);
+  }
+  steps[0].step = " (lengths)";
+  steps[1].step = " (values)";
   auto sendRange = [&](const Tensor &t, int64_t begin, int64_t end) {
     size_t es = dtypeSize(t.dtype());
     return SendBuffer{static_cast<const char *>(t.data()) + begin * es,
                       static_cast<size_t>(end - begin) * es};
   };
   for (int q = 0; q < g; ++q) {
-    sends[q] = sendRange(lengths, keyOff[q] * bMe, keyOff[q + 1] * bMe);
-    recvs[q] = {rl + kMe * batchOff[q] * les,
-                static_cast<size_t>(kMe * batches[q]) * les};
+    steps[0].sends[q] =
+        sendRange(lengths, keyOff[q] * bMe, keyOff[q + 1] * bMe);
+    steps[0].recvs[q] = {rl + kMe * batchOff[q] * les,
+                         static_cast<size_t>(kMe * batches[q]) * les};
+    steps[1].sends[q] = sendRange(values, valueOff[q], valueOff[q + 1]);
+    steps[1].recvs[q] = {rv + countOff[q] * ves,
+                         static_cast<size_t>(counts[q]) * ves};
   }
-  EMBER_RETURN_IF_ERROR(exchange(sends, recvs, " (lengths)"));
-  for (int q = 0; q < g; ++q) {
-    sends[q] = sendRange(values, valueOff[q], valueOff[q + 1]);
-    recvs[q] = {rv + countOff[q] * ves, static_cast<size_t>(counts[q]) * ves};
-  }
-  EMBER_RETURN_IF_ERROR(exchange(sends, recvs, " (values)"));
   if (in.hasWeights) {
+    steps[2].step = " (weights)";
     for (int q = 0; q < g; ++q) {
-      sends[q] = sendRange(weights, valueOff[q], valueOff[q + 1]);
-      recvs[q] = {rw + countOff[q] * sizeof(float),
-                  static_cast<size_t>(counts[q]) * sizeof(float)};
+      steps[2].sends[q] = sendRange(weights, valueOff[q], valueOff[q + 1]);
+      steps[2].recvs[q] = {rw + countOff[q] * sizeof(float),
+                           static_cast<size_t>(counts[q]) * sizeof(float)};
     }
-    EMBER_RETURN_IF_ERROR(exchange(sends, recvs, " (weights)"));
   }
-  return Status::ok();
+  return exchange(steps);
 }
 
 } // namespace ember::collective

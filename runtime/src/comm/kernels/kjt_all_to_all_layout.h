@@ -3,9 +3,10 @@
 // What the CPU and the CUDA kjt_all_to_all kernels share on the host: the
 // key_splits attribute, the checks of the local KJT, the exchange of (B,
 // number of values, dtypes, weights) with every group position, and the
-// three block exchanges (lengths, values, weights) into source-major
-// buffers. Counting the values per destination is the kernels' own (the
-// CUDA kernel sums the lengths on the device).
+// block exchange (lengths, values, weights: one exchange of three steps,
+// posted together) into source-major buffers. Counting the values per
+// destination is the kernels' own (the CUDA kernel sums the lengths on the
+// device).
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_COMM_KERNELS_KJT_ALL_TO_ALL_LAYOUT_H
@@ -86,14 +87,16 @@ Result<KjtAllToAllBuffers>
 allocateKjtAllToAllBuffers(KernelContext &ctx, const KjtAllToAllInput &in,
                            const KjtAllToAllLayout &layout);
 
-/// One exchange step of the group (host or device buffers).
-using BlockExchange = std::function<Status(const std::vector<SendBuffer> &,
-                                           const std::vector<RecvBuffer> &,
-                                           const std::string &step)>;
+/// The steps of one exchange of the group (host or device buffers), as
+/// Communicator::exchangeSteps runs them.
+using BlockExchange =
+    std::function<Status(const std::vector<Communicator::Step> &)>;
 
 /// Sends each position its lengths, values and weights (weights: when
 /// in.hasWeights) and receives every source's blocks, in source order, into
-/// rl [K_me * B_total lengths], rv and rw [numValuesOut].
+/// rl [K_me * B_total lengths], rv and rw [numValuesOut]: the blocks are
+/// one call of `exchange` with a step each (on Gloo, one round trip for
+/// the lengths and the ids instead of one each).
 Status exchangeKjtBlocks(const BlockExchange &exchange, int groupSize,
                          const KjtAllToAllInput &in,
                          const KjtAllToAllLayout &layout,

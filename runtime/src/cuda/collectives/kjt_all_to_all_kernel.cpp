@@ -71,9 +71,12 @@ Status runKjtAllToAll(KernelContext &ctx) {
                          allocateKjtAllToAllBuffers(ctx, in, layout));
   char *rl = buf.rl, *rv = buf.rv, *rw = buf.rw;
   EMBER_RETURN_IF_ERROR(exchangeKjtBlocks(
-      [&](const std::vector<SendBuffer> &sends,
-          const std::vector<RecvBuffer> &recvs, const std::string &step) {
-        return deviceExchange(ctx, group, sends, recvs, step);
+      [&](const std::vector<Communicator::Step> &steps) {
+        // One all-to-all-v per step (NCCL has no announcement to save).
+        for (const Communicator::Step &s : steps)
+          EMBER_RETURN_IF_ERROR(
+              deviceExchange(ctx, group, s.sends, s.recvs, s.step));
+        return Status::ok();
       },
       g, in, layout, valueOff, lengths, values, weights, rl, rv, rw));
   if (bags == 0)
