@@ -291,20 +291,56 @@ bool Planner::preferred(const State &a, const State &b) const {
   return lessWins == (hostA < hostB);
 }
 
-llvm::Expected<ShardingPlan> Planner::run() {
+llvm::Error Planner::prepare() {
   if (llvm::Error error = checkInputs())
     return error;
   if (llvm::Error error = buildOptions())
     return error;
   baseline = model.baseline(specs);
+  return llvm::Error::success();
+}
+
+llvm::Expected<ShardingPlan> Planner::run() {
+  if (llvm::Error error = prepare())
+    return error;
+  return finish(search());
+}
+
+llvm::Expected<ShardingPlan> Planner::plan(ArrayRef<TableSpec> tables,
+                                           const PlannerOptions &options) {
+  // The replicas by benefit per byte against all the memory they leave,
+  // and, when that is less, only in what leaves a rank room for the
+  // largest table whole: the first plan when the score prefers it and its
+  // busiest rank moves no more all-to-all bytes (step 3b's rule:
+  // communication is not traded for compute).
+  Planner wide(tables, options, /*roomForLargestWhole=*/false);
+  if (llvm::Error error = wide.prepare())
+    return error;
+  Planner whole(tables, options, /*roomForLargestWhole=*/true);
+  if (llvm::Error error = whole.prepare())
+    return error;
+  std::unique_ptr<State> wideBest = wide.search();
+  if (whole.replicaBudget >= wide.replicaBudget)
+    return wide.finish(std::move(wideBest));
+  std::unique_ptr<State> wholeBest = whole.search();
+  if (!wholeBest)
+    return wide.finish(std::move(wideBest));
+  if (wideBest && wide.preferred(*wideBest, *wholeBest) &&
+      wide.busiestTrafficBytes(*wideBest) <=
+          whole.busiestTrafficBytes(*wholeBest) * (1 + 1e-9))
+    return wide.finish(std::move(wideBest));
+  return whole.finish(std::move(wholeBest));
+}
+
+std::unique_ptr<State> Planner::search() {
+  fewestFailed.clear();
+  failedState.reset();
 
   std::vector<Policy> policies = {Policy::Balanced};
   if (options.search == SearchMode::Local)
     policies = {Policy::Balanced, Policy::Cheapest, Policy::Memory};
 
   std::unique_ptr<State> best;
-  std::vector<int> fewestFailed;
-  std::unique_ptr<State> failedState;
   for (Policy policy : policies) {
     std::unique_ptr<State> state = newState();
     state->setDuplex(false);
@@ -357,6 +393,10 @@ llvm::Expected<ShardingPlan> Planner::run() {
     // step, nor the busiest rank's bytes) is given back.
     lowerPeakMemory(*best);
   }
+  return best;
+}
+
+llvm::Expected<ShardingPlan> Planner::finish(std::unique_ptr<State> best) {
   if (!best) {
     std::vector<std::string> lines;
     for (int t : fewestFailed)
@@ -494,6 +534,5 @@ void Planner::noteSpills(const State &state) {
 llvm::Expected<ShardingPlan>
 ember::sharding::planSharding(ArrayRef<TableSpec> tables,
                               const PlannerOptions &options) {
-  Planner planner(tables, options);
-  return planner.run();
+  return Planner::plan(tables, options);
 }

@@ -20,8 +20,8 @@ using namespace ember::sharding::detail;
 namespace {
 
 /// Auto plans replicate (data_parallel) a table only when one replica takes
-/// at most this fraction of a rank's usable device memory (and while all
-/// replicas together stay within kReplicaBudgetFraction, PlannerSeed.cpp).
+/// at most this fraction of a rank's usable device memory (and when it pays
+/// for its bytes: selectReplicas).
 constexpr double kReplicaMaxFraction = 0.01;
 /// Auto column-wise shards are at least this many columns wide.
 constexpr int64_t kAutoMinColumnWidth = 16;
@@ -516,41 +516,65 @@ llvm::Error ember::sharding::verifySharding(const TableSpec &table,
   return llvm::Error::success();
 }
 
-double Planner::replicaBudgetBytes() const {
-  // Replicas sit on every rank, the one that holds the largest table too:
-  // the budget leaves a rank room for the largest table whole (its
-  // table-wise device-resident option with the least device memory, when
-  // that fits a rank at all), so that replicas never make a table split
-  // (which would move its lookups' partial sums through the all-to-alls).
-  double usable = static_cast<double>(options.topology.usableDeviceMemory());
-  double base = static_cast<double>(model.baseline(specs).device.total());
-  double largestWhole = 0;
-  for (const TableOptions &table : tableOptions)
-    for (const Option &option : table.options)
-      if (option.kind == ShardingKind::TableWise &&
-          option.kernel == ComputeKernel::Fused && !option.unitDevice.empty()) {
-        double bytes = static_cast<double>(option.unitDevice.front());
-        if (base + bytes <= usable)
-          largestWhole = std::max(largestWhole, bytes);
-      }
-  return std::max(0.0, std::min(kReplicaBudgetFraction * usable,
-                                usable - base - largestWhole));
-}
+namespace {
+
+/// One table's cheapest device-resident sharded option as the device memory
+/// a rank has for shards shrinks: `steps[k]` is the least total cost of its
+/// fused options whose largest shard takes at most `bytes[k]` (ascending),
+/// so while a rank has `room` bytes for shards the table costs `steps[k]`
+/// for the largest `bytes[k] <= room` (none: it no longer fits on device).
+struct Staircase {
+  std::vector<int64_t> bytes;
+  std::vector<double> steps;
+  /// Of the options that still fit: how many.
+  size_t fitting = 0;
+  double cost() const { return fitting ? steps[fitting - 1] : 0.0; }
+};
+
+} // namespace
 
 void Planner::selectReplicas() {
-  // Benefit of a replica: what it saves in total cost (summed over ranks)
-  // against the table's cheapest sharded option on device memory (else any
-  // sharded option), per replica byte.
+  // Replicas take their bytes on every rank, so the device memory a rank
+  // has for shards is what the reservation, the baseline and the replicas
+  // leave. A replica is worth its bytes when what it saves (its table's
+  // cheapest sharded option's total cost minus the replicas' total cost,
+  // which in training includes the gradient all-reduce) beats what those
+  // bytes buy the sharded tables: each table's cheapest option that still
+  // fits beside the replicas (a large table that no longer fits whole must
+  // split, a column split must get finer), summed. Candidates go by benefit
+  // per byte, largest first; one is taken when it saves more than the
+  // options it takes from the others cost, and the sharded tables' device
+  // memory still fits the rest with the packing margin. Host memory is never
+  // traded for a replica: one that would leave a table no device-resident
+  // option is not taken.
+  const Topology &topo = options.topology;
+  double usable = static_cast<double>(topo.usableDeviceMemory());
+  double base = static_cast<double>(model.baseline(specs).device.total());
+  double world = static_cast<double>(topo.worldSize);
+  size_t numTables = tableOptions.size();
+
   struct Candidate {
     size_t table;
     double perByte;
     int64_t bytes;
+    double replicaCost;
+    /// The cheapest host-served sharded option's cost (-1: none).
+    double uvmCost;
   };
   std::vector<Candidate> candidates;
-  for (size_t t = 0; t < tableOptions.size(); ++t) {
+  std::vector<Staircase> stairs(numTables);
+  // Device bytes the table's shards need at least (all ranks together) and
+  // whether the table is sharded whatever the budget (no auto replica).
+  std::vector<double> leastBytes(numTables, 0);
+  std::vector<char> sharded(numTables, 0);
+  // What device memory is worth where it is short: the least cost per byte
+  // at which a table could be served from host memory instead (-1: none).
+  double spillPrice = -1;
+  for (size_t t = 0; t < numTables; ++t) {
     const std::vector<Option> &opts = tableOptions[t].options;
     const Option *replica = nullptr;
-    double sharded = -1, shardedUvm = -1;
+    double shardedUvm = -1, least = -1, leastUvm = -1;
+    std::vector<std::pair<int64_t, double>> fused;
     for (const Option &option : opts) {
       if (option.budgeted) {
         replica = &option;
@@ -558,34 +582,189 @@ void Planner::selectReplicas() {
       }
       if (option.kind == ShardingKind::DataParallel)
         continue;
-      double &best =
-          option.kernel == ComputeKernel::Fused ? sharded : shardedUvm;
-      if (best < 0 || option.totalCost < best)
-        best = option.totalCost;
+      double bytes = 0;
+      for (int64_t unit : option.unitDevice)
+        bytes += static_cast<double>(unit);
+      if (option.kernel == ComputeKernel::Fused) {
+        fused.push_back({option.maxShardDeviceBytes, option.totalCost});
+        least = least < 0 ? bytes : std::min(least, bytes);
+      } else {
+        if (shardedUvm < 0 || option.totalCost < shardedUvm)
+          shardedUvm = option.totalCost;
+        leastUvm = leastUvm < 0 ? bytes : std::min(leastUvm, bytes);
+      }
     }
+    if (least >= 0 && leastUvm >= 0 && leastUvm < least &&
+        !tableOptions[t].userFixed && shardedUvm >= 0) {
+      double cheapestFused = fused.front().second;
+      for (const auto &entry : fused)
+        cheapestFused = std::min(cheapestFused, entry.second);
+      double price =
+          std::max(0.0, (shardedUvm - cheapestFused) / (least - leastUvm));
+      spillPrice = spillPrice < 0 ? price : std::min(spillPrice, price);
+    }
+    // A table with no sharded option is replicated whatever the budget
+    // (imported, pinned or forced data_parallel: fixedReplicaBytes).
+    sharded[t] = least >= 0 || leastUvm >= 0;
+    leastBytes[t] = least >= 0 ? least : std::max(leastUvm, 0.0);
+    llvm::sort(fused);
+    Staircase &stair = stairs[t];
+    for (auto [bytes, cost] : fused) {
+      stair.bytes.push_back(bytes);
+      stair.steps.push_back(
+          stair.steps.empty() ? cost : std::min(stair.steps.back(), cost));
+    }
+    stair.fitting = stair.bytes.size();
     if (!replica)
       continue;
-    if (sharded < 0)
-      sharded = shardedUvm;
+    double cheapest = stair.steps.empty() ? shardedUvm : stair.steps.back();
     double benefit =
-        sharded < 0 ? replica->totalCost : sharded - replica->totalCost;
+        cheapest < 0 ? replica->totalCost : cheapest - replica->totalCost;
     candidates.push_back(
-        {t, benefit / static_cast<double>(std::max<int64_t>(
-                          replica->replicaBytes, 1)),
-         replica->replicaBytes});
+        {t,
+         benefit /
+             static_cast<double>(std::max<int64_t>(replica->replicaBytes, 1)),
+         replica->replicaBytes, replica->totalCost, shardedUvm});
   }
   stableSort(candidates, [](const Candidate &a, const Candidate &b) {
     return a.perByte > b.perByte;
   });
-  replicaBudget = replicaBudgetBytes();
-  double left = replicaBudget - fixedReplicaBytes;
-  for (const Candidate &candidate : candidates) {
-    bool keep = candidate.perByte > 0 &&
-                static_cast<double>(candidate.bytes) <= left;
-    if (keep) {
-      left -= static_cast<double>(candidate.bytes);
+
+  // Every fused option of a sharded table, by the size of its largest
+  // shard (largest first): as the room for shards shrinks below an
+  // option's size, the option goes.
+  struct Drop {
+    int64_t bytes;
+    size_t table;
+  };
+  std::vector<Drop> drops;
+  double room = usable - base - fixedReplicaBytes;
+  double demand = 0;
+  for (size_t t = 0; t < numTables; ++t) {
+    if (!sharded[t])
       continue;
+    demand += leastBytes[t];
+    Staircase &stair = stairs[t];
+    while (stair.fitting > 0 &&
+           static_cast<double>(stair.bytes[stair.fitting - 1]) > room)
+      --stair.fitting;
+    for (size_t k = 0; k < stair.fitting; ++k)
+      drops.push_back({stair.bytes[k], t});
+  }
+  llvm::sort(drops, [](const Drop &a, const Drop &b) {
+    return a.bytes > b.bytes || (a.bytes == b.bytes && a.table < b.table);
+  });
+
+  // In that order, every candidate whose replica the memory allows is
+  // taken for now, and what the replicas taken so far save, net of what
+  // they cost the sharded tables, is kept; the replicas up to where that is
+  // largest stay. (Not one at a time: the replica that makes a large table
+  // split may save less than the split costs, where the replicas after it
+  // together save more.)
+  // With roomForLargestWhole: replicas sit on every rank, the one that
+  // holds the largest table too, and leave it room for that table whole
+  // (its table-wise device-resident option, when that fits a rank at all).
+  double largestWhole = 0;
+  if (roomForLargestWhole)
+    for (const TableOptions &table : tableOptions)
+      for (const Option &option : table.options)
+        if (option.kind == ShardingKind::TableWise &&
+            option.kernel == ComputeKernel::Fused &&
+            !option.unitDevice.empty()) {
+          double bytes = static_cast<double>(option.unitDevice.front());
+          if (base + bytes <= usable)
+            largestWhole = std::max(largestWhole, bytes);
+        }
+
+  size_t next = 0; // drops[0, next) have gone
+  double net = 0, bestNet = 0;
+  std::vector<size_t> taken;
+  size_t keepCount = 0;
+  // Scratch: how many options of a table would still fit after a replica.
+  std::vector<size_t> fittingAfter(numTables, 0);
+  std::vector<char> seen(numTables, 0);
+  std::vector<size_t> changed;
+  for (const Candidate &candidate : candidates) {
+    size_t table = candidate.table;
+    double bytes = static_cast<double>(candidate.bytes);
+    double after = room - bytes;
+    // The sharded tables' device memory beyond what the room holds with
+    // the margin: none, or (when device memory is short already) no more
+    // than before (a small table's replicas may take less memory than its
+    // shard with its buffers for the global batch).
+    double over = demand - kPackingMargin * world * room;
+    double overAfter =
+        demand - leastBytes[table] - kPackingMargin * world * after;
+    // Where device memory is short already (some table goes to host
+    // memory whatever the replicas do), a replica that needs more of it
+    // than its table's shards pays for the bytes it sends there at the
+    // least cost per byte; where memory is not short, replicas never make
+    // it so.
+    double spilled = 0;
+    if (over > 0 && overAfter > over && spillPrice >= 0)
+      spilled = (overAfter - over) * spillPrice;
+    else if (overAfter > std::max(0.0, over))
+      spilled = -1;
+    bool fits = candidate.perByte > 0 && after >= largestWhole && spilled >= 0;
+    // The options of the sharded tables that no longer fit once the room
+    // shrinks by the replica (the candidate's own table leaves them).
+    size_t end = next;
+    changed.clear();
+    for (; fits && end < drops.size() &&
+           static_cast<double>(drops[end].bytes) > after;
+         ++end) {
+      size_t t = drops[end].table;
+      if (!sharded[t] || t == table)
+        continue;
+      if (!seen[t]) {
+        seen[t] = 1;
+        fittingAfter[t] = stairs[t].fitting;
+        changed.push_back(t);
+      }
+      --fittingAfter[t];
     }
+    // What the sharded tables' cheapest options cost more then.
+    double lost = 0;
+    for (size_t t : changed) {
+      if (fittingAfter[t] == 0) {
+        fits = false; // it would leave the table no device-resident option
+        break;
+      }
+      lost += stairs[t].steps[fittingAfter[t] - 1] - stairs[t].cost();
+    }
+    lost += std::max(0.0, spilled);
+    if (fits) {
+      const Staircase &own = stairs[table];
+      double shardedCost = own.fitting              ? own.cost()
+                           : candidate.uvmCost >= 0 ? candidate.uvmCost
+                                                    : 2 * candidate.replicaCost;
+      net += shardedCost - candidate.replicaCost - lost;
+      for (size_t t : changed)
+        stairs[t].fitting = fittingAfter[t];
+      next = end;
+      room = after;
+      demand -= leastBytes[table];
+      sharded[table] = 0;
+      taken.push_back(table);
+      if (net > bestNet) {
+        bestNet = net;
+        keepCount = taken.size();
+      }
+    }
+    for (size_t t : changed)
+      seen[t] = 0;
+  }
+  std::vector<char> keep(numTables, 0);
+  double replicated = 0;
+  for (size_t i = 0; i < keepCount; ++i) {
+    keep[taken[i]] = 1;
+    for (const Option &option : tableOptions[taken[i]].options)
+      if (option.budgeted)
+        replicated += static_cast<double>(option.replicaBytes);
+  }
+  for (const Candidate &candidate : candidates) {
+    if (keep[candidate.table])
+      continue;
     std::vector<Option> &opts = tableOptions[candidate.table].options;
     // A table whose only choice is the replica keeps it (the seeds then
     // report it when the budget is gone).
@@ -595,4 +774,5 @@ void Planner::selectReplicas() {
                               [](const Option &o) { return o.budgeted; }),
                opts.end());
   }
+  replicaBudget = fixedReplicaBytes + replicated;
 }

@@ -41,10 +41,12 @@ namespace ember::sharding::detail {
 
 using llvm::ArrayRef;
 
-/// Auto plans replicate (data_parallel) tables while all replicas together
-/// take at most this fraction of a rank's usable device memory (one replica
-/// at most kReplicaMaxFraction, PlannerCandidates.cpp).
-constexpr double kReplicaBudgetFraction = 0.25;
+/// Device memory the tables' shards may fill on average, of what the
+/// replicas and the baseline leave each rank (shards do not pack exactly):
+/// the spill seed spills until the rest fit it, and auto replicas stop where
+/// the sharded tables would no longer fit it (PlannerSeed.cpp,
+/// PlannerCandidates.cpp).
+constexpr double kPackingMargin = 0.92;
 
 /// Host memory is the last resort: of two plans, the one that serves at most
 /// kHostFirstFraction of the other's host bytes wins unless its score is
@@ -367,15 +369,32 @@ inline bool better(double maxA, double totalA, double maxB, double totalB) {
 /// Plans one set of tables (planSharding makes one per call).
 class Planner {
 public:
-  Planner(ArrayRef<TableSpec> tables, const PlannerOptions &options)
-      : specs(tables), options(options), model(options) {}
+  /// `roomForLargestWhole`: auto replicas leave every rank room for the
+  /// largest table whole (selectReplicas).
+  Planner(ArrayRef<TableSpec> tables, const PlannerOptions &options,
+          bool roomForLargestWhole = false)
+      : specs(tables), options(options), model(options),
+        roomForLargestWhole(roomForLargestWhole) {}
 
   /// Checks the inputs, builds every table's options, runs the seeds and
   /// improves them, and returns the best plan or the infeasibility report.
   llvm::Expected<ShardingPlan> run();
+  /// planSharding: run() with the replicas selectReplicas keeps against all
+  /// the memory, and again with room left for the largest table whole when
+  /// that keeps fewer; the second plan wins unless the first is preferred
+  /// and its busiest rank moves no more all-to-all bytes.
+  static llvm::Expected<ShardingPlan> plan(ArrayRef<TableSpec> tables,
+                                           const PlannerOptions &options);
 
 private:
   // Planner.cpp
+  /// checkInputs, buildOptions and the baseline.
+  llvm::Error prepare();
+  /// Seeds, their improvement and steps 3b to 8: the best plan, or null
+  /// (fewestFailed and failedState say why).
+  std::unique_ptr<State> search();
+  /// The plan of `best` with its notes, or the infeasibility report.
+  llvm::Expected<ShardingPlan> finish(std::unique_ptr<State> best);
   llvm::Error checkInputs();
   /// Whether plan `a` is preferred to plan `b`: the one that keeps nearly
   /// every table on device memory (kHostFirstFraction of the other's host
@@ -396,15 +415,14 @@ private:
                         ArrayRef<ComputeKernel> kernels,
                         ArrayRef<int64_t> pinned, bool autoChoice,
                         std::vector<Option> &out);
-  /// Spends the replica budget by benefit per byte: the tables whose
-  /// replica saves the most cost per replica byte (against their cheapest
-  /// sharded option) keep their auto data_parallel option while the budget
-  /// lasts; the others lose it.
+  /// Decides the replica budget by benefit per byte: candidates (tables
+  /// with an auto data_parallel option) by what their replica saves per
+  /// byte against their cheapest sharded option, largest first; one keeps
+  /// its replica when that saving beats what its bytes on every rank cost
+  /// the sharded tables (their cheapest options that still fit the device
+  /// memory the replicas leave) and those tables still fit it with
+  /// kPackingMargin; the others lose the option. Sets replicaBudget.
   void selectReplicas();
-  /// Device bytes all replicas together may take on a rank:
-  /// kReplicaBudgetFraction of its usable memory, at most what leaves room
-  /// beside them for the largest table whole.
-  double replicaBudgetBytes() const;
 
   // PlannerSeed.cpp
   std::unique_ptr<State> newState() const;
@@ -495,10 +513,16 @@ private:
   /// the search does (imported, pinned or forced): they count against the
   /// replica budget before the auto planner adds any.
   double fixedReplicaBytes = 0;
-  /// replicaBudgetBytes(), set by selectReplicas.
+  /// Device bytes all replicas together may take on a rank (those the
+  /// user fixed and those selectReplicas kept), set by selectReplicas.
   double replicaBudget = 0;
   /// Tables the spill seed serves from host memory first (chooseSpills).
   std::vector<char> spilled;
+  bool roomForLargestWhole = false;
+  /// When no seed places every table: the tables the seed that placed the
+  /// most left out, and that seed.
+  std::vector<int> fewestFailed;
+  std::unique_ptr<State> failedState;
 };
 
 } // namespace ember::sharding::detail

@@ -257,7 +257,6 @@ bool Planner::chooseSpills() {
                             fusedBytes - uvmBytes});
   }
   // Leave a margin for shards that do not pack exactly.
-  constexpr double kPackingMargin = 0.92;
   double target = kPackingMargin * capacity;
   if (demand <= target || candidates.empty())
     return false;
