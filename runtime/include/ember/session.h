@@ -231,8 +231,9 @@ public:
   /// the compute that feeds them, marked by the compiler) runs ahead on the
   /// communication thread, and this thread computes the next batch's
   /// lookups and bottom MLP before the current batch's interaction and top
-  /// MLP, so that the current batch's pooled all-to-all runs meanwhile
-  /// (depth 3 hides the most).
+  /// MLP, so that the current batch's pooled all-to-all runs meanwhile;
+  /// from depth 5 it computes (depth - 1) / 2 batches ahead, so that the
+  /// ranks may drift apart by as many steps before one waits for the other.
   /// `outputs` gets one entry per batch, in order, identical to running
   /// them one by one. Depth 1 is `run` per batch; depth > 1 needs a plan
   /// with marks and overlap on. In a multi-rank session every rank must

@@ -22,6 +22,7 @@
 #include "cuda/cuda_session.h"
 #endif
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -603,6 +604,15 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
   // (the caller needs that one before it finishes batch j), or, for the
   // last batch, before it is finished.
   const size_t ahead = static_cast<size_t>(depth) - 1;
+  // How many batches ahead the caller computes the compute-ahead part:
+  // batch j's stage-B collectives have `lead` steps of the caller's compute
+  // to run under, its input distribution depth - 1 - lead. One at depth
+  // 2-4; (depth - 1) / 2 beyond, which needs stage B's collectives on a
+  // thread of their own: on the communication thread, the input
+  // distribution of batch i+2 is queued behind batch i's collectives, which
+  // may wait for batch i's rest, and the caller would wait for it first.
+  const size_t lead =
+      impl_->collectiveThread ? std::max<size_t>(1, ahead / 2) : 1;
   size_t collectivesQueued = 0; // batches whose stage-B collectives are queued
   auto queueCollectivesBefore = [&](size_t end) -> Status {
     for (auto &f : inFlight) {
@@ -636,16 +646,17 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
     if (!status.isOk())
       return giveUp(status);
   }
-  if (Status status = computeAhead(0); !status.isOk())
-    return giveUp(status);
+  for (size_t b = 0; b < lead && b < batches.size(); ++b)
+    if (Status status = computeAhead(b); !status.isOk())
+      return giveUp(status);
   for (size_t i = 0; i < batches.size(); ++i) {
     Status status;
     if (next < batches.size())
       status = startAndQueue();
     if (status.isOk())
       status = queueCollectivesBefore(i + 1);
-    if (status.isOk() && i + 1 < batches.size())
-      status = computeAhead(i + 1);
+    if (status.isOk() && i + lead < batches.size())
+      status = computeAhead(i + lead);
     if (!status.isOk())
       return giveUp(status);
     std::unique_ptr<InFlight> f = std::move(inFlight.front());

@@ -4,15 +4,16 @@
 // (support/sharded_model.h), their streams, events and input distribution
 // made by the compiler's own passes (compiler/plan/PlanStreams.cpp,
 // PlanPipelineStages.cpp, which need no MLIR):
-//   - on 2 and 4 ranks, table-wise and row-wise, at depth 1, 2 and 3, also
+//   - on 2 and 4 ranks, table-wise and row-wise, at depth 1, 2, 3 and 5, also
 //     with the communication thread slowed down (EMBER_TEST_COMM_DELAY_US),
 //     every batch's outputs equal those of running the batches one by one
 //     in program order (overlap "off"), bit for bit, and the trace has one
 //     run per batch, with the input distribution on the communication
 //     thread;
 //   - the schedule: with the communication thread slowed, batch i+1's
-//     compute-ahead part runs before the rest of batch i, while a stage-B
-//     collective of batch i is in flight (from the trace);
+//     compute-ahead part runs before the rest of batch i (batch i+2's at
+//     depth 5 with stage B's collectives on their own thread), while a
+//     stage-B collective of batch i is in flight (from the trace);
 //   - marks that break the rules are refused at load (not a prefix, ranks
 //     marking different collectives);
 //   - bad arguments: depth 0, depth 2 on a plan without marks or with
@@ -28,7 +29,7 @@
 //     refuses depth 0 and NULL arguments;
 //   - a kernel that fails mid-pipeline (an id out of range in batch 2)
 //     fails the call on every rank (the others hear nothing and time out),
-//     no hang, the communication threads joined, at depth 2 and 3: the
+//     no hang, the communication threads joined, at depth 2, 3 and 5: the
 //     owner's kernel fails, the other rank's collective fails (times out).
 // Labelled tsan too: the ThreadSanitizer stage runs it.
 //
@@ -190,7 +191,9 @@ TEST_P(PipelineTest, SameBytesAsOneByOneInProgramOrder) {
   ScopedEnv threads("EMBER_TEST_ONE_COMM_THREAD", oneThread);
   for (const char *delay : {"0", "20000"}) {
     ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", delay);
-    for (int depth : {1, 2, 3}) {
+    // Depth 5: the caller computes two batches ahead (on the collective
+    // thread; one on the communication thread).
+    for (int depth : {1, 2, 3, 5}) {
       auto piped = runRanks(plan_, model_, batches_, world, "streams",
                             dir_.file("s" + std::to_string(store++)), depth);
       for (int r = 0; r < world; ++r) {
@@ -253,8 +256,10 @@ Stages stagesOf(const std::string &planPath, int rank) {
 // communication thread slowed down, at depth 2 and 3, the caller computes
 // batch i+1's compute-ahead part (lookups, what needs no stage-B
 // collective) before the rest of batch i, and some stage-B collective of
-// batch i runs while the caller computes batch i+1. Fails when the caller
-// runs the batches one after the other.
+// batch i runs while the caller computes batch i+1; at depth 5, with stage
+// B's collectives on their own thread, batch i+2's before the rest of
+// batch i (one batch ahead on one communication thread). Fails when the
+// caller runs the batches one after the other, or fewer ahead.
 TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
   const int world = GetParam().world;
   ScopedEnv slow("EMBER_TEST_COMM_DELAY_US", "20000");
@@ -268,7 +273,9 @@ TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
   // Where stage B's collectives run: their own thread (track 2), or the
   // communication thread after the input distribution (track 1).
   const int collectiveTrack = oneThread ? 1 : 2;
-  for (int depth : {2, 3}) {
+  for (int depth : {2, 3, 5}) {
+    // How many batches ahead the caller computes.
+    const size_t lead = depth >= 5 && !oneThread ? 2 : 1;
     auto piped = runRanks(plan_, model_, large, world, "streams",
                           dir_.file("o" + std::to_string(store++)), depth);
     for (int r = 0; r < world; ++r) {
@@ -317,8 +324,8 @@ TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
                         a.beginNs < b.endNs && b.beginNs < a.endNs);
       EXPECT_EQ(shared, !oneThread);
       bool overlapped = false;
-      for (size_t i = 0; i + 1 < runs.size(); ++i) {
-        auto ahead = computes(i + 1, st.inputEnd, st.aheadEnd);
+      for (size_t i = 0; i + lead < runs.size(); ++i) {
+        auto ahead = computes(i + lead, st.inputEnd, st.aheadEnd);
         auto rest = computes(i, st.aheadEnd, n);
         ASSERT_FALSE(ahead.empty());
         ASSERT_FALSE(rest.empty());
@@ -328,7 +335,7 @@ TEST_P(PipelineTest, ComputesTheNextBatchAheadWhileThisOnesCollectivesRun) {
         for (const TraceSlice *s : rest)
           restBegin = std::min(restBegin, s->beginNs);
         EXPECT_LE(aheadEnd, restBegin)
-            << "batch " << i + 1 << "'s compute-ahead part ran after batch "
+            << "batch " << i + lead << "'s compute-ahead part ran after batch "
             << i << "'s rest began";
         // On one communication thread, a stage-B collective of batch i in
         // flight while batch i+1's compute ran (it is queued behind batch
@@ -429,7 +436,9 @@ TEST_F(PipelineErrors, KernelFailingMidPipeline) {
   // under way.
   ASSERT_FALSE(batches[2].values.empty());
   batches[2].values[0] = int64_t{1} << 40;
-  for (int depth : {2, 3}) {
+  // Depth 5: batch 2's lookup fails while the caller computes it two
+  // batches ahead, before batch 0 is finished.
+  for (int depth : {2, 3, 5}) {
     SCOPED_TRACE("depth " + std::to_string(depth));
     auto runs = runRanks(plan_, model_, batches, 2, "streams",
                          dir_.file("e" + std::to_string(depth)), depth, 2);
