@@ -5,7 +5,7 @@ plan with `ember-run` and the launcher variables, in each overlap mode.
 usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
            [--links 25,100,400] [--scale 100|auto] [--modes off,streams,pipeline]
            [--batch-per-rank 1024] [--repeat 20] [--rounds 3] [--warmup 5] [--threads 1]
-           [--pipeline-depth 3]
+           [--pipeline-depth 3[,5,...]]
            [--work DIR] [--json FILE] [--bin build/release/bin]
            [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
 Needs root (namespaces); exits 77 saying why when it cannot make them.
@@ -45,7 +45,8 @@ Modes:
             ahead, so that a batch's pooled all-to-all runs while the caller computes the
             batch before it and the one after; docs/runtime.md) when ember-run has
             --pipeline-depth
-            (skipped, with the reason, when it has not)
+            (skipped, with the reason, when it has not). Several depths (--pipeline-depth
+            3,5) make one mode each, "pipeline d3", "pipeline d5", run in the same rounds
 
 Per configuration: the step time of every rank (ember-run --report-json: median, min, p90
 over --repeat steps after --warmup), throughput = global batch / max over ranks of the
@@ -63,6 +64,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -344,6 +346,44 @@ def hideable_compute(path):
     return sum(per_rank) / len(per_rank) if per_rank else 0.0
 
 
+def pipeline_exposure(path):
+    """A pipelined call's exposed communication split three ways, per step (ms, mean over
+    ranks): `fill`, the caller's waits before its first compute (batch 0's input
+    distribution: nothing to hide it under), `drain`, the last batch's waits once every
+    other batch's compute is done (its output distribution, likewise), and `steady`, the
+    rest: waits with other batches' work still to do, which a deeper pipeline or a
+    balanced machine can remove. Fill and drain are a fixed cost per call: over N batches
+    they add (input + output distribution) / N per step."""
+    with open(path) as f:
+        doc = json.load(f)
+    by_rank = {}
+    for ev in doc.get("traceEvents", []):
+        if ev.get("ph") == "X" and ev.get("tid") == 0:
+            by_rank.setdefault(ev["pid"], []).append(ev)
+    parts = {"fill": [], "drain": [], "steady": []}
+    for evs in by_rank.values():
+        batches = max(e.get("args", {}).get("batch", 0) for e in evs) + 1
+        compute = [e for e in evs if e.get("cat") == "compute"]
+        if not compute:
+            continue
+        first = min(e["ts"] for e in compute)
+        others = [e["ts"] + e["dur"] for e in compute if e.get("args", {}).get("batch", 0) != batches - 1]
+        last_other = max(others) if others else first
+        split = {"fill": 0.0, "drain": 0.0, "steady": 0.0}
+        for e in evs:
+            if e.get("cat") != "wait":
+                continue
+            if e["ts"] + e["dur"] <= first:
+                split["fill"] += e["dur"]
+            elif e.get("args", {}).get("batch", 0) == batches - 1 and e["ts"] >= last_other:
+                split["drain"] += e["dur"]
+            else:
+                split["steady"] += e["dur"]
+        for k, v in split.items():
+            parts[k].append(v / batches / 1000)
+    return {k: sum(v) / len(v) for k, v in parts.items() if v}
+
+
 def handoff_latencies(path):
     """Thread hand-offs of a trace with a communication stream, in us: issue = from the end
     of the instruction a collective waited for (on stream 0) to the collective's start on
@@ -411,6 +451,9 @@ class Runner:
                 procs.append(self.hosts.spawn(r, cmd, env, out, err))
         counters = [self.hosts.link_counters(r) for r in range(world)]
         started = time.time()
+        # CPU: the ranks' own (user + system, counted when they are reaped) and the whole
+        # machine's busy share, over the run (startup included).
+        usage0, jiffies0 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_jiffies()
         deadline = started + a.timeout + 30 + a.repeat * 2.0
         killed = False
         while any(p.poll() is None for p in procs):
@@ -424,6 +467,8 @@ class Runner:
                     p.kill()
                 raise BenchError("%s: ranks still running after %.0f s" % (label, deadline - started))
             time.sleep(0.02)
+        usage1, jiffies1 = resource.getrusage(resource.RUSAGE_CHILDREN), machine_jiffies()
+        wall = time.time() - started
         bad = [(r, p.returncode) for r, p in enumerate(procs) if p.returncode != 0]
         if bad:
             msg = ["%s: rank(s) failed:" % label]
@@ -444,10 +489,24 @@ class Runner:
             raise BenchError("%s: rank 0 wrote no --report-json" % label)
         after = [self.hosts.link_counters(r) for r in range(world)]
         steps = self.args.repeat + self.args.warmup
+        cpu_s = (usage1.ru_utime + usage1.ru_stime) - (usage0.ru_utime + usage0.ru_stime)
+        cpu = {"ranks_cpu_ms_per_step": cpu_s * 1000 / steps, "wall_s": wall,
+               "ranks_cores": cpu_s / wall if wall > 0 else 0.0,
+               "machine_busy": ((jiffies1[0] - jiffies0[0]) / (jiffies1[1] - jiffies0[1])
+                                if jiffies1[1] > jiffies0[1] else 0.0)}
         link = {"sent_bytes_per_step": [(b["bytes"] - a["bytes"]) / steps for a, b in zip(counters, after)],
                 "overlimits": sum(b["overlimits"] - a["overlimits"] for a, b in zip(counters, after)),
                 "dropped": sum(b["dropped"] - a["dropped"] for a, b in zip(counters, after))}
+        link["cpu"] = cpu
         return out, os.path.join(workdir, "out0"), traces, link
+
+
+def machine_jiffies():
+    """(busy, total) CPU time of the whole machine so far, in jiffies (/proc/stat)."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def read_outputs(d):
@@ -509,13 +568,26 @@ def bench_world(args, features, model_dirs, world, results):
                     scale, why_scale = auto_scale(args, model, mdir, world, results)
                     print("%-5s %d ranks: scale 1/%.0f (%s)" % (model, world, scale, why_scale), flush=True)
                 hosts.rate_limit(None if gbps == 0 else gbps * 1e9 / scale)
-                modes = [m for m in args.modes if gbps in args.links or m == "off"]
+                # A configuration per mode, and per depth for pipeline: "pipeline" with one
+                # --pipeline-depth, "pipeline d5" with several.
+                keys = {}
+                for m in args.modes:
+                    if gbps not in args.links and m != "off":
+                        continue
+                    if m != "pipeline":
+                        keys[m] = (m, None)
+                    for d in (args.pipeline_depth if m == "pipeline" else []):
+                        keys[m if len(args.pipeline_depth) == 1 else "%s d%d" % (m, d)] = (m, d)
+                modes = list(keys)
                 rows, runs = {}, {m: [] for m in modes}
-                for mode in modes:
-                    flags, why = mode_flags(mode, features, args.pipeline_depth)
-                    rows[mode] = row = {"model": model, "ranks": world, "link_gbps": gbps,
-                                        "link": link_label(gbps, scale), "mode": mode,
-                                        "batch": batch, "scale": scale, "flags": flags}
+                for key in modes:
+                    mode, depth = keys[key]
+                    flags, why = mode_flags(mode, features, depth or 3)
+                    rows[key] = row = {"model": model, "ranks": world, "link_gbps": gbps,
+                                       "link": link_label(gbps, scale), "mode": mode,
+                                       "batch": batch, "scale": scale, "flags": flags}
+                    if depth:
+                        row["pipeline_depth"] = depth
                     if flags is None:
                         row["skipped"] = why
                     elif why:
@@ -526,21 +598,23 @@ def bench_world(args, features, model_dirs, world, results):
                 # Rounds: every mode once per round, so that a change of load hits all.
                 reference = None
                 for rnd in range(args.rounds):
-                    for mode in modes:
-                        row = rows[mode]
+                    for key in modes:
+                        row = rows[key]
+                        mode = row["mode"]
                         if "skipped" in row:
                             continue
-                        label = "%s %d ranks %s %s (round %d)" % (model, world, row["link"], mode, rnd + 1)
+                        label = "%s %d ranks %s %s (round %d)" % (model, world, row["link"], key, rnd + 1)
                         try:
                             reports, outdir, traces, linkstats = runner.run(
                                 label, plans[mode != "off"], inputs, world, row["flags"],
-                                os.path.join(args.work, "runs", "%s_w%d_l%g_%s_r%d" % (model, world, gbps, mode, rnd)))
+                                os.path.join(args.work, "runs", "%s_w%d_l%g_%s_r%d" % (
+                                    model, world, gbps, key.replace(" ", "_"), rnd)))
                         except UsageRefused as e:
                             if mode == "off":
                                 raise
                             # A mode whose flags this ember-run takes otherwise: reported, not fatal.
                             row["skipped"] = "ember-run refused %s: %s" % (" ".join(row["flags"]), str(e)[:300])
-                            runs[mode] = []
+                            runs[key] = []
                             continue
                         outputs = read_outputs(outdir)
                         if reference is None:
@@ -562,12 +636,15 @@ def bench_world(args, features, model_dirs, world, results):
                                 run["hideable_ms"] = hideable_compute(run["trace_file"])
                             if mode != "off":
                                 run["handoff_us"] = handoff_latencies(run["trace_file"])
-                        runs[mode].append(run)
-                for mode in modes:
-                    row = rows[mode]
+                            if mode == "pipeline":
+                                run["exposed_split_ms"] = pipeline_exposure(run["trace_file"])
+                        runs[key].append(run)
+                for key in modes:
+                    row = rows[key]
+                    mode = row["mode"]
                     row.pop("flags", None)
                     if "skipped" not in row:
-                        summarize_runs(row, runs[mode], runs["off"])
+                        summarize_runs(row, runs[key], runs["off"])
                         row["identical_to_off"] = True
                         if "comm_ms" not in row and mode == "off":
                             baseline_step.setdefault(gbps, row["step_ms_median"])
@@ -599,6 +676,12 @@ def summarize_runs(row, runs, off_runs):
     ratios = [o["median"] / r["median"] for o, r in zip(off_runs, runs)]
     row["speedup_vs_off"] = {"median": _median(ratios), "min": min(ratios), "max": max(ratios)}
     row["link_counters"] = runs[-1]["link"]
+    cpus = [r["link"]["cpu"] for r in runs if "cpu" in r["link"]]
+    if cpus:
+        # What the ranks and the machine used: with the machine's cores all busy, a step
+        # cannot get shorter by any schedule of the same work.
+        row["cpu"] = {k: _median([c[k] for c in cpus]) for k in ("ranks_cpu_ms_per_step", "ranks_cores",
+                                                                 "machine_busy")}
     if all("comm_ms" in r for r in runs):
         for key in ("comm_ms", "exposed_ms", "compute_ms"):
             row[key] = _median([r[key] for r in runs])
@@ -606,6 +689,9 @@ def summarize_runs(row, runs, off_runs):
         row["trace_file"] = runs[-1]["trace_file"]
         if all("hideable_ms" in r for r in runs):
             row["hideable_ms"] = _median([r["hideable_ms"] for r in runs])
+        if all(r.get("exposed_split_ms") for r in runs):
+            row["exposed_split_ms"] = {k: _median([r["exposed_split_ms"][k] for r in runs])
+                                       for k in ("fill", "drain", "steady")}
         if all("handoff_us" in r for r in runs):
             row["handoff_us"] = {}
             for kind in ("issue", "return"):
@@ -627,8 +713,9 @@ def print_row(row):
         print("%-5s %d ranks %-28s %-8s skipped: %s" % (row["model"], row["ranks"], row["link"], row["mode"],
                                                      row["skipped"]), flush=True)
         return
-    text = "%-5s %d ranks %-26s %-8s step %8.3f ms (rounds %s; min %.3f, p90 %.3f) %8.0f/s x%.2f" % (
-        row["model"], row["ranks"], row["link"], row["mode"], row["step_ms_median"],
+    mode = row["mode"] + (" d%d" % row["pipeline_depth"] if "pipeline_depth" in row else "")
+    text = "%-5s %d ranks %-26s %-11s step %8.3f ms (rounds %s; min %.3f, p90 %.3f) %8.0f/s x%.2f" % (
+        row["model"], row["ranks"], row["link"], mode, row["step_ms_median"],
         "-".join("%.3g" % m for m in sorted(row["step_ms_round_medians"])),
         row["step_ms_min"], row["step_ms_p90"], row["throughput"], row["speedup_vs_off"]["median"])
     lc = row.get("link_counters")
@@ -643,6 +730,9 @@ def print_row(row):
             row["comm_ms"], row["exposed_ms"], 100 * row["exposed_ms"] / row["comm_ms"] if row["comm_ms"] else 0)
     elif "comm_ms_est" in row:
         text += "  comm added by the link (est.) %.3f ms" % row["comm_ms_est"]
+    if "exposed_split_ms" in row:
+        e = row["exposed_split_ms"]
+        text += " [fill %.2f, drain %.2f, steady %.2f ms]" % (e["fill"], e["drain"], e["steady"])
     if "hideable_ms" in row:
         text += "  hideable %.3f ms (exposed >= %.0f%%)" % (
             row["hideable_ms"], 100 * row["bounds"]["streams_exposed_share_min"])
@@ -650,6 +740,10 @@ def print_row(row):
     if h.get("issue") and h.get("return"):
         text += "  hand-offs: issue %.0f/%.0f us, return %.0f/%.0f us (median/p90)" % (
             h["issue"]["median"], h["issue"]["p90"], h["return"]["median"], h["return"]["p90"])
+    cpu = row.get("cpu")
+    if cpu:
+        text += "  cpu: ranks %.0f ms/step (%.2f of %d cores), machine %.0f%% busy" % (
+            cpu["ranks_cpu_ms_per_step"], cpu["ranks_cores"], os.cpu_count(), 100 * cpu["machine_busy"])
     if row.get("mode") == "off" and "bounds" in row and row["link_gbps"]:
         text += "  pipelined at best: exposed >= %.0f%%, x%.2f" % (
             100 * row["bounds"]["pipelined_exposed_share_min"], row["bounds"]["pipelined_speedup_max"])
@@ -677,7 +771,7 @@ def parse_args(argv):
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--batch-per-rank", type=int, default=1024)
     ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--pipeline-depth", type=int, default=3)
+    ap.add_argument("--pipeline-depth", default="3")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
@@ -694,6 +788,7 @@ def parse_args(argv):
         args.ranks = parse_list(args.ranks, int, "--ranks")
         args.links = parse_list(args.links, float, "--links")
         args.modes = parse_list(args.modes, str, "--modes")
+        args.pipeline_depth = parse_list(args.pipeline_depth, int, "--pipeline-depth")
     except argparse.ArgumentTypeError as e:
         ap.error(str(e))
     for m in args.models:
@@ -719,8 +814,10 @@ def parse_args(argv):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
         if not (args.scale > 0):
             ap.error("--scale must be auto or a number > 0, not '%s'" % args.scale)
-    if args.pipeline_depth < 2:
+    if min(args.pipeline_depth) < 2:
         ap.error("--pipeline-depth must be >= 2 (depth 1 is mode streams)")
+    if len(set(args.pipeline_depth)) != len(args.pipeline_depth):
+        ap.error("--pipeline-depth: a depth given twice")
     if args.batch_per_rank < 1 or args.repeat < 1 or args.rounds < 1 or args.warmup < 0 or args.threads < 0:
         ap.error("--batch-per-rank, --repeat and --rounds must be >= 1, --warmup and --threads >= 0")
     if not -20 <= args.nice <= 19:

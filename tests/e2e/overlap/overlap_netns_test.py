@@ -192,7 +192,9 @@ def case_bad_args(bin_dir, work):
            (["--rounds", "0"], "--repeat and --rounds must be >= 1"),
            (["--nice", "-30"], "--nice must be between -20 and 19"),
            (["--pipeline-depth", "1"], "--pipeline-depth must be >= 2"),
-           (["--pipeline-depth", "two"], "--pipeline-depth: invalid int value"),
+           (["--pipeline-depth", "two"], "--pipeline-depth: not a comma-separated list"),
+           (["--pipeline-depth", "3,2,1"], "--pipeline-depth must be >= 2"),
+           (["--pipeline-depth", "3,3"], "--pipeline-depth: a depth given twice"),
            (["--scale", "fast"], "--scale must be auto or a number > 0"),
            (["--fail-rank", "7"], "--fail-rank 7 is not a rank"),
            (["--bin", "/nonexistent"], "no ember-run in --bin /nonexistent")]
