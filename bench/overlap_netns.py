@@ -54,8 +54,13 @@ median step; with a trace (`ember-run --trace`, when it exists) per rank compute
 in collectives) and exposed comm (time the compute stream spends in collectives or waiting
 for them) per step, from the trace-event JSON (docs/trace-format.md); without one the
 communication is estimated as the off-mode step at that rate minus the off-mode step with
-no limit (labelled "est."). Every mode's outputs must be byte-identical to mode off's at the
-same rate: a difference is an error (exit 1).
+no limit (labelled "est."). Pipelined rows split their exposed communication into fill (the
+caller's waits before its first compute), drain (the last batch's once every other batch is
+computed: neither can be hidden within one call) and steady (the rest: one rank waiting for a
+lagging one, mostly). Every row gives the ranks' CPU time per step (user + system, startup
+included), the cores that is over the run's wall time, and the whole machine's busy share.
+Every mode's outputs must be byte-identical to mode off's at the same rate: a difference is
+an error (exit 1).
 Every namespace, veth, bridge and rank it made is removed on exit, also on an error,
 Ctrl-C, SIGTERM or SIGHUP (SIGKILL cannot be caught: the next run removes what a killed
 run left, by the pid in the namespace names).
