@@ -9,7 +9,8 @@
 #         for EMBER_FUZZ_SECONDS (default 10) seconds.
 #   tsan  builds runtime_concurrency_test, runtime_progress_test,
 #         runtime_stream_overlap_test, runtime_pipeline_test and
-#         runtime_communicator_channel_test in
+#         runtime_communicator_channel_test and
+#         runtime_communicator_steps_test in
 #         build/tsan (`cmake --preset tsan`: clang-22, ThreadSanitizer,
 #         runtime only) and runs them (`ctest --preset tsan`): 8 threads on
 #         one session, then on one C API session, for EMBER_STRESS_SECONDS
@@ -47,9 +48,9 @@ for stage in "${stages[@]}"; do
       note "fuzz: done"
       ;;
     tsan)
-      note "tsan: building runtime_concurrency_test runtime_progress_test runtime_stream_overlap_test runtime_pipeline_test runtime_communicator_channel_test"
+      note "tsan: building runtime_concurrency_test runtime_progress_test runtime_stream_overlap_test runtime_pipeline_test runtime_communicator_channel_test runtime_communicator_steps_test"
       cmake --preset tsan >/dev/null
-      cmake --build --preset tsan --target runtime_concurrency_test runtime_progress_test runtime_stream_overlap_test runtime_pipeline_test runtime_communicator_channel_test
+      cmake --build --preset tsan --target runtime_concurrency_test runtime_progress_test runtime_stream_overlap_test runtime_pipeline_test runtime_communicator_channel_test runtime_communicator_steps_test
       ctest --preset tsan
       note "tsan: done"
       ;;
