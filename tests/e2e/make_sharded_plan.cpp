@@ -71,7 +71,8 @@ Status writeAll(const std::string &dir, int64_t batch) {
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc != 2 && argc != 3) {
+  // An option where DIR goes (--help, say) would become a directory.
+  if ((argc != 2 && argc != 3) || argv[1][0] == '-') {
     std::fprintf(stderr, "usage: ember-make-sharded-plan DIR [BATCH]\n");
     return 2;
   }

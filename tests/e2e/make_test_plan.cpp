@@ -84,7 +84,8 @@ Status writeAll(const std::string &dir, int64_t batchSize) {
 int main(int argc, char **argv) {
   if (argc == 4 && std::strcmp(argv[1], "--compare") == 0)
     return compare(argv[2], argv[3]);
-  if (argc != 2 && argc != 3) {
+  // An option where DIR goes (--help, say) would become a directory.
+  if ((argc != 2 && argc != 3) || argv[1][0] == '-') {
     std::fprintf(
         stderr,
         "usage: ember-make-test-plan DIR [BATCH]\n"
