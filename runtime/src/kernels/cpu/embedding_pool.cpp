@@ -54,15 +54,33 @@ static RowIsa defaultRowIsa() {
   return isa;
 }
 
+int64_t defaultPrefetchBytes() {
+#if defined(__x86_64__)
+  // AMD without AVX-512 (Zen 1-3): 2 KiB of rows. On a Zen 3 (2026-11-27,
+  // docs/performance.md) 2 KiB ahead measured 0.99-1.09x of 16 KiB by the
+  // median on fp32 rows at L 80 in 4 KiB pages and 1.03-1.14x in huge pages
+  // (interleaved A/Bs in one process, 1 thread); L 20 and int8 were level on
+  // the whole (0.92-1.14x). The hint (prefetcht0/t2/nta) made no difference
+  // beyond the spread there, so prefetcht2 stays. Zen 4 and later (AVX-512)
+  // are not measured and keep 16 KiB.
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f"))
+    return 2048;
+#endif
+  // Everything else: 16 KiB, measured on the AVX-512 Xeon with prefetcht2.
+  return 16384;
+}
+
 int64_t prefetchBytes() {
   static const int64_t bytes = [] {
+    const int64_t fallback = defaultPrefetchBytes();
     const char *env = std::getenv("EMBER_PREFETCH_BYTES");
     if (!env || !*env)
-      return int64_t{16384};
+      return fallback;
     char *end = nullptr;
     long long v = std::strtoll(env, &end, 10);
     if (*end != '\0' || v < 0 || v > (1 << 20))
-      return int64_t{16384};
+      return fallback;
     return static_cast<int64_t>(v);
   }();
   return bytes;

@@ -62,9 +62,15 @@ RowIsa activeRowIsa();
 /// Whether this CPU can run `isa`.
 bool rowIsaSupported(RowIsa isa);
 /// Bytes of rows the lookups prefetch ahead of the row they are reading:
-/// 16384 unless the environment variable EMBER_PREFETCH_BYTES (0 = no
-/// prefetch, up to 1 MiB) says otherwise. Read once.
+/// defaultPrefetchBytes() unless the environment variable
+/// EMBER_PREFETCH_BYTES (0 = no prefetch, up to 1 MiB) says otherwise. Read
+/// once.
 int64_t prefetchBytes();
+
+/// This CPU's default prefetch distance in bytes of rows: 2048 on AMD CPUs
+/// without AVX-512 (Zen 1-3; measured on a Zen 3), 16384 elsewhere (measured
+/// on an AVX-512 Xeon).
+int64_t defaultPrefetchBytes();
 
 /// Forces a set (tests and benchmarks compare them); nullopt restores the
 /// default. Not meant to be changed while lookups run.

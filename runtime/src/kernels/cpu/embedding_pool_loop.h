@@ -37,9 +37,9 @@ using ember::embedding::Pooling;
 using ember::embedding::PoolJob;
 using ember::embedding::PoolResult;
 
-/// Rows to prefetch ahead: prefetchBytes() of rows (16 KiB by default) in
-/// flight per thread, at least 2 and at most 32 rows; 0 when prefetching is
-/// off.
+/// Rows to prefetch ahead: prefetchBytes() of rows (16 KiB by default, 2 KiB
+/// on AMD without AVX-512) in flight per thread, at least 2 and at most 32
+/// rows; 0 when prefetching is off.
 inline int64_t prefetchDistance(int64_t rowBytes) {
   const int64_t bytes = ember::embedding::prefetchBytes();
   if (bytes == 0)
@@ -51,7 +51,9 @@ inline int64_t prefetchDistance(int64_t rowBytes) {
 /// AVX-512 Xeon of docs/performance.md, L1 prefetches (prefetcht0, what
 /// FBGEMM's JIT kernel issues) of 16 rows ahead held the core at 5-7 GB/s on
 /// 512-byte rows, L2 prefetches of 32 rows ahead reached 8-10 GB/s in the
-/// same interleaved runs; the rows' loads then hit L2. On x86 this is inline
+/// same interleaved runs; the rows' loads then hit L2. On a Zen 3,
+/// prefetcht0, prefetcht2 and prefetchnta measured level within the spread
+/// (docs/performance.md). On x86 this is inline
 /// asm: GCC deletes loops whose only statements are __builtin_prefetch calls
 /// (it treats them as free of side effects), which silently removed every
 /// row prefetch.
