@@ -4,6 +4,7 @@ tables and topology, both plans judged by one yardstick that belongs to neither 
 usage: PYTHONPATH=compiler/frontends/torch build/torchrec-venv/bin/python \\
            bench/planner_vs_torchrec.py BUILD_BIN_DIR [--cases NAME,...] [--work DIR]
            [--json FILE] [--fixtures DIR] [--torchrec-plans DIR [--torchrec-only]] [--hbm-cap]
+           [--no-torchrec-estimates]
 
 Cases (batch 512 per rank, H100 80 GB, 8 ranks per node, NVLink 450 GB/s and 50 GB/s of
 network per GPU, every table f32 and sum-pooled):
@@ -617,7 +618,7 @@ def capped_topology(paths, work, cap_bytes):
 
 
 def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only=False,
-             cap_at_torchrec=False, torchrec_timeout=None):
+             cap_at_torchrec=False, torchrec_timeout=None, torchrec_estimates=True):
     work = os.path.join(work, name)
     paths = write_inputs(case, work)
     rows = []
@@ -652,15 +653,17 @@ def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only
         tag = label.split()[1]
         plan, seconds, score, error = ember_plan(bin_dir, inputs, work, tag, options)
         rows.append((label, plan, seconds, score, error))
-    estimator = TorchRecEstimator(case)
+    estimator = TorchRecEstimator(case) if torchrec_estimates else None
     results = []
     for label, plan, seconds, score, error in rows:
         entry = {"case": name, "planner": label, "plan_seconds": seconds,
                  "ember_model_us": score, "error": error}
         if plan is not None:
             entry.update(Yardstick(case, plan).figures())
-            torchrec_score = estimator.score(case, plan)
-            if isinstance(torchrec_score, str):
+            torchrec_score = estimator.score(case, plan) if estimator else None
+            if torchrec_score is None:
+                pass
+            elif isinstance(torchrec_score, str):
                 entry["torchrec_model_us"] = "not estimated: " + torchrec_score
             else:
                 entry["torchrec_model_us"], entry["torchrec_model_hbm_bytes"] = torchrec_score
@@ -724,6 +727,9 @@ def main():
     parser.add_argument("--torchrec-timeout", type=float, default=None, metavar="SECONDS",
                         help="TorchRec's timeout_seconds: its search stops after SECONDS and "
                              "returns the best plan found so far (default: none)")
+    parser.add_argument("--no-torchrec-estimates", action="store_true",
+                        help="leave out TorchRec's estimators' score of each plan (at "
+                             "1,000 tables x 512 ranks they take over 15 minutes)")
     args = parser.parse_args()
     if args.torchrec_timeout is not None and not args.torchrec_timeout > 0:
         parser.error(f"--torchrec-timeout must be positive, got {args.torchrec_timeout}")
@@ -741,7 +747,7 @@ def main():
     for name in names:
         case_results = run_case(name, cases[name], args.bin_dir, work, args.fixtures,
                                 args.torchrec_plans, args.torchrec_only, args.hbm_cap,
-                                args.torchrec_timeout)
+                                args.torchrec_timeout, not args.no_torchrec_estimates)
         if args.torchrec_only:
             print(json.dumps(case_results[0]), flush=True)
             continue

@@ -34,6 +34,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <limits>
+#include <optional>
+#include <thread>
 
 using namespace ember::sharding;
 using namespace ember::sharding::detail;
@@ -313,16 +315,26 @@ llvm::Expected<ShardingPlan> Planner::plan(ArrayRef<TableSpec> tables,
   // largest table whole: the first plan when the score prefers it and its
   // busiest rank moves no more all-to-all bytes (step 3b's rule:
   // communication is not traded for compute).
+  // The two planners share nothing they change: each prepares and
+  // searches on its own thread.
   Planner wide(tables, options, /*roomForLargestWhole=*/false);
-  if (llvm::Error error = wide.prepare())
-    return error;
   Planner whole(tables, options, /*roomForLargestWhole=*/true);
-  if (llvm::Error error = whole.prepare())
-    return error;
-  std::unique_ptr<State> wideBest = wide.search();
+  std::optional<llvm::Error> wholePrepared;
+  std::thread preparing([&] { wholePrepared.emplace(whole.prepare()); });
+  llvm::Error widePrepared = wide.prepare();
+  preparing.join();
+  if (widePrepared) {
+    llvm::consumeError(std::move(*wholePrepared));
+    return widePrepared;
+  }
+  if (*wholePrepared)
+    return std::move(*wholePrepared);
   if (whole.replicaBudget >= wide.replicaBudget)
-    return wide.finish(std::move(wideBest));
-  std::unique_ptr<State> wholeBest = whole.search();
+    return wide.finish(wide.search());
+  std::unique_ptr<State> wideBest, wholeBest;
+  std::thread second([&] { wholeBest = whole.search(); });
+  wideBest = wide.search();
+  second.join();
   if (!wholeBest)
     return wide.finish(std::move(wideBest));
   if (wideBest && wide.preferred(*wideBest, *wholeBest) &&

@@ -69,7 +69,13 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
   option.everyRankCost = 0;
   option.everyRankParts = {};
   option.maxShardDeviceBytes = 0;
+  option.shardsNeverLowerCost = true;
   int64_t numShards = option.shards.size();
+  option.loads.reserve(numShards);
+  option.unitCost.reserve(numShards);
+  option.unitExchange.reserve(numShards);
+  option.unitDevice.reserve(numShards);
+  option.unitHost.reserve(numShards);
   ShardLoad load;
   const Shard *previous = nullptr;
   for (const Shard &shard : option.shards) {
@@ -92,6 +98,11 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
         std::max(option.maxShardDeviceBytes, load.device.total());
     option.unitCost.push_back(load.cost.total());
     option.unitExchange.push_back(exchangesOf(load.exchange));
+    double exchanged = 0;
+    for (double part : option.unitExchange.back())
+      exchanged += part;
+    if (option.unitCost.back() < exchanged)
+      option.shardsNeverLowerCost = false;
     option.unitDevice.push_back(load.device.total());
     option.unitHost.push_back(load.host.total());
     option.loads.push_back(load);

@@ -213,10 +213,7 @@ public:
   }
 
 private:
-  bool movable(int table) const {
-    return !tableOptions[table].userFixed &&
-           state.optionOf(table).placement == Placement::Free;
-  }
+  bool movable(int table) const { return state.movable[table]; }
   bool fitsUnder(int64_t rank, const ShardLoad &delta) const {
     return state.fits(rank, delta) &&
            state.device[rank] + delta.device.total() <= deviceCeiling;

@@ -121,6 +121,11 @@ struct Option {
   int64_t replicaBytes = 0;
   /// Uses the data_parallel replica budget (auto choice).
   bool budgeted = false;
+  /// Each shard's holder cost is at least its side of the all-to-alls, so
+  /// adding a shard to a rank never lowers that rank's cost (the duplex
+  /// model subtracts the holder side from the requests): what lets
+  /// tryReshard bound a re-shard before placing it.
+  bool shardsNeverLowerCost = true;
 };
 
 struct TableOptions {
@@ -165,6 +170,7 @@ public:
     choice.assign(tables.size(), -1);
     ranksOf.assign(tables.size(), {});
     positions.assign(tables.size(), {});
+    movable.assign(tables.size(), 0);
     deviceCap = topology.usableDeviceMemory();
     hostCap = topology.hostMemoryBytes;
     extraCost.assign(world, 0);
@@ -190,6 +196,10 @@ public:
   /// (table, shard) pairs on each rank.
   std::vector<std::vector<std::pair<int, int>>> units;
   std::vector<int> choice;
+  /// Whether a table's shards may move to other ranks: placed with a free
+  /// option and not fixed by the user (kept with `choice`: the searches
+  /// test it for every unit of the ranks they scan).
+  std::vector<char> movable;
   std::vector<std::vector<int64_t>> ranksOf;
   std::vector<std::vector<size_t>> positions;
   /// Scratch of place(): what the shards placed so far add to each rank.
@@ -312,6 +322,7 @@ public:
       replicaUsed -= static_cast<double>(option.replicaBytes);
     request(option, -1.0);
     choice[table] = -1;
+    movable[table] = 0;
   }
 
   /// Places `table` with its option `index` at `ranks` (one per shard),
@@ -319,6 +330,8 @@ public:
   void placeAt(int table, int index, ArrayRef<int64_t> ranks) {
     choice[table] = index;
     const Option &option = tables[table].options[index];
+    movable[table] =
+        !tables[table].userFixed && option.placement == Placement::Free;
     ranksOf[table].assign(option.shards.size(), -1);
     positions[table].assign(option.shards.size(), 0);
     for (int shard = 0, e = option.shards.size(); shard < e; ++shard)
@@ -347,6 +360,13 @@ public:
   /// node-placed table on the node whose ranks end least loaded. Returns
   /// false (state unchanged) when it does not fit. (PlannerSeed.cpp)
   bool place(int table, int index, bool byMemory);
+  /// The ranks place() would put the shards of `table`'s option `index` on
+  /// (false when it does not fit), without placing them.
+  bool chooseRanks(int table, int index, bool byMemory,
+                   std::vector<int64_t> &ranks);
+  /// The most any of `ranks` would hold (ShardLoad::cost) with the shards
+  /// of `table`'s option `index` on them (shard i on ranks[i]).
+  double heldMaxAfter(int table, int index, ArrayRef<int64_t> ranks);
 };
 
 /// A table's placement (option and ranks), to put it back.

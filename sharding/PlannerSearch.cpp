@@ -11,6 +11,7 @@
 
 #include "sharding/PlannerInternal.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Parallel.h"
 #include <functional>
 
 using namespace ember::sharding;
@@ -59,8 +60,7 @@ bool Planner::tryMove(State &state, int64_t maxRank) const {
   std::pair<int, int> bestUnit{-1, -1};
   int64_t bestTarget = -1;
   for (auto [table, shard] : state.units[maxRank]) {
-    if (tableOptions[table].userFixed ||
-        state.optionOf(table).placement != Placement::Free)
+    if (!state.movable[table])
       continue;
     const Option &option = state.optionOf(table);
     const ShardLoad &load = option.loads[shard];
@@ -89,10 +89,6 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
   double current = state.cost[maxRank];
   double bestValue = current;
   std::pair<int, int> bestA{-1, -1}, bestB{-1, -1};
-  auto movable = [&](int table) {
-    return !tableOptions[table].userFixed &&
-           state.optionOf(table).placement == Placement::Free;
-  };
   // Swap partners come from the least loaded ranks.
   constexpr size_t kSwapRanks = 32;
   std::vector<int64_t> partners;
@@ -109,31 +105,70 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
     partners.resize(kSwapRanks);
   }
   llvm::sort(partners, byCost);
+  // The partners' movable units, in the order of their ranks' unit lists,
+  // gathered once (the scan below visits each once per unit of the max
+  // rank), with the cheapest of each partner.
+  struct Unit {
+    int table, shard;
+    double cost;
+    const Option *option;
+  };
+  std::vector<Unit> partnerUnits;
+  std::vector<size_t> firstUnit(partners.size() + 1);
+  std::vector<double> cheapest(partners.size(),
+                               std::numeric_limits<double>::infinity());
+  for (size_t p = 0; p < partners.size(); ++p) {
+    firstUnit[p] = partnerUnits.size();
+    for (auto [table, shard] : state.units[partners[p]]) {
+      if (!state.movable[table])
+        continue;
+      const Option &option = state.optionOf(table);
+      partnerUnits.push_back({table, shard, option.unitCost[shard], &option});
+      cheapest[p] = std::min(cheapest[p], option.unitCost[shard]);
+    }
+  }
+  firstUnit[partners.size()] = partnerUnits.size();
   for (auto [tableA, shardA] : state.units[maxRank]) {
-    if (!movable(tableA))
+    if (!state.movable[tableA])
       continue;
     const Option &optionA = state.optionOf(tableA);
     const ShardLoad &loadA = optionA.loads[shardA];
-    double costA = loadA.cost.total();
-    for (int64_t rank : partners) {
-      for (auto [tableB, shardB] : state.units[rank]) {
-        if (!movable(tableB))
+    double costA = optionA.unitCost[shardA];
+    const Exchanges &exchangeA = optionA.unitExchange[shardA];
+    for (size_t p = 0; p < partners.size(); ++p) {
+      if (cheapest[p] >= costA)
+        continue;
+      int64_t rank = partners[p];
+      // The partner's cost after the swap is at least its holder cost plus
+      // costA - costB plus what its requests exceed with A's side of the
+      // all-to-alls added (B's side taken off only raises that): pairs that
+      // bound cannot bring below the best are skipped unevaluated.
+      double otherFloor = state.held[rank] + costA;
+      for (int c = 0; c < kExchanges; ++c) {
+        double requested = state.requested[c];
+        otherFloor += state.duplex
+                          ? std::max(0.0, requested - state.exchange[c][rank] -
+                                              exchangeA[c])
+                          : requested;
+      }
+      for (size_t u = firstUnit[p]; u < firstUnit[p + 1]; ++u) {
+        const Unit &b = partnerUnits[u];
+        if (b.cost >= costA ||
+            otherFloor - b.cost >= bestValue - 1e-12 * current)
           continue;
-        const Option &optionB = state.optionOf(tableB);
-        const ShardLoad &loadB = optionB.loads[shardB];
-        double costB = loadB.cost.total();
-        if (costB >= costA)
-          continue;
-        double newMax = state.costAfter(
-            maxRank,
-            UnitDelta().add(optionB, shardB, 1.0).add(optionA, shardA, -1.0));
-        double newOther = state.costAfter(
-            rank,
-            UnitDelta().add(optionA, shardA, 1.0).add(optionB, shardB, -1.0));
+        double newMax =
+            state.costAfter(maxRank, UnitDelta()
+                                         .add(*b.option, b.shard, 1.0)
+                                         .add(optionA, shardA, -1.0));
+        double newOther =
+            state.costAfter(rank, UnitDelta()
+                                      .add(optionA, shardA, 1.0)
+                                      .add(*b.option, b.shard, -1.0));
         double value = std::max(newMax, newOther);
         if (value >= bestValue - 1e-12 * current)
           continue;
         // Memory after the swap on both ranks.
+        const ShardLoad &loadB = b.option->loads[b.shard];
         ShardLoad intoMax = loadB;
         intoMax -= loadA;
         ShardLoad intoOther = loadA;
@@ -142,7 +177,7 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
           continue;
         bestValue = value;
         bestA = {tableA, shardA};
-        bestB = {tableB, shardB};
+        bestB = {b.table, b.shard};
       }
     }
   }
@@ -215,6 +250,25 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
       affected[rank] = 0;
     return result;
   };
+  // A lower bound of the max rank's cost once the table (taken off) is
+  // placed with `option`: what the rank holds without it, under the
+  // option's requests, with the shards a fixed placement puts there.
+  // Exact for fixed placements; for others a bound when shards added to a
+  // rank never lower its cost (they may land there too).
+  auto boundOnMaxRank = [&](const Option &option) {
+    UnitDelta onRank;
+    if (option.placement == Placement::Fixed)
+      for (int shard = 0, e = option.shards.size(); shard < e; ++shard)
+        if (option.shards[shard].rank == maxRank)
+          onRank.add(option, shard, 1.0);
+    double result = state.held[maxRank] + onRank.cost;
+    for (int c = 0; c < kExchanges; ++c) {
+      double requested = state.requested[c] + option.everyRankParts[c];
+      double exchanged = state.exchange[c][maxRank] + onRank.exchange[c];
+      result += state.duplex ? std::max(0.0, requested - exchanged) : requested;
+    }
+    return result;
+  };
   for (auto [unused, table] : candidates) {
     int oldChoice = state.choice[table];
     std::vector<int64_t> oldRanks = state.ranksOf[table];
@@ -228,6 +282,12 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
     bool onDevice = !isHostServed(opts[oldChoice].kernel);
     for (int i = 0, e = opts.size(); i < e; ++i) {
       if (onDevice && isHostServed(opts[i].kernel))
+        continue;
+      // The max rank holds the table: a re-shard that cannot bring it below
+      // the maximum is not placed.
+      if ((opts[i].placement == Placement::Fixed ||
+           opts[i].shardsNeverLowerCost) &&
+          boundOnMaxRank(opts[i]) >= current - 1e-12 * current)
         continue;
       if (!state.place(table, i, false))
         continue;
@@ -345,28 +405,38 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
     };
     auto reshardEach = [&](const State &from,
                            ArrayRef<std::pair<double, int>> tables) {
+      // (table, option) re-shards to try, each on its own copy; the copies
+      // are independent, so they are improved on every core, and kept in
+      // this order whatever finished first.
+      std::vector<std::pair<int, int>> tries;
       for (auto [unused, table] : tables) {
         const auto &opts = tableOptions[table].options;
         int current = from.choice[table];
         bool onDevice = !isHostServed(opts[current].kernel);
-        for (int i = 0, e = opts.size(); i < e; ++i) {
-          if (i == current || (onDevice && isHostServed(opts[i].kernel)))
-            continue;
-          auto copy = std::make_unique<State>(from);
-          copy->removeTable(table);
-          if (!copy->place(table, i, /*byMemory=*/false))
-            continue;
-          improve(*copy);
-          if (!preferred(*copy, *best))
-            continue;
-          double bytes = busiestTrafficBytes(*copy);
-          if (bytes <= bytesLimit) {
-            keepBest(within, std::move(copy), kSettled, byPreference);
-          } else {
-            copy->trafficBytes = bytes;
-            keepBest(over, std::move(copy), kSecondStarts, byBytes);
-          }
-        }
+        for (int i = 0, e = opts.size(); i < e; ++i)
+          if (i != current && !(onDevice && isHostServed(opts[i].kernel)))
+            tries.push_back({table, i});
+      }
+      std::vector<std::unique_ptr<State>> copies(tries.size());
+      llvm::parallelFor(0, tries.size(), [&](size_t k) {
+        auto [table, option] = tries[k];
+        auto copy = std::make_unique<State>(from);
+        copy->removeTable(table);
+        if (!copy->place(table, option, /*byMemory=*/false))
+          return;
+        improve(*copy);
+        if (!preferred(*copy, *best))
+          return;
+        copy->trafficBytes = busiestTrafficBytes(*copy);
+        copies[k] = std::move(copy);
+      });
+      for (std::unique_ptr<State> &copy : copies) {
+        if (!copy)
+          continue;
+        if (copy->trafficBytes <= bytesLimit)
+          keepBest(within, std::move(copy), kSettled, byPreference);
+        else
+          keepBest(over, std::move(copy), kSecondStarts, byBytes);
       }
     };
     // The best copy within the plan's bytes once steps 6 and 7 ran on it.

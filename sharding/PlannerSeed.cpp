@@ -13,11 +13,16 @@
 
 #include "sharding/PlannerInternal.h"
 #include <limits>
+#include <numeric>
 
 using namespace ember::sharding;
 using namespace ember::sharding::detail;
 
 namespace {
+
+/// Options with at least this many free shards are placed over the ranks
+/// sorted by key once (State::place).
+constexpr int kSortedPlacementShards = 16;
 
 /// Device bytes of every shard of `option` together.
 int64_t deviceBytes(const Option &option) {
@@ -30,12 +35,32 @@ int64_t deviceBytes(const Option &option) {
 } // namespace
 
 bool State::place(int table, int index, bool byMemory) {
+  std::vector<int64_t> ranks;
+  if (!chooseRanks(table, index, byMemory, ranks))
+    return false;
+  placeAt(table, index, ranks);
+  return true;
+}
+
+double State::heldMaxAfter(int table, int index, ArrayRef<int64_t> ranks) {
+  const Option &option = tables[table].options[index];
+  double result = 0;
+  for (int shard = 0, e = ranks.size(); shard < e; ++shard)
+    addExtra(ranks[shard], option, shard);
+  for (int64_t rank : ranks)
+    result = std::max(result, held[rank] + extraCost[rank]);
+  clearExtra();
+  return result;
+}
+
+bool State::chooseRanks(int table, int index, bool byMemory,
+                        std::vector<int64_t> &ranks) {
   const Option &option = tables[table].options[index];
   if (option.budgeted &&
       replicaUsed + static_cast<double>(option.replicaBytes) > replicaBudget)
     return false;
   int numShards = option.shards.size();
-  std::vector<int64_t> ranks(numShards, -1);
+  ranks.assign(numShards, -1);
   switch (option.placement) {
   case Placement::Fixed: {
     // Several shards may share a rank (pinned column-wise): add them up.
@@ -52,24 +77,69 @@ bool State::place(int table, int index, bool byMemory) {
     break;
   }
   case Placement::Free: {
+    // Each shard goes to the rank that fits it with the lowest key (cost,
+    // or device bytes when byMemory; ties to the lower rank), preferring a
+    // rank this option does not use yet. Those ranks' keys do not change
+    // while the option is placed, so with many shards the ranks are sorted
+    // by key once and each shard takes the first unused one that fits
+    // (O(W log W + S W) at worst instead of O(S W) always); a shard no
+    // unused rank fits is placed by the scan below, among the used ranks.
+    auto isUsed = [&](int64_t rank) {
+      return extraCost[rank] != 0 || extraDevice[rank] != 0 ||
+             extraHost[rank] != 0;
+    };
+    auto keyOf = [&](int64_t rank) {
+      return byMemory ? static_cast<double>(device[rank] + extraDevice[rank])
+                      : held[rank] + extraCost[rank];
+    };
+    int64_t world = topology.worldSize;
+    std::vector<int64_t> order;
+    std::vector<char> used;
+    bool sorted = numShards >= kSortedPlacementShards;
+    if (sorted) {
+      order.resize(world);
+      std::iota(order.begin(), order.end(), 0);
+      std::vector<double> keys(world);
+      for (int64_t rank = 0; rank < world; ++rank)
+        keys[rank] = keyOf(rank);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
+      used.assign(world, 0);
+    }
+    size_t firstFree = 0; // order[0, firstFree) are all used
     bool ok = true;
     for (int shard = 0; shard < numShards && ok; ++shard) {
+      if (sorted) {
+        while (firstFree < order.size() && used[order[firstFree]])
+          ++firstFree;
+        int64_t pick = -1;
+        for (size_t i = firstFree; i < order.size(); ++i) {
+          int64_t rank = order[i];
+          if (!used[rank] && fitsWithExtra(rank, option, shard)) {
+            pick = rank;
+            break;
+          }
+        }
+        if (pick >= 0) {
+          ranks[shard] = pick;
+          addExtra(pick, option, shard);
+          used[pick] = isUsed(pick);
+          continue;
+        }
+      }
       int64_t best = -1;
       double bestKey = 0;
       bool bestUsed = true;
       for (int64_t rank = 0; rank < topology.worldSize; ++rank) {
         if (!fitsWithExtra(rank, option, shard))
           continue;
-        double key = byMemory
-                         ? static_cast<double>(device[rank] + extraDevice[rank])
-                         : held[rank] + extraCost[rank];
-        bool isUsed = extraCost[rank] != 0 || extraDevice[rank] != 0 ||
-                      extraHost[rank] != 0;
-        if (best < 0 || (bestUsed && !isUsed) ||
-            (bestUsed == isUsed && key < bestKey)) {
+        double key = keyOf(rank);
+        bool rankUsed = isUsed(rank);
+        if (best < 0 || (bestUsed && !rankUsed) ||
+            (bestUsed == rankUsed && key < bestKey)) {
           best = rank;
           bestKey = key;
-          bestUsed = isUsed;
+          bestUsed = rankUsed;
         }
       }
       if (best < 0) {
@@ -78,6 +148,8 @@ bool State::place(int table, int index, bool byMemory) {
       }
       ranks[shard] = best;
       addExtra(best, option, shard);
+      if (sorted)
+        used[best] = isUsed(best);
     }
     clearExtra();
     if (!ok)
@@ -115,7 +187,6 @@ bool State::place(int table, int index, bool byMemory) {
     break;
   }
   }
-  placeAt(table, index, ranks);
   return true;
 }
 
@@ -149,6 +220,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   });
 
   std::vector<int> failed;
+  std::vector<int64_t> ranks;
   double runningMax = *std::max_element(state.held.begin(), state.held.end());
   for (int t : order) {
     const auto &opts = tableOptions[t].options;
@@ -160,18 +232,16 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
         for (int i = 0, e = opts.size(); i < e; ++i) {
           if ((opts[i].kernel == ComputeKernel::FusedUvmCaching) != uvm)
             continue;
-          if (!state.place(t, i, /*byMemory=*/false))
+          if (!state.chooseRanks(t, i, /*byMemory=*/false, ranks))
             continue;
           // The tables placed later will add their requests to every rank,
           // which the duplex cost would hide on the ranks that hold the
           // most: a seed weighs an option by the additive bound instead
           // (what its shards add to their ranks, plus its requests on
           // every rank), as the local search then lowers the exact cost.
-          double newMax = runningMax;
-          for (int64_t rank : state.ranksOf[t])
-            newMax = std::max(newMax, state.held[rank]);
-          newMax += opts[i].everyRankCost;
-          state.removeTable(t);
+          double newMax =
+              std::max(runningMax, state.heldMaxAfter(t, i, ranks)) +
+              opts[i].everyRankCost;
           if (chosen < 0 ||
               better(newMax, opts[i].totalCost, bestMax, bestTotal)) {
             chosen = i;

@@ -1011,3 +1011,36 @@ TEST(ShardingPlanner, BadInputsAreErrors) {
 }
 
 } // namespace
+
+TEST(ShardingPlanner, ManyColumnShardsGoToDistinctRanksWhileTheyFit) {
+  // A column-wise table of many shards is placed over the ranks sorted by
+  // load once (State::place): each shard takes the least loaded rank that
+  // it fits and does not use yet. The table needs ten ranks' memory, so at
+  // least 16 shards. Ranks 0-3 are the least loaded but 3/4 full (a large
+  // table looked up rarely), so none of its shards fits there; the others
+  // are busy with small tables looked up often. No rank holds two shards.
+  PlannerOptions options = makeOptions(32);
+  const int64_t usable = options.topology.usableDeviceMemory();
+  const int64_t rowBytes = 128 * 4;
+  std::vector<TableSpec> tables = {
+      makeTable("wide", 10 * usable / rowBytes, 128, 20)};
+  options.tables["wide"] = {ShardingKind::ColumnWise, std::nullopt, {}};
+  for (int i = 0; i < 32; ++i) {
+    std::string name = "pinned" + std::to_string(i);
+    tables.push_back(i < 4
+                         ? makeTable(name, usable * 3 / 4 / rowBytes, 128, 0.01)
+                         : makeTable(name, 1000, 128, 100));
+    options.tables[name] = {ShardingKind::TableWise, std::nullopt, {i}};
+  }
+  ShardingPlan plan = planOrFail(tables, options);
+  expectValidPlan(plan, tables, options);
+  const TableSharding &wide = plan.tables[0];
+  ASSERT_EQ(wide.kind, ShardingKind::ColumnWise);
+  EXPECT_GE(wide.shards.size(), 16u);
+  std::set<int64_t> ranks;
+  for (const Shard &shard : wide.shards) {
+    EXPECT_TRUE(ranks.insert(shard.rank).second)
+        << "rank " << shard.rank << " holds two shards";
+    EXPECT_GE(shard.rank, 4) << "a shard on a rank without room for it";
+  }
+}
