@@ -50,6 +50,42 @@ else
   note "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 fi
 
+# GPU_CHECK_SANITIZE=memcheck (or racecheck, initcheck, synccheck; several
+# with commas) instead runs every GPU test binary and ember-run on the test
+# DLRM under compute-sanitizer with that tool (an error it reports fails
+# the step; GPU_CHECK_TIMEOUT seconds per binary, default 300) and stops.
+if [ -n "${GPU_CHECK_SANITIZE:-}" ]; then
+  sanitizer=$(command -v compute-sanitizer ||
+    ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+  if [ -z "$sanitizer" ]; then
+    note "FAIL no compute-sanitizer on this host"
+    exit 1
+  fi
+  for tool in ${GPU_CHECK_SANITIZE//,/ }; do
+    for t in "$bin"/gpu_*_test; do
+      case $t in *_emulation_test) continue ;; esac
+      step "$tool-$(basename "$t")" timeout "${GPU_CHECK_TIMEOUT:-300}" \
+        "$sanitizer" --tool "$tool" --error-exitcode 9 "$t" --gtest_brief=1
+    done
+    work=$out/dlrm-$tool
+    mkdir -p "$work"
+    if "$bin/ember-make-test-plan" "$work" 64 >"$out/make-test-plan-$tool.log" 2>&1; then
+      cp "$work/dlrm.plan.txt" "$work/dlrm_cuda.plan.txt"
+      echo "target: TARGET_CUDA" >>"$work/dlrm_cuda.plan.txt"
+      step "$tool-ember-run" timeout "${GPU_CHECK_TIMEOUT:-300}" "$sanitizer" --tool "$tool" \
+        --error-exitcode 9 "$bin/ember-run" "$work/dlrm_cuda.plan.txt" \
+        --inputs "$work/inputs.npz" --device cuda --repeat 2
+      step "$tool-ember-run-cuda-graphs" timeout "${GPU_CHECK_TIMEOUT:-300}" "$sanitizer" \
+        --tool "$tool" --error-exitcode 9 "$bin/ember-run" "$work/dlrm_cuda.plan.txt" \
+        --inputs "$work/inputs.npz" --device cuda --cuda-graphs --repeat 3
+    else
+      note "FAIL ember-make-test-plan ($out/make-test-plan-$tool.log)"; status=1
+    fi
+  done
+  note "done: $( [ $status -eq 0 ] && echo all passed || echo some failed )"
+  exit $status
+fi
+
 for t in "$bin"/gpu_*_test; do
   case $t in *_emulation_test) continue ;; esac
   step "$(basename "$t")" timeout 120 "$t" --gtest_brief=1

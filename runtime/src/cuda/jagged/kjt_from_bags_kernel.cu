@@ -89,6 +89,13 @@ Status runKjtFromBags(KernelContext &ctx) {
   EMBER_ASSIGN_OR_RETURN(Tensor * lengths,
                          ctx.allocateOutput(1, a.lengthsDType, {F * B}));
   EMBER_ASSIGN_OR_RETURN(int64_t * usedDevice, scratchInts(ctx, F));
+  // The offsets kernel writes the entries of include_last_offset features
+  // only; all F are read back (compute-sanitizer's initcheck flagged the
+  // copy of the others, unwritten).
+  if (F > 0)
+    EMBER_RETURN_IF_ERROR(cudaStatus(
+        cudaMemsetAsync(usedDevice, 0, F * sizeof(int64_t), env->stream),
+        "kjt_from_bags: clearing the per-feature id counts"));
   if (totalOffsets > 0) {
     fromBagsOffsetKernel<<<blocksFor(totalOffsets, *env), kThreads, 0,
                            env->stream>>>(
