@@ -109,6 +109,16 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
   }
   if (option.kind == ShardingKind::DataParallel && !option.loads.empty())
     option.replicaBytes = option.loads.front().device.total();
+  // Distinct ranks: in increasing order (every auto option), else sorted.
+  std::vector<int64_t> ranks;
+  for (const Shard &shard : option.shards)
+    ranks.push_back(shard.rank);
+  auto notIncreasing = [](int64_t a, int64_t b) { return a >= b; };
+  if (std::adjacent_find(ranks.begin(), ranks.end(), notIncreasing) !=
+      ranks.end())
+    llvm::sort(ranks);
+  option.shardsOnDistinctRanks =
+      std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
 }
 
 bool ember::sharding::isKindAllowed(const TableSpec &table, ShardingKind kind,

@@ -126,6 +126,9 @@ struct Option {
   /// model subtracts the holder side from the requests): what lets
   /// tryReshard bound a re-shard before placing it.
   bool shardsNeverLowerCost = true;
+  /// No two shards name the same rank (their ranks matter for Fixed
+  /// placement only).
+  bool shardsOnDistinctRanks = false;
 };
 
 struct TableOptions {

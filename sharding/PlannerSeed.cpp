@@ -63,6 +63,15 @@ bool State::chooseRanks(int table, int index, bool byMemory,
   ranks.assign(numShards, -1);
   switch (option.placement) {
   case Placement::Fixed: {
+    if (option.shardsOnDistinctRanks) {
+      for (int shard = 0; shard < numShards; ++shard) {
+        int64_t rank = option.shards[shard].rank;
+        if (!fits(rank, option.unitDevice[shard], option.unitHost[shard]))
+          return false;
+        ranks[shard] = rank;
+      }
+      break;
+    }
     // Several shards may share a rank (pinned column-wise): add them up.
     bool ok = true;
     for (int shard = 0; shard < numShards && ok; ++shard) {
@@ -130,7 +139,20 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       int64_t best = -1;
       double bestKey = 0;
       bool bestUsed = true;
-      for (int64_t rank = 0; rank < topology.worldSize; ++rank) {
+      if (shard == 0) {
+        // Nothing added yet: the rank with the lowest key that fits.
+        for (int64_t rank = 0; rank < world; ++rank) {
+          if (!fits(rank, option.unitDevice[0], option.unitHost[0]))
+            continue;
+          double key =
+              byMemory ? static_cast<double>(device[rank]) : held[rank];
+          if (best < 0 || key < bestKey) {
+            best = rank;
+            bestKey = key;
+          }
+        }
+      }
+      for (int64_t rank = 0; shard > 0 && rank < world; ++rank) {
         if (!fitsWithExtra(rank, option, shard))
           continue;
         double key = keyOf(rank);
