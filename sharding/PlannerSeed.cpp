@@ -139,20 +139,7 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       int64_t best = -1;
       double bestKey = 0;
       bool bestUsed = true;
-      if (shard == 0) {
-        // Nothing added yet: the rank with the lowest key that fits.
-        for (int64_t rank = 0; rank < world; ++rank) {
-          if (!fits(rank, option.unitDevice[0], option.unitHost[0]))
-            continue;
-          double key =
-              byMemory ? static_cast<double>(device[rank]) : held[rank];
-          if (best < 0 || key < bestKey) {
-            best = rank;
-            bestKey = key;
-          }
-        }
-      }
-      for (int64_t rank = 0; shard > 0 && rank < world; ++rank) {
+      for (int64_t rank = 0; rank < world; ++rank) {
         if (!fitsWithExtra(rank, option, shard))
           continue;
         double key = keyOf(rank);
