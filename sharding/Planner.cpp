@@ -175,7 +175,7 @@ std::string Planner::shortfall(const State &state, int table) const {
   for (const Option &option : tableOptions[table].options) {
     double shortDevice = 0, shortHost = 0;
     for (size_t i = 0; i < option.shards.size(); ++i) {
-      const ShardLoad &load = option.loads[i];
+      const ShardLoad &load = option.load(i);
       int64_t freeDevice = maxFreeDevice, freeHost = maxFreeHost;
       if (option.placement == Placement::Fixed) {
         freeDevice = state.deviceCap - state.device[option.shards[i].rank];
@@ -453,9 +453,7 @@ void Planner::noteSpills(const State &state) {
       if (option.kernel == ComputeKernel::FusedUvmCaching ||
           option.kernel == ComputeKernel::FusedUvm)
         continue;
-      double bytes = 0;
-      for (int64_t unit : option.unitDevice)
-        bytes += static_cast<double>(unit);
+      double bytes = static_cast<double>(option.deviceBytes);
       if (least < 0 || bytes < least)
         least = bytes;
     }
@@ -494,7 +492,7 @@ void Planner::noteSpills(const State &state) {
       for (int64_t rank = 0; rank < topo.worldSize; ++rank)
         freeOn[rank] = state.deviceCap - state.device[rank];
       for (size_t i = 0; i < state.ranksOf[t].size(); ++i)
-        freeOn[state.ranksOf[t][i]] += chosen.unitDevice[i];
+        freeOn[state.ranksOf[t][i]] += chosen.unitDevice(i);
       int64_t mostFree = *std::max_element(freeOn.begin(), freeOn.end());
       // The device-resident option that comes closest: its largest shortfall
       // over its shards (fixed shards on their ranks, others on the rank
@@ -509,7 +507,7 @@ void Planner::noteSpills(const State &state) {
           int64_t available = option.placement == Placement::Fixed
                                   ? freeOn[option.shards[i].rank]
                                   : mostFree;
-          worst = std::max(worst, option.unitDevice[i] - available);
+          worst = std::max(worst, option.unitDevice(i) - available);
         }
         if (!closest || worst < closestShort) {
           closest = &option;

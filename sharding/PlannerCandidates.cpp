@@ -60,55 +60,61 @@ std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows,
 } // namespace
 
 void Planner::finishOption(const TableSpec &table, Option &option) {
-  option.loads.clear();
-  option.unitCost.clear();
-  option.unitExchange.clear();
-  option.unitDevice.clear();
-  option.unitHost.clear();
+  option.units.clear();
+  option.unitOfShard.clear();
+  option.deviceBytes = 0;
+  option.hostBytes = 0;
   option.totalCost = 0;
   option.everyRankCost = 0;
   option.everyRankParts = {};
   option.maxShardDeviceBytes = 0;
   option.shardsNeverLowerCost = true;
   int64_t numShards = option.shards.size();
-  option.loads.reserve(numShards);
-  option.unitCost.reserve(numShards);
-  option.unitExchange.reserve(numShards);
-  option.unitDevice.reserve(numShards);
-  option.unitHost.reserve(numShards);
-  ShardLoad load;
-  const Shard *previous = nullptr;
+  option.unitOfShard.reserve(numShards);
+  // A shard's load depends on its size only: one per distinct size, the
+  // sizes kept beside them to find it again.
+  std::vector<std::pair<int64_t, int64_t>> sizes;
   for (const Shard &shard : option.shards) {
-    // Shards of one size cost the same: compute once per size.
-    if (!previous || previous->rows != shard.rows ||
-        previous->cols != shard.cols)
-      load = option.kind == ShardingKind::DataParallel
-                 ? model.replicaLoad(table, numShards)
-                 : model.shardLoad(table, option.kind, option.kernel, shard,
-                                   numShards);
-    previous = &shard;
-    option.totalCost += load.cost.total() +
-                        load.everyRank.total() *
-                            static_cast<double>(options.topology.worldSize);
-    option.everyRankCost += load.everyRank.total();
-    Exchanges requested = exchangesOf(load.everyRank);
+    std::pair<int64_t, int64_t> size{shard.rows, shard.cols};
+    size_t index = sizes.size();
+    if (!sizes.empty() && sizes.back() == size)
+      index = sizes.size() - 1;
+    else
+      index = std::find(sizes.begin(), sizes.end(), size) - sizes.begin();
+    if (index == sizes.size()) {
+      UnitLoad unit;
+      unit.load = option.kind == ShardingKind::DataParallel
+                      ? model.replicaLoad(table, numShards)
+                      : model.shardLoad(table, option.kind, option.kernel,
+                                        shard, numShards);
+      unit.cost = unit.load.cost.total();
+      unit.exchange = exchangesOf(unit.load.exchange);
+      unit.device = unit.load.device.total();
+      unit.host = unit.load.host.total();
+      double exchanged = 0;
+      for (double part : unit.exchange)
+        exchanged += part;
+      if (unit.cost < exchanged)
+        option.shardsNeverLowerCost = false;
+      option.maxShardDeviceBytes =
+          std::max(option.maxShardDeviceBytes, unit.device);
+      option.units.push_back(unit);
+      sizes.push_back(size);
+    }
+    const UnitLoad &unit = option.units[index];
+    option.unitOfShard.push_back(static_cast<uint32_t>(index));
+    option.totalCost +=
+        unit.cost + unit.load.everyRank.total() *
+                        static_cast<double>(options.topology.worldSize);
+    option.everyRankCost += unit.load.everyRank.total();
+    Exchanges requested = exchangesOf(unit.load.everyRank);
     for (int c = 0; c < kExchanges; ++c)
       option.everyRankParts[c] += requested[c];
-    option.maxShardDeviceBytes =
-        std::max(option.maxShardDeviceBytes, load.device.total());
-    option.unitCost.push_back(load.cost.total());
-    option.unitExchange.push_back(exchangesOf(load.exchange));
-    double exchanged = 0;
-    for (double part : option.unitExchange.back())
-      exchanged += part;
-    if (option.unitCost.back() < exchanged)
-      option.shardsNeverLowerCost = false;
-    option.unitDevice.push_back(load.device.total());
-    option.unitHost.push_back(load.host.total());
-    option.loads.push_back(load);
+    option.deviceBytes += unit.device;
+    option.hostBytes += unit.host;
   }
-  if (option.kind == ShardingKind::DataParallel && !option.loads.empty())
-    option.replicaBytes = option.loads.front().device.total();
+  if (option.kind == ShardingKind::DataParallel && !option.units.empty())
+    option.replicaBytes = option.units.front().device;
   // Distinct ranks: in increasing order (every auto option), else sorted.
   std::vector<int64_t> ranks;
   for (const Shard &shard : option.shards)
@@ -603,9 +609,7 @@ void Planner::selectReplicas() {
       }
       if (option.kind == ShardingKind::DataParallel)
         continue;
-      double bytes = 0;
-      for (int64_t unit : option.unitDevice)
-        bytes += static_cast<double>(unit);
+      double bytes = static_cast<double>(option.deviceBytes);
       if (option.kernel == ComputeKernel::Fused) {
         fused.push_back({option.maxShardDeviceBytes, option.totalCost});
         least = least < 0 ? bytes : std::min(least, bytes);
@@ -690,9 +694,8 @@ void Planner::selectReplicas() {
     for (const TableOptions &table : tableOptions)
       for (const Option &option : table.options)
         if (option.kind == ShardingKind::TableWise &&
-            option.kernel == ComputeKernel::Fused &&
-            !option.unitDevice.empty()) {
-          double bytes = static_cast<double>(option.unitDevice.front());
+            option.kernel == ComputeKernel::Fused && !option.shards.empty()) {
+          double bytes = static_cast<double>(option.unitDevice(0));
           if (base + bytes <= usable)
             largestWhole = std::max(largestWhole, bytes);
         }

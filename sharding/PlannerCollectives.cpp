@@ -57,7 +57,7 @@ public:
     for (int64_t rank = 0; rank < world; ++rank)
       for (auto [table, shard] : state.units[rank]) {
         const Option &option = tables[table].options[state.choice[table]];
-        add(rank, partsOf(option.loads[shard]), 1.0);
+        add(rank, partsOf(option.load(shard)), 1.0);
       }
     refresh();
   }
@@ -166,7 +166,7 @@ public:
       if (!movable(table))
         continue;
       const Option &option = state.optionOf(table);
-      const ShardLoad &load = option.loads[shard];
+      const ShardLoad &load = option.load(shard);
       PartArray cost = partsOf(load);
       // Moves.
       for (int64_t rank = 0; rank < world; ++rank) {
@@ -186,7 +186,7 @@ public:
           if (!movable(otherTable) || otherTable == table)
             continue;
           const Option &otherOption = state.optionOf(otherTable);
-          const ShardLoad &otherLoad = otherOption.loads[otherShard];
+          const ShardLoad &otherLoad = otherOption.load(otherShard);
           UnitDelta intoRank;
           intoRank.add(option, shard, 1.0).add(otherOption, otherShard, -1.0);
           UnitDelta intoFromRank;
@@ -285,13 +285,13 @@ bool Planner::improveCollectives(State &state) const {
     changed = true;
     int64_t from = state.ranksOf[bestUnit.first][bestUnit.second];
     const Option &option = state.optionOf(bestUnit.first);
-    PartArray cost = partsOf(option.loads[bestUnit.second]);
+    PartArray cost = partsOf(option.load(bestUnit.second));
     loads.add(from, cost, -1.0);
     loads.add(bestTarget, cost, 1.0);
     state.removeUnit(bestUnit.first, bestUnit.second);
     if (bestOther.first >= 0) {
       const Option &other = state.optionOf(bestOther.first);
-      PartArray back = partsOf(other.loads[bestOther.second]);
+      PartArray back = partsOf(other.load(bestOther.second));
       loads.add(bestTarget, back, -1.0);
       loads.add(from, back, 1.0);
       state.removeUnit(bestOther.first, bestOther.second);
@@ -475,8 +475,7 @@ void applyMove(State &state, CollectiveLoads &loads, TrafficLoads &traffic,
                int64_t from, std::pair<int, int> unit,
                std::pair<int, int> other, int64_t target) {
   auto shift = [&](std::pair<int, int> shard, int64_t a, int64_t b) {
-    PartArray cost =
-        partsOf(state.optionOf(shard.first).loads[shard.second]);
+    PartArray cost = partsOf(state.optionOf(shard.first).load(shard.second));
     std::pair<double, double> delta =
         shardTraffic(state, specs, options, shard.first, shard.second);
     loads.add(a, cost, -1.0);

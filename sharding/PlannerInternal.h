@@ -97,6 +97,18 @@ enum class Placement {
   Node,
 };
 
+/// What one shard adds to the rank that holds it, with the totals the
+/// search adds up.
+struct UnitLoad {
+  ShardLoad load;
+  /// load.cost.total().
+  double cost = 0;
+  /// The holder's side of the all-to-alls (ShardLoad::exchange).
+  Exchanges exchange{};
+  /// load.device.total(), load.host.total().
+  int64_t device = 0, host = 0;
+};
+
 /// One way to shard a table: kind, kernel and shard geometry.
 struct Option {
   ShardingKind kind = ShardingKind::TableWise;
@@ -106,12 +118,15 @@ struct Option {
   /// ranks matter for Fixed placement; Node placement uses them as positions
   /// in the node.
   std::vector<Shard> shards;
-  std::vector<ShardLoad> loads;
-  /// Totals of each load (what the search adds up).
-  std::vector<double> unitCost;
-  /// Each load's side of the all-to-alls (ShardLoad::exchange).
-  std::vector<Exchanges> unitExchange;
-  std::vector<int64_t> unitDevice, unitHost;
+  /// What each shard adds to its rank: shards of one size load a rank alike,
+  /// so each distinct load is kept once (`units`) and each shard names its
+  /// own (`unitOfShard`). A 512-rank row-wise or data_parallel option has
+  /// one or two; kept per shard they made options most of the planner's
+  /// memory (~1 GB at 1,000 tables x 512 ranks).
+  std::vector<UnitLoad> units;
+  std::vector<uint32_t> unitOfShard;
+  /// Device and host bytes of every shard together.
+  int64_t deviceBytes = 0, hostBytes = 0;
   double totalCost = 0;
   /// What the option costs every rank (ShardLoad::everyRank of its shards):
   /// in all, and by all-to-all.
@@ -129,6 +144,15 @@ struct Option {
   /// No two shards name the same rank (their ranks matter for Fixed
   /// placement only).
   bool shardsOnDistinctRanks = false;
+
+  const UnitLoad &unit(int shard) const { return units[unitOfShard[shard]]; }
+  const ShardLoad &load(int shard) const { return unit(shard).load; }
+  double unitCost(int shard) const { return unit(shard).cost; }
+  const Exchanges &unitExchange(int shard) const {
+    return unit(shard).exchange;
+  }
+  int64_t unitDevice(int shard) const { return unit(shard).device; }
+  int64_t unitHost(int shard) const { return unit(shard).host; }
 };
 
 struct TableOptions {
@@ -143,9 +167,10 @@ struct UnitDelta {
   double cost = 0;
   Exchanges exchange{};
   UnitDelta &add(const Option &option, int shard, double sign) {
-    cost += sign * option.unitCost[shard];
+    const UnitLoad &unit = option.unit(shard);
+    cost += sign * unit.cost;
     for (int c = 0; c < kExchanges; ++c)
-      exchange[c] += sign * option.unitExchange[shard][c];
+      exchange[c] += sign * unit.exchange[c];
     return *this;
   }
 };
@@ -225,15 +250,17 @@ public:
   /// Whether shard `shard` of `option` fits on `rank` next to the shards
   /// already put there by the current place().
   bool fitsWithExtra(int64_t rank, const Option &option, int shard) const {
-    return fits(rank, extraDevice[rank] + option.unitDevice[shard],
-                extraHost[rank] + option.unitHost[shard]);
+    const UnitLoad &unit = option.unit(shard);
+    return fits(rank, extraDevice[rank] + unit.device,
+                extraHost[rank] + unit.host);
   }
   void addExtra(int64_t rank, const Option &option, int shard) {
     if (extraDevice[rank] == 0 && extraHost[rank] == 0 && extraCost[rank] == 0)
       touched.push_back(rank);
-    extraCost[rank] += option.unitCost[shard];
-    extraDevice[rank] += option.unitDevice[shard];
-    extraHost[rank] += option.unitHost[shard];
+    const UnitLoad &unit = option.unit(shard);
+    extraCost[rank] += unit.cost;
+    extraDevice[rank] += unit.device;
+    extraHost[rank] += unit.host;
   }
   void clearExtra() {
     for (int64_t rank : touched) {
@@ -288,12 +315,13 @@ public:
 
   void addUnit(int table, int shard, int64_t rank) {
     const Option &option = tables[table].options[choice[table]];
-    held[rank] += option.unitCost[shard];
+    const UnitLoad &unit = option.unit(shard);
+    held[rank] += unit.cost;
     for (int c = 0; c < kExchanges; ++c)
-      exchange[c][rank] += option.unitExchange[shard][c];
+      exchange[c][rank] += unit.exchange[c];
     refreshCost(rank);
-    device[rank] += option.unitDevice[shard];
-    host[rank] += option.unitHost[shard];
+    device[rank] += unit.device;
+    host[rank] += unit.host;
     ranksOf[table][shard] = rank;
     positions[table][shard] = units[rank].size();
     units[rank].push_back({table, shard});
@@ -302,12 +330,13 @@ public:
   void removeUnit(int table, int shard) {
     const Option &option = tables[table].options[choice[table]];
     int64_t rank = ranksOf[table][shard];
-    held[rank] -= option.unitCost[shard];
+    const UnitLoad &unit = option.unit(shard);
+    held[rank] -= unit.cost;
     for (int c = 0; c < kExchanges; ++c)
-      exchange[c][rank] -= option.unitExchange[shard][c];
+      exchange[c][rank] -= unit.exchange[c];
     refreshCost(rank);
-    device[rank] -= option.unitDevice[shard];
-    host[rank] -= option.unitHost[shard];
+    device[rank] -= unit.device;
+    host[rank] -= unit.host;
     size_t position = positions[table][shard];
     auto &list = units[rank];
     std::pair<int, int> last = list.back();

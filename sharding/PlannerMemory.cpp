@@ -36,20 +36,6 @@ bool isHostServed(ComputeKernel kernel) {
          kernel == ComputeKernel::FusedUvm;
 }
 
-int64_t deviceBytesOf(const Option &option) {
-  int64_t bytes = 0;
-  for (int64_t unit : option.unitDevice)
-    bytes += unit;
-  return bytes;
-}
-
-int64_t hostBytesOf(const Option &option) {
-  int64_t bytes = 0;
-  for (int64_t unit : option.unitHost)
-    bytes += unit;
-  return bytes;
-}
-
 /// The option indices of `options`, device-resident first, each group by
 /// the least device memory in all (then the least cost).
 std::vector<int> byDeviceBytes(ArrayRef<Option> options, bool deviceOnly) {
@@ -62,10 +48,10 @@ std::vector<int> byDeviceBytes(ArrayRef<Option> options, bool deviceOnly) {
     bool hostB = isHostServed(options[b].kernel);
     if (hostA != hostB)
       return hostB;
-    if (hostA && hostBytesOf(options[a]) != hostBytesOf(options[b]))
-      return hostBytesOf(options[a]) < hostBytesOf(options[b]);
-    int64_t bytesA = deviceBytesOf(options[a]);
-    int64_t bytesB = deviceBytesOf(options[b]);
+    if (hostA && options[a].hostBytes != options[b].hostBytes)
+      return options[a].hostBytes < options[b].hostBytes;
+    int64_t bytesA = options[a].deviceBytes;
+    int64_t bytesB = options[b].deviceBytes;
     if (bytesA != bytesB)
       return bytesA < bytesB;
     return options[a].totalCost < options[b].totalCost;
@@ -103,7 +89,7 @@ bool Planner::makeRoom(State &state, int table, bool deviceOnly,
     const Option &option = state.optionOf(t);
     if (isHostServed(option.kernel))
       continue;
-    victims.push_back({deviceBytesOf(option), t});
+    victims.push_back({option.deviceBytes, t});
   }
   llvm::sort(victims);
   if (victims.size() > kMaxVictims)
@@ -178,7 +164,7 @@ void Planner::repairMemory(State &state, std::vector<int> &failed) const {
     for (int t = 0, e = specs.size(); t < e; ++t)
       if (!tableOptions[t].userFixed &&
           isHostServed(state.optionOf(t).kernel))
-        hosted.push_back({hostBytesOf(state.optionOf(t)), t});
+        hosted.push_back({state.optionOf(t).hostBytes, t});
     llvm::sort(hosted, [](auto &a, auto &b) {
       return a.first > b.first || (a.first == b.first && a.second < b.second);
     });

@@ -39,7 +39,7 @@ costliestTablesOn(const State &state, int64_t rank, size_t limit, Skip skip) {
   for (auto [table, shard] : state.units[rank])
     if (!skip(table))
       candidates.push_back(
-          {state.optionOf(table).loads[shard].cost.total(), table});
+          {state.optionOf(table).load(shard).cost.total(), table});
   llvm::sort(candidates, [](auto &a, auto &b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
   });
@@ -63,8 +63,8 @@ bool Planner::tryMove(State &state, int64_t maxRank) const {
     if (!state.movable[table])
       continue;
     const Option &option = state.optionOf(table);
-    const ShardLoad &load = option.loads[shard];
-    if (option.unitCost[shard] <= 0)
+    const ShardLoad &load = option.load(shard);
+    if (option.unitCost(shard) <= 0)
       continue;
     double left = state.costAfter(maxRank, option, shard, -1.0);
     for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
@@ -123,8 +123,8 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
       if (!state.movable[table])
         continue;
       const Option &option = state.optionOf(table);
-      partnerUnits.push_back({table, shard, option.unitCost[shard], &option});
-      cheapest[p] = std::min(cheapest[p], option.unitCost[shard]);
+      partnerUnits.push_back({table, shard, option.unitCost(shard), &option});
+      cheapest[p] = std::min(cheapest[p], option.unitCost(shard));
     }
   }
   firstUnit[partners.size()] = partnerUnits.size();
@@ -132,9 +132,9 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
     if (!state.movable[tableA])
       continue;
     const Option &optionA = state.optionOf(tableA);
-    const ShardLoad &loadA = optionA.loads[shardA];
-    double costA = optionA.unitCost[shardA];
-    const Exchanges &exchangeA = optionA.unitExchange[shardA];
+    const ShardLoad &loadA = optionA.load(shardA);
+    double costA = optionA.unitCost(shardA);
+    const Exchanges &exchangeA = optionA.unitExchange(shardA);
     for (size_t p = 0; p < partners.size(); ++p) {
       if (cheapest[p] >= costA)
         continue;
@@ -168,7 +168,7 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
         if (value >= bestValue - 1e-12 * current)
           continue;
         // Memory after the swap on both ranks.
-        const ShardLoad &loadB = b.option->loads[b.shard];
+        const ShardLoad &loadB = b.option->load(b.shard);
         ShardLoad intoMax = loadB;
         intoMax -= loadA;
         ShardLoad intoOther = loadA;
@@ -516,7 +516,7 @@ void Planner::exactSearch(std::unique_ptr<State> &best) const {
               state->replicaUsed + static_cast<double>(option.replicaBytes) >
                   state->replicaBudget)
             continue;
-          if (!state->fits(rank, option.unitDevice[0], option.unitHost[0]))
+          if (!state->fits(rank, option.unitDevice(0), option.unitHost(0)))
             continue;
           state->placeAt(t, i, {rank});
           visit(depth + 1);

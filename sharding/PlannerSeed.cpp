@@ -24,14 +24,6 @@ namespace {
 /// sorted by key once (State::place).
 constexpr int kSortedPlacementShards = 16;
 
-/// Device bytes of every shard of `option` together.
-int64_t deviceBytes(const Option &option) {
-  int64_t bytes = 0;
-  for (int64_t unit : option.unitDevice)
-    bytes += unit;
-  return bytes;
-}
-
 } // namespace
 
 bool State::place(int table, int index, bool byMemory) {
@@ -66,7 +58,7 @@ bool State::chooseRanks(int table, int index, bool byMemory,
     if (option.shardsOnDistinctRanks) {
       for (int shard = 0; shard < numShards; ++shard) {
         int64_t rank = option.shards[shard].rank;
-        if (!fits(rank, option.unitDevice[shard], option.unitHost[shard]))
+        if (!fits(rank, option.unitDevice(shard), option.unitHost(shard)))
           return false;
         ranks[shard] = rank;
       }
@@ -177,11 +169,11 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       double key = 0;
       for (int shard = 0; shard < numShards && ok; ++shard) {
         int64_t rank = first + option.shards[shard].rank;
-        ok = fits(rank, option.unitDevice[shard], option.unitHost[shard]);
+        ok = fits(rank, option.unitDevice(shard), option.unitHost(shard));
         double value =
             byMemory
-                ? static_cast<double>(device[rank] + option.unitDevice[shard])
-                : held[rank] + option.unitCost[shard];
+                ? static_cast<double>(device[rank] + option.unitDevice(shard))
+                : held[rank] + option.unitCost(shard);
         key = std::max(key, value);
       }
       if (ok && (bestNode < 0 || key < bestKey)) {
@@ -277,7 +269,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
         // Spill: the least device memory in all (split tables carry
         // buffers on every shard's rank).
         if (policy == Policy::Spill)
-          return deviceBytes(opts[a]) < deviceBytes(opts[b]);
+          return opts[a].deviceBytes < opts[b].deviceBytes;
         return opts[a].totalCost < opts[b].totalCost;
       });
       for (int i : byPreference)
@@ -314,9 +306,7 @@ bool Planner::chooseSpills() {
   for (size_t t = 0; t < tableOptions.size(); ++t) {
     double fusedBytes = -1, fusedCost = 0, uvmBytes = -1, uvmCost = 0;
     for (const Option &option : tableOptions[t].options) {
-      double bytes = 0;
-      for (int64_t unit : option.unitDevice)
-        bytes += static_cast<double>(unit);
+      double bytes = static_cast<double>(option.deviceBytes);
       bool uvm = option.kernel == ComputeKernel::FusedUvmCaching ||
                  option.kernel == ComputeKernel::FusedUvm;
       double &best = uvm ? uvmBytes : fusedBytes;
