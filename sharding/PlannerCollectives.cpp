@@ -51,7 +51,7 @@ PartArray partsOf(const ShardLoad &load) {
 class CollectiveLoads {
 public:
   CollectiveLoads(const State &state, ArrayRef<TableOptions> tables)
-      : world(state.topology.worldSize), requested(state.requested) {
+      : world(state.topology->worldSize), requested(state.requested) {
     for (auto &part : parts)
       part.assign(world, 0);
     for (int64_t rank = 0; rank < world; ++rank)
@@ -148,7 +148,7 @@ class MoveSearch {
 public:
   MoveSearch(const State &state, ArrayRef<TableOptions> tableOptions)
       : state(state), tableOptions(tableOptions),
-        world(state.topology.worldSize),
+        world(state.topology->worldSize),
         ceiling(*std::max_element(state.cost.begin(), state.cost.end())),
         slack(1e-12 * std::max(1.0, ceiling)),
         deviceCeiling(
@@ -229,7 +229,7 @@ private:
 } // namespace
 
 bool Planner::improveCollectives(State &state) const {
-  int64_t world = state.topology.worldSize;
+  int64_t world = state.topology->worldSize;
   if (world < 2)
     return false;
   bool changed = false;
@@ -316,7 +316,7 @@ class TrafficLoads {
 public:
   TrafficLoads(const State &state, ArrayRef<TableSpec> specs,
                ArrayRef<TableOptions> tables, const PlannerOptions &options)
-      : world(state.topology.worldSize), sent(world, 0), recv(world, 0) {
+      : world(state.topology->worldSize), sent(world, 0), recv(world, 0) {
     double w = static_cast<double>(world);
     double everySends = 0, everyReceives = 0;
     for (int t = 0, e = specs.size(); t < e; ++t) {
@@ -447,10 +447,10 @@ std::pair<double, double> shardTraffic(const State &state,
                                        ArrayRef<TableSpec> specs,
                                        const PlannerOptions &options,
                                        int table, int shard) {
-  return TrafficLoads::holderDelta(
-      TrafficLoads::perPeer(specs[table], state.optionOf(table), shard,
-                            options),
-      state.topology.worldSize);
+  return TrafficLoads::holderDelta(TrafficLoads::perPeer(specs[table],
+                                                         state.optionOf(table),
+                                                         shard, options),
+                                   state.topology->worldSize);
 }
 
 /// The `count` ranks first by `before` (all of them when there are fewer):
@@ -506,7 +506,7 @@ int64_t Planner::busiestTrafficRank(const State &state) const {
 }
 
 bool Planner::lowerBusiestTraffic(State &state) const {
-  int64_t world = state.topology.worldSize;
+  int64_t world = state.topology->worldSize;
   if (world < 2)
     return false;
   bool changed = false;
@@ -579,7 +579,7 @@ bool Planner::lowerBusiestTraffic(State &state) const {
 }
 
 bool Planner::lowerPeakMemory(State &state) const {
-  int64_t world = state.topology.worldSize;
+  int64_t world = state.topology->worldSize;
   if (world < 2)
     return false;
   bool changed = false;

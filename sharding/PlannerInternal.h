@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -186,7 +187,7 @@ class State {
 public:
   State(const Topology &topology, ArrayRef<TableOptions> tables,
         const ShardLoad &baseline, double replicaBudget)
-      : topology(topology), tables(tables), replicaBudget(replicaBudget) {
+      : topology(&topology), tables(tables), replicaBudget(replicaBudget) {
     int64_t world = topology.worldSize;
     cost.assign(world, baseline.cost.total());
     held = cost;
@@ -206,7 +207,9 @@ public:
     extraHost.assign(world, 0);
   }
 
-  const Topology &topology;
+  /// A pointer, not a reference, so that a state of the same planner can be
+  /// assigned (re-shard copies reuse their storage).
+  const Topology *topology;
   ArrayRef<TableOptions> tables;
   double replicaBudget;
   double replicaUsed = 0;
@@ -406,6 +409,36 @@ struct Placed {
   int table = -1;
   int choice = -1;
   std::vector<int64_t> ranks;
+};
+
+/// States to copy plans into, kept for reuse; safe to use from several
+/// threads. A state taken is a copy of the one given; one given back keeps
+/// its storage for the next copy (vectors assigned in place allocate
+/// nothing when they are large enough).
+class StatePool {
+public:
+  std::unique_ptr<State> take(const State &from) {
+    std::unique_ptr<State> state;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!free.empty()) {
+        state = std::move(free.back());
+        free.pop_back();
+      }
+    }
+    if (!state)
+      return std::make_unique<State>(from);
+    *state = from;
+    return state;
+  }
+  void give(std::unique_ptr<State> state) {
+    std::lock_guard<std::mutex> lock(mutex);
+    free.push_back(std::move(state));
+  }
+
+private:
+  std::mutex mutex;
+  std::vector<std::unique_ptr<State>> free;
 };
 
 /// Whether one plan is better than another: lower maximum, then lower total.

@@ -67,7 +67,7 @@ bool Planner::tryMove(State &state, int64_t maxRank) const {
     if (option.unitCost(shard) <= 0)
       continue;
     double left = state.costAfter(maxRank, option, shard, -1.0);
-    for (int64_t rank = 0; rank < state.topology.worldSize; ++rank) {
+    for (int64_t rank = 0; rank < state.topology->worldSize; ++rank) {
       if (rank == maxRank || !state.fits(rank, load))
         continue;
       double value = std::max(state.costAfter(rank, option, shard, 1.0), left);
@@ -92,7 +92,7 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
   // Swap partners come from the least loaded ranks.
   constexpr size_t kSwapRanks = 32;
   std::vector<int64_t> partners;
-  for (int64_t rank = 0; rank < state.topology.worldSize; ++rank)
+  for (int64_t rank = 0; rank < state.topology->worldSize; ++rank)
     if (rank != maxRank && state.cost[rank] < current)
       partners.push_back(rank);
   auto byCost = [&](int64_t a, int64_t b) {
@@ -207,7 +207,7 @@ bool Planner::tryReshard(State &state, int64_t maxRank) const {
   // at most the requests' growth, so the ranks most loaded before are
   // sorted once and scanned until none can come higher.
   constexpr size_t kTopRanks = 32;
-  int64_t world = state.topology.worldSize;
+  int64_t world = state.topology->worldSize;
   std::vector<int64_t> top(world);
   std::iota(top.begin(), top.end(), 0);
   auto byCostDown = [&](int64_t a, int64_t b) {
@@ -389,6 +389,10 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
     if (list.size() > limit)
       list.pop_back();
   };
+  // Most copies are dropped: their storage is reused by the next ones
+  // (allocating and freeing a plan's worth of vectors per copy cost more
+  // in page faults than copying them).
+  StatePool scratch;
   for (int round = 0; round < kRounds; ++round) {
     settleCollectives(*best);
     const State &state = *best;
@@ -420,13 +424,17 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
       std::vector<std::unique_ptr<State>> copies(tries.size());
       llvm::parallelFor(0, tries.size(), [&](size_t k) {
         auto [table, option] = tries[k];
-        auto copy = std::make_unique<State>(from);
+        std::unique_ptr<State> copy = scratch.take(from);
         copy->removeTable(table);
-        if (!copy->place(table, option, /*byMemory=*/false))
+        bool kept = copy->place(table, option, /*byMemory=*/false);
+        if (kept) {
+          improve(*copy);
+          kept = preferred(*copy, *best);
+        }
+        if (!kept) {
+          scratch.give(std::move(copy));
           return;
-        improve(*copy);
-        if (!preferred(*copy, *best))
-          return;
+        }
         copy->trafficBytes = busiestTrafficBytes(*copy);
         copies[k] = std::move(copy);
       });

@@ -20,9 +20,11 @@ using namespace ember::sharding::detail;
 
 namespace {
 
-/// Options with at least this many free shards are placed over the ranks
-/// sorted by key once (State::place).
+/// Options with at least this many free shards are placed over all the
+/// ranks sorted by key (State::chooseRanks); fewer over the first
+/// kRanksPerShard per shard.
 constexpr int kSortedPlacementShards = 16;
+constexpr int64_t kRanksPerShard = 4;
 
 } // namespace
 
@@ -81,10 +83,31 @@ bool State::chooseRanks(int table, int index, bool byMemory,
     // Each shard goes to the rank that fits it with the lowest key (cost,
     // or device bytes when byMemory; ties to the lower rank), preferring a
     // rank this option does not use yet. Those ranks' keys do not change
-    // while the option is placed, so with many shards the ranks are sorted
-    // by key once and each shard takes the first unused one that fits
-    // (O(W log W + S W) at worst instead of O(S W) always); a shard no
-    // unused rank fits is placed by the scan below, among the used ranks.
+    // while the option is placed, so the ranks are put in key order once
+    // (all of them for many shards, else the first few: O(W) to select)
+    // and each shard takes the first unused one that fits; a shard that no
+    // unused rank in that order fits is placed by the scan below, over all
+    // ranks, which prefers unused ones too.
+    int64_t world = topology->worldSize;
+    if (numShards == 1) {
+      // Nothing is used yet: the fitting rank with the lowest key.
+      const UnitLoad &unit = option.unit(0);
+      int64_t best = -1;
+      double bestKey = 0;
+      for (int64_t rank = 0; rank < world; ++rank) {
+        if (!fits(rank, unit.device, unit.host))
+          continue;
+        double key = byMemory ? static_cast<double>(device[rank]) : held[rank];
+        if (best < 0 || key < bestKey) {
+          best = rank;
+          bestKey = key;
+        }
+      }
+      if (best < 0)
+        return false;
+      ranks[0] = best;
+      break;
+    }
     auto isUsed = [&](int64_t rank) {
       return extraCost[rank] != 0 || extraDevice[rank] != 0 ||
              extraHost[rank] != 0;
@@ -93,40 +116,42 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       return byMemory ? static_cast<double>(device[rank] + extraDevice[rank])
                       : held[rank] + extraCost[rank];
     };
-    int64_t world = topology.worldSize;
-    std::vector<int64_t> order;
-    std::vector<char> used;
-    bool sorted = numShards >= kSortedPlacementShards;
-    if (sorted) {
-      order.resize(world);
-      std::iota(order.begin(), order.end(), 0);
-      std::vector<double> keys(world);
-      for (int64_t rank = 0; rank < world; ++rank)
-        keys[rank] = keyOf(rank);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int64_t a, int64_t b) { return keys[a] < keys[b]; });
-      used.assign(world, 0);
+    std::vector<int64_t> order(world);
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<double> keys(world);
+    for (int64_t rank = 0; rank < world; ++rank)
+      keys[rank] = keyOf(rank);
+    auto byKey = [&](int64_t a, int64_t b) {
+      return keys[a] < keys[b] || (keys[a] == keys[b] && a < b);
+    };
+    int64_t prefix = numShards >= kSortedPlacementShards
+                         ? world
+                         : std::min<int64_t>(world, kRanksPerShard * numShards);
+    if (prefix < world) {
+      std::nth_element(order.begin(), order.begin() + prefix, order.end(),
+                       byKey);
+      order.resize(prefix);
     }
+    std::sort(order.begin(), order.end(), byKey);
+    std::vector<char> used(world, 0);
     size_t firstFree = 0; // order[0, firstFree) are all used
     bool ok = true;
     for (int shard = 0; shard < numShards && ok; ++shard) {
-      if (sorted) {
-        while (firstFree < order.size() && used[order[firstFree]])
-          ++firstFree;
-        int64_t pick = -1;
-        for (size_t i = firstFree; i < order.size(); ++i) {
-          int64_t rank = order[i];
-          if (!used[rank] && fitsWithExtra(rank, option, shard)) {
-            pick = rank;
-            break;
-          }
+      while (firstFree < order.size() && used[order[firstFree]])
+        ++firstFree;
+      int64_t pick = -1;
+      for (size_t i = firstFree; i < order.size(); ++i) {
+        int64_t rank = order[i];
+        if (!used[rank] && fitsWithExtra(rank, option, shard)) {
+          pick = rank;
+          break;
         }
-        if (pick >= 0) {
-          ranks[shard] = pick;
-          addExtra(pick, option, shard);
-          used[pick] = isUsed(pick);
-          continue;
-        }
+      }
+      if (pick >= 0) {
+        ranks[shard] = pick;
+        addExtra(pick, option, shard);
+        used[pick] = isUsed(pick);
+        continue;
       }
       int64_t best = -1;
       double bestKey = 0;
@@ -149,8 +174,7 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       }
       ranks[shard] = best;
       addExtra(best, option, shard);
-      if (sorted)
-        used[best] = isUsed(best);
+      used[best] = isUsed(best);
     }
     clearExtra();
     if (!ok)
@@ -158,12 +182,12 @@ bool State::chooseRanks(int table, int index, bool byMemory,
     break;
   }
   case Placement::Node: {
-    int64_t perNode = topology.ranksPerNode;
+    int64_t perNode = topology->ranksPerNode;
     int64_t bestNode = -1;
     double bestKey = 0;
-    for (int64_t node = 0; node < topology.numNodes(); ++node) {
+    for (int64_t node = 0; node < topology->numNodes(); ++node) {
       int64_t first = node * perNode;
-      if (first + numShards > topology.worldSize)
+      if (first + numShards > topology->worldSize)
         continue;
       bool ok = true;
       double key = 0;
@@ -221,7 +245,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   });
 
   std::vector<int> failed;
-  std::vector<int64_t> ranks;
+  std::vector<int64_t> ranks, bestRanks;
   double runningMax = *std::max_element(state.held.begin(), state.held.end());
   for (int t : order) {
     const auto &opts = tableOptions[t].options;
@@ -232,6 +256,12 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
         double bestMax = 0, bestTotal = 0;
         for (int i = 0, e = opts.size(); i < e; ++i) {
           if ((opts[i].kernel == ComputeKernel::FusedUvmCaching) != uvm)
+            continue;
+          // The weight below is at least runningMax plus the option's
+          // requests: an option that cannot beat the best one even then is
+          // not placed (`better` is monotone in the maximum).
+          if (chosen >= 0 && !better(runningMax + opts[i].everyRankCost,
+                                     opts[i].totalCost, bestMax, bestTotal))
             continue;
           if (!state.chooseRanks(t, i, /*byMemory=*/false, ranks))
             continue;
@@ -248,13 +278,14 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
             chosen = i;
             bestMax = newMax;
             bestTotal = opts[i].totalCost;
+            bestRanks.swap(ranks);
           }
         }
         if (chosen >= 0)
           break;
       }
       if (chosen >= 0)
-        state.place(t, chosen, false);
+        state.placeAt(t, chosen, bestRanks);
     } else {
       std::vector<int> byPreference(opts.size());
       std::iota(byPreference.begin(), byPreference.end(), 0);
