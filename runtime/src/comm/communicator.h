@@ -41,9 +41,11 @@ public:
 
   /// Within `group` (global ranks, ascending, containing this rank): sends[i]
   /// goes to group[i] and recvs[i] comes from group[i]; this rank's own entry
-  /// is copied locally. Every member must call it, in the same order as its
-  /// other exchanges with the same peers. `what` names the operation in
-  /// errors ("kjt_all_to_all 'ebc.input_dist'").
+  /// is copied locally (not at all when its receive is its send: a kernel
+  /// that reads its own block in place passes the same pointer for both).
+  /// Every member must call it, in the same order as its other exchanges
+  /// with the same peers. `what` names the operation in errors
+  /// ("kjt_all_to_all 'ebc.input_dist'").
   virtual Status exchange(const std::vector<int> &group,
                           const std::vector<SendBuffer> &sends,
                           const std::vector<RecvBuffer> &recvs,

@@ -385,6 +385,86 @@ TEST_P(CollectiveTest, PooledAllToAllPutsSegmentsAtTheirColumns) {
   }
 }
 
+/// Forwards to a real communicator and records, per exchange, this rank's
+/// own entry: its bytes and whether its receive aliases its send (nothing
+/// to copy for it).
+class OwnEntryRecorder : public Communicator {
+public:
+  explicit OwnEntryRecorder(Communicator &inner) : inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int worldSize() const override { return inner_.worldSize(); }
+  Status exchange(const std::vector<int> &group,
+                  const std::vector<SendBuffer> &sends,
+                  const std::vector<RecvBuffer> &recvs,
+                  const std::string &what) override {
+    size_t me = static_cast<size_t>(
+        std::find(group.begin(), group.end(), rank()) - group.begin());
+    own.push_back({sends[me].bytes, sends[me].data == recvs[me].data});
+    return inner_.exchange(group, sends, recvs, what);
+  }
+  std::vector<std::pair<size_t, bool>> own; // (bytes, aliased) per exchange
+
+private:
+  Communicator &inner_;
+};
+
+TEST_P(CollectiveTest, PooledAllToAllReadsItsOwnBlockInPlace) {
+  // The own block goes from x to the output in one copy: its receive is its
+  // send (the communicator copies nothing), with and without a wire codec,
+  // and the output is still every position's rows in place.
+  const int w = world();
+  if (w == 1)
+    GTEST_SKIP() << "a group of one exchanges nothing";
+  const std::vector<int64_t> batches = batchesFor(w);
+  const std::vector<int64_t> dims = pooledDimsFor(w);
+  const std::vector<int64_t> rowOff = prefixSums(batches);
+  const int64_t total = rowOff[w], dSum = prefixSums(dims)[w];
+  for (std::string codec : {"float32", "bfloat16"}) {
+    SCOPED_TRACE(codec);
+    std::mt19937 rng(91 + w);
+    std::vector<std::vector<float>> x(w);
+    for (int q = 0; q < w; ++q)
+      x[q] = randomFloats(rng, total * dims[q], kBound);
+    std::vector<std::vector<float>> refs(w);
+    for (int r = 0; r < w; ++r)
+      refs[r].resize(batches[r]);
+    Attributes attrs;
+    attrs.set("dim_per_rank", dims);
+    attrs.set("comm_dtype", codec);
+    runRanks(w, 30, [&](int r, Communicator *comm) {
+      OwnEntryRecorder recorder(*comm);
+      CollectiveContext ctx(
+          worldCollective(CollectiveInfo::Kind::kAllToAll, w, r, kGroup),
+          &recorder);
+      ctx.addInput(
+          Tensor::view(x[r].data(), DType::kFloat32, {total, dims[r]}));
+      ctx.addInput(Tensor::view(refs[r].data(), DType::kFloat32, {batches[r]}));
+      ctx.setNumOutputs(1);
+      ctx.attrs() = attrs;
+      Status s = runKernel("pooled_all_to_all", ctx);
+      ASSERT_TRUE(s.isOk()) << "rank " << r << ": " << s.toString();
+      // The header exchange, then the payload: the own block's bytes.
+      ASSERT_FALSE(recorder.own.empty());
+      const size_t element = codec == "float32" ? 4 : 2;
+      EXPECT_EQ(recorder.own.back().first,
+                static_cast<size_t>(batches[r] * dims[r]) * element)
+          << "rank " << r;
+      EXPECT_TRUE(recorder.own.back().second)
+          << "rank " << r << ": the own block is copied into the staging "
+          << "buffer before the output";
+      std::vector<float> expected;
+      for (int64_t b = 0; b < batches[r]; ++b)
+        for (int q = 0; q < w; ++q)
+          for (int64_t d = 0; d < dims[q]; ++d) {
+            float v = x[q][(rowOff[r] + b) * dims[q] + d];
+            expected.push_back(codec == "float32" ? v : roundTrip(codec, v));
+          }
+      EXPECT_EQ(ctx.output(0).shape(), Shape({batches[r], dSum}));
+      EXPECT_EQ(floatsOf(ctx.output(0)), expected) << "rank " << r;
+    });
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, CollectiveTest, ::testing::Values(1, 2, 4),
                          rankCountName);
 
