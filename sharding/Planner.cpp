@@ -223,14 +223,21 @@ ember::sharding::computeRankLoads(ArrayRef<TableSpec> tables,
       if (ranks.empty())
         for (int64_t rank = 0; rank < options.topology.worldSize; ++rank)
           ranks.push_back(rank);
+      ShardLoad replica = model.replicaLoad(tables[t], ranks.size());
       for (int64_t rank : ranks)
-        loads[rank] += model.replicaLoad(tables[t], ranks.size());
+        loads[rank] += replica;
       continue;
     }
+    // A shard's load depends on its size only: computed again only when
+    // the size changes.
+    ShardLoad load;
+    const Shard *previous = nullptr;
     for (const Shard &shard : sharding.shards) {
-      ShardLoad load = model.shardLoad(tables[t], sharding.kind,
-                                       sharding.kernel, shard,
-                                       sharding.shards.size());
+      if (!previous || previous->rows != shard.rows ||
+          previous->cols != shard.cols)
+        load = model.shardLoad(tables[t], sharding.kind, sharding.kernel, shard,
+                               sharding.shards.size());
+      previous = &shard;
       loads[shard.rank] += load;
       requested += load.everyRank;
     }

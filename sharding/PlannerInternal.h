@@ -200,6 +200,8 @@ public:
     ranksOf.assign(tables.size(), {});
     positions.assign(tables.size(), {});
     movable.assign(tables.size(), 0);
+    movableUnits.assign(world, {});
+    movableStale.assign(world, 1);
     deviceCap = topology.usableDeviceMemory();
     hostCap = topology.hostMemoryBytes;
     extraCost.assign(world, 0);
@@ -231,12 +233,29 @@ public:
   /// option and not fixed by the user (kept with `choice`: the searches
   /// test it for every unit of the ranks they scan).
   std::vector<char> movable;
+  /// Each rank's units of movable tables, in the order of `units`, rebuilt
+  /// on use once the rank's units changed (movableUnitsOn): trySwap scans
+  /// the lists of 32 ranks per step, most of whose units are replicas.
+  std::vector<std::vector<std::pair<int, int>>> movableUnits;
+  std::vector<char> movableStale;
   std::vector<std::vector<int64_t>> ranksOf;
   std::vector<std::vector<size_t>> positions;
   /// Scratch of place(): what the shards placed so far add to each rank.
   std::vector<double> extraCost;
   std::vector<int64_t> extraDevice, extraHost;
   std::vector<int64_t> touched;
+
+  ArrayRef<std::pair<int, int>> movableUnitsOn(int64_t rank) {
+    if (movableStale[rank]) {
+      std::vector<std::pair<int, int>> &list = movableUnits[rank];
+      list.clear();
+      for (std::pair<int, int> unit : units[rank])
+        if (movable[unit.first])
+          list.push_back(unit);
+      movableStale[rank] = 0;
+    }
+    return movableUnits[rank];
+  }
 
   const Option &optionOf(int table) const {
     return tables[table].options[choice[table]];
@@ -328,6 +347,7 @@ public:
     ranksOf[table][shard] = rank;
     positions[table][shard] = units[rank].size();
     units[rank].push_back({table, shard});
+    movableStale[rank] = 1;
   }
 
   void removeUnit(int table, int shard) {
@@ -340,6 +360,7 @@ public:
     refreshCost(rank);
     device[rank] -= unit.device;
     host[rank] -= unit.host;
+    movableStale[rank] = 1;
     size_t position = positions[table][shard];
     auto &list = units[rank];
     std::pair<int, int> last = list.back();

@@ -40,16 +40,28 @@ costliestTablesOn(const State &state, int64_t rank, size_t limit, Skip skip) {
     if (!skip(table))
       candidates.push_back(
           {state.optionOf(table).load(shard).cost.total(), table});
-  llvm::sort(candidates, [](auto &a, auto &b) {
+  auto costlier = [](auto &a, auto &b) {
     return a.first > b.first || (a.first == b.first && a.second < b.second);
-  });
-  candidates.erase(
-      std::unique(candidates.begin(), candidates.end(),
-                  [](auto &a, auto &b) { return a.second == b.second; }),
-      candidates.end());
-  if (candidates.size() > limit)
-    candidates.resize(limit);
-  return candidates;
+  };
+  auto sameTable = [](auto &a, auto &b) { return a.second == b.second; };
+  // In that order, a table's consecutive shards once. Which survive depends
+  // only on the shards before, so sorting a prefix is enough when `limit`
+  // survive in it (most of a rank's units are other tables').
+  size_t head = std::min(candidates.size(), 2 * limit);
+  while (true) {
+    std::partial_sort(candidates.begin(), candidates.begin() + head,
+                      candidates.end(), costlier);
+    std::vector<std::pair<double, int>> result(candidates.begin(),
+                                               candidates.begin() + head);
+    result.erase(std::unique(result.begin(), result.end(), sameTable),
+                 result.end());
+    if (result.size() >= limit || head == candidates.size()) {
+      if (result.size() > limit)
+        result.resize(limit);
+      return result;
+    }
+    head = std::min(candidates.size(), 2 * head);
+  }
 }
 
 } // namespace
@@ -119,9 +131,7 @@ bool Planner::trySwap(State &state, int64_t maxRank) const {
                                std::numeric_limits<double>::infinity());
   for (size_t p = 0; p < partners.size(); ++p) {
     firstUnit[p] = partnerUnits.size();
-    for (auto [table, shard] : state.units[partners[p]]) {
-      if (!state.movable[table])
-        continue;
+    for (auto [table, shard] : state.movableUnitsOn(partners[p])) {
       const Option &option = state.optionOf(table);
       partnerUnits.push_back({table, shard, option.unitCost(shard), &option});
       cheapest[p] = std::min(cheapest[p], option.unitCost(shard));
