@@ -386,23 +386,32 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
         tables.push_back(entry);
     return tables;
   };
+  // Copies are dropped into a pool whose states the next copies reuse
+  // (allocating and freeing a plan's worth of vectors per copy cost more in
+  // page faults than copying them).
+  StatePool scratch;
+  auto drop = [&](std::vector<std::unique_ptr<State>> &list) {
+    for (std::unique_ptr<State> &copy : list)
+      if (copy)
+        scratch.give(std::move(copy));
+    list.clear();
+  };
   // Inserts `copy` into `list` (at most `limit`, first those `before`).
   auto keepBest = [&](std::vector<std::unique_ptr<State>> &list,
-                      std::unique_ptr<State> copy, size_t limit,
-                      auto before) {
+                      std::unique_ptr<State> copy, size_t limit, auto before) {
     auto at = std::find_if(list.begin(), list.end(), [&](auto &other) {
       return before(*copy, *other);
     });
-    if (static_cast<size_t>(at - list.begin()) >= limit)
+    if (static_cast<size_t>(at - list.begin()) >= limit) {
+      scratch.give(std::move(copy));
       return;
+    }
     list.insert(at, std::move(copy));
-    if (list.size() > limit)
+    if (list.size() > limit) {
+      scratch.give(std::move(list.back()));
       list.pop_back();
+    }
   };
-  // Most copies are dropped: their storage is reused by the next ones
-  // (allocating and freeing a plan's worth of vectors per copy cost more
-  // in page faults than copying them).
-  StatePool scratch;
   for (int round = 0; round < kRounds; ++round) {
     settleCollectives(*best);
     const State &state = *best;
@@ -461,10 +470,13 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
     auto settle = [&]() -> std::unique_ptr<State> {
       for (std::unique_ptr<State> &copy : within) {
         settleCollectives(*copy);
-        if (busiestTrafficBytes(*copy) <= bytesLimit)
-          return std::move(copy);
+        if (busiestTrafficBytes(*copy) <= bytesLimit) {
+          std::unique_ptr<State> winner = std::move(copy);
+          drop(within);
+          return winner;
+        }
       }
-      within.clear();
+      drop(within);
       return nullptr;
     };
     reshardEach(state, candidatesOf(state));
@@ -475,9 +487,12 @@ void Planner::reshardAndImprove(std::unique_ptr<State> &best) const {
       for (const std::unique_ptr<State> &start : starts)
         reshardEach(*start, candidatesOf(*start));
       winner = settle();
+      drop(starts);
     }
+    drop(over);
     if (!winner)
       return;
+    scratch.give(std::move(best));
     best = std::move(winner);
   }
 }
