@@ -5,7 +5,7 @@ plan with `ember-run` and the launcher variables, in each overlap mode.
 usage: python3 bench/overlap_netns.py [--models dlrm,many] [--ranks 2,4]
            [--links 25,100,400] [--scale 100|auto] [--modes off,streams,pipeline]
            [--batch-per-rank 1024] [--repeat 20] [--rounds 3] [--warmup 5] [--threads 1]
-           [--pipeline-depth 3[,5,...]]
+           [--pipeline-depth 3[,5,...]] [--mtu 9000]
            [--work DIR] [--json FILE] [--bin build/release/bin]
            [--fail-rank R --fail-after S]    (test hook: kill rank R S seconds into a run)
 Needs root (namespaces); exits 77 saying why when it cannot make them.
@@ -14,6 +14,13 @@ Hosts: one namespace per rank, a veth (MTU 9000) to a bridge in a hub namespace;
 are the modelled NIC rates in Gb/s, divided by `--scale` and applied with tc tbf to both
 directions of every host's link, so every rank has one NIC of that rate to a non-blocking
 switch. The link without a limit (the veth's own speed) always runs first.
+--mtu (default 9000, up to 65000): the veths' and the bridge's MTU; tbf's bucket holds one
+packet of it. Every packet costs this machine's CPU a trip through tbf, two veths, the
+bridge and TCP (and an ACK every second one): at 9000 the 26-table models spend ~40 ms of
+the ranks' ~140 ms of CPU per step on it, at 65000 (the 64 KiB segments a NIC with TSO/GRO
+hands the host) a fraction; the tbf bucket then lets one 64 KiB packet through at the
+veth's speed, which matters for the DLRM example's small steps, not for the 26-table models
+(docs/performance.md, "Where the ranks' CPU goes").
 --scale 100 (default): 25 / 100 / 400 Gb/s become 250 Mb/s / 1 Gb/s / 4 Gb/s. Why 1/100:
 an H100 reads its HBM at ~3 TB/s, a core of this machine streams ~30 GB/s, and a DLRM
 step's compute is dominated by memory traffic (lookups, MLP weights), so slowing the links
@@ -554,7 +561,7 @@ def rate_text(bps):
 def bench_world(args, features, model_dirs, world, results):
     hosts = None
     try:
-        hosts = netns_hosts.Hosts(world, tag=TAG)
+        hosts = netns_hosts.Hosts(world, tag=TAG, mtu=args.mtu)
         runner = Runner(args, hosts, features)
         for model in args.models:
             mdir = model_dirs[model]
@@ -785,6 +792,7 @@ def parse_args(argv):
     ap.add_argument("--json")
     ap.add_argument("--bin", default=os.path.join(REPO, "build", "release", "bin"))
     ap.add_argument("--nice", type=int, default=0)
+    ap.add_argument("--mtu", type=int, default=9000)
     ap.add_argument("--fail-rank", type=int)
     ap.add_argument("--fail-after", type=float, default=1.0)
     args = ap.parse_args(argv)
@@ -827,6 +835,8 @@ def parse_args(argv):
         ap.error("--batch-per-rank, --repeat and --rounds must be >= 1, --warmup and --threads >= 0")
     if not -20 <= args.nice <= 19:
         ap.error("--nice must be between -20 and 19")
+    if not 1280 <= args.mtu <= 65000:
+        ap.error("--mtu must be between 1280 and 65000")
     if not (args.timeout > 0):
         ap.error("--timeout must be > 0")
     if args.fail_rank is not None and not 0 <= args.fail_rank < min(args.ranks):
@@ -851,9 +861,9 @@ def main(argv):
     features = run_features(args)
     started = time.time()
     load = os.getloadavg()
-    print("overlap_netns: %s, %d cores, load %.2f %.2f %.2f, %s; ember-run: %s" % (
+    print("overlap_netns: %s, %d cores, load %.2f %.2f %.2f, %s, MTU %d; ember-run: %s" % (
         platform.node(), os.cpu_count(), load[0], load[1], load[2],
-        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), args.mtu,
         ", ".join("%s %s" % (k, "yes" if v else "no") for k, v in sorted(features.items()))), flush=True)
     results = []
     try:
@@ -873,7 +883,7 @@ def main(argv):
         doc = {"command": " ".join([os.path.basename(sys.argv[0])] + list(argv)),
                "host": platform.node(), "cores": os.cpu_count(),
                "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-               "load_start": load, "load_end": os.getloadavg(), "scale": args.scale,
+               "load_start": load, "load_end": os.getloadavg(), "scale": args.scale, "mtu": args.mtu,
                "features": features, "results": results}
         tmp = args.json + ".tmp"
         with open(tmp, "w") as f:

@@ -191,6 +191,8 @@ def case_bad_args(bin_dir, work):
            (["--repeat", "0"], "--repeat and --rounds must be >= 1"),
            (["--rounds", "0"], "--repeat and --rounds must be >= 1"),
            (["--nice", "-30"], "--nice must be between -20 and 19"),
+           (["--mtu", "100"], "--mtu must be between 1280 and 65000"),
+           (["--mtu", "70000"], "--mtu must be between 1280 and 65000"),
            (["--pipeline-depth", "1"], "--pipeline-depth must be >= 2"),
            (["--pipeline-depth", "two"], "--pipeline-depth: not a comma-separated list"),
            (["--pipeline-depth", "3,2,1"], "--pipeline-depth must be >= 2"),
