@@ -62,11 +62,6 @@ std::vector<std::pair<int64_t, int64_t>> rowBlocks(int64_t rows,
 void Planner::finishOption(const TableSpec &table, Option &option) {
   option.units.clear();
   option.unitOfShard.clear();
-  option.deviceBytes = 0;
-  option.hostBytes = 0;
-  option.totalCost = 0;
-  option.everyRankCost = 0;
-  option.everyRankParts = {};
   option.maxShardDeviceBytes = 0;
   option.shardsNeverLowerCost = true;
   int64_t numShards = option.shards.size();
@@ -101,30 +96,57 @@ void Planner::finishOption(const TableSpec &table, Option &option) {
       option.units.push_back(unit);
       sizes.push_back(size);
     }
-    const UnitLoad &unit = option.units[index];
     option.unitOfShard.push_back(static_cast<uint32_t>(index));
-    option.totalCost +=
-        unit.cost + unit.load.everyRank.total() *
-                        static_cast<double>(options.topology.worldSize);
-    option.everyRankCost += unit.load.everyRank.total();
-    Exchanges requested = exchangesOf(unit.load.everyRank);
-    for (int c = 0; c < kExchanges; ++c)
-      option.everyRankParts[c] += requested[c];
-    option.deviceBytes += unit.device;
-    option.hostBytes += unit.host;
   }
+  // The totals, shard by shard in shard order (the same sums to the last
+  // bit whatever the number of distinct loads), from each load's terms.
+  struct Terms {
+    double total, everyRank;
+    Exchanges requested;
+  };
+  std::vector<Terms> terms;
+  for (const UnitLoad &unit : option.units) {
+    double everyRank = unit.load.everyRank.total();
+    terms.push_back({unit.cost + everyRank * static_cast<double>(
+                                                 options.topology.worldSize),
+                     everyRank, exchangesOf(unit.load.everyRank)});
+  }
+  double totalCost = 0, everyRankCost = 0;
+  Exchanges everyRankParts{};
+  int64_t deviceBytes = 0, hostBytes = 0;
+  for (uint32_t index : option.unitOfShard) {
+    const Terms &term = terms[index];
+    totalCost += term.total;
+    everyRankCost += term.everyRank;
+    for (int c = 0; c < kExchanges; ++c)
+      everyRankParts[c] += term.requested[c];
+    deviceBytes += option.units[index].device;
+    hostBytes += option.units[index].host;
+  }
+  option.totalCost = totalCost;
+  option.everyRankCost = everyRankCost;
+  option.everyRankParts = everyRankParts;
+  option.deviceBytes = deviceBytes;
+  option.hostBytes = hostBytes;
   if (option.kind == ShardingKind::DataParallel && !option.units.empty())
     option.replicaBytes = option.units.front().device;
   // Distinct ranks: in increasing order (every auto option), else sorted.
-  std::vector<int64_t> ranks;
-  for (const Shard &shard : option.shards)
-    ranks.push_back(shard.rank);
-  auto notIncreasing = [](int64_t a, int64_t b) { return a >= b; };
-  if (std::adjacent_find(ranks.begin(), ranks.end(), notIncreasing) !=
-      ranks.end())
+  auto increasing = [&] {
+    for (int64_t i = 1; i < numShards; ++i)
+      if (option.shards[i - 1].rank >= option.shards[i].rank)
+        return false;
+    return true;
+  };
+  if (increasing()) {
+    option.shardsOnDistinctRanks = true;
+  } else {
+    std::vector<int64_t> ranks;
+    for (const Shard &shard : option.shards)
+      ranks.push_back(shard.rank);
     llvm::sort(ranks);
-  option.shardsOnDistinctRanks =
-      std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
+    option.shardsOnDistinctRanks =
+        std::adjacent_find(ranks.begin(), ranks.end()) == ranks.end();
+  }
 }
 
 bool ember::sharding::isKindAllowed(const TableSpec &table, ShardingKind kind,
@@ -187,7 +209,7 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
       std::vector<Shard> shards = columnShards(pinned.size());
       for (size_t i = 0; i < shards.size(); ++i)
         shards[i].rank = pinned[i];
-      layouts.push_back({Placement::Fixed, shards});
+      layouts.push_back({Placement::Fixed, std::move(shards)});
       break;
     }
     int64_t blocks = table.dim / kColumnBlock;
@@ -210,7 +232,7 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
     for (size_t i = 0; i < blocks.size(); ++i)
       shards.push_back(
           Shard{blocks[i].first, 0, blocks[i].second, table.dim, ranks[i]});
-    layouts.push_back({Placement::Fixed, shards});
+    layouts.push_back({Placement::Fixed, std::move(shards)});
     break;
   }
   case ShardingKind::TableRowWise: {
@@ -222,7 +244,8 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
     for (size_t i = 0; i < blocks.size(); ++i)
       shards.push_back(Shard{blocks[i].first, 0, blocks[i].second, table.dim,
                              isPinned ? pinned[i] : static_cast<int64_t>(i)});
-    layouts.push_back({isPinned ? Placement::Fixed : Placement::Node, shards});
+    layouts.push_back(
+        {isPinned ? Placement::Fixed : Placement::Node, std::move(shards)});
     break;
   }
   case ShardingKind::DataParallel: {
@@ -233,20 +256,25 @@ void Planner::addOptionsOfKind(const TableSpec &table, ShardingKind kind,
       for (int64_t rank : ranks)
         shards.push_back(whole(rank));
     } else {
+      shards.reserve(topo.worldSize);
       for (int64_t rank = 0; rank < topo.worldSize; ++rank)
         shards.push_back(whole(rank));
     }
-    layouts.push_back({Placement::Fixed, shards});
+    layouts.push_back({Placement::Fixed, std::move(shards)});
     break;
   }
   }
-  for (ComputeKernel kernel : kernels) {
+  for (size_t k = 0; k < kernels.size(); ++k) {
     for (auto &[placement, shards] : layouts) {
       Option option;
       option.kind = kind;
-      option.kernel = kernel;
+      option.kernel = kernels[k];
       option.placement = placement;
-      option.shards = shards;
+      // The last kernel takes the layout's shards, the others a copy.
+      if (k + 1 == kernels.size())
+        option.shards = std::move(shards);
+      else
+        option.shards = shards;
       finishOption(table, option);
       if (kind == ShardingKind::DataParallel && autoChoice && pinned.empty()) {
         if (static_cast<double>(option.replicaBytes) >
