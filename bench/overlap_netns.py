@@ -65,7 +65,9 @@ no limit (labelled "est."). Pipelined rows split their exposed communication int
 caller's waits before its first compute), drain (the last batch's once every other batch is
 computed: neither can be hidden within one call) and steady (the rest: one rank waiting for a
 lagging one, mostly). Every row gives the ranks' CPU time per step (user + system, startup
-included), the cores that is over the run's wall time, and the whole machine's busy share.
+included), the cores that is over the run's wall time, rank 0's own CPU per step over its
+timed steps only (ember-run's cpu_ms_per_run: every thread, no startup, no warm-up; "rank 0
+steady"), and the whole machine's busy share.
 Every mode's outputs must be byte-identical to mode off's at the same rate: a difference is
 an error (exit 1).
 Every namespace, veth, bridge and rank it made is removed on exit, also on an error,
@@ -506,6 +508,10 @@ class Runner:
                "ranks_cores": cpu_s / wall if wall > 0 else 0.0,
                "machine_busy": ((jiffies1[0] - jiffies0[0]) / (jiffies1[1] - jiffies0[1])
                                 if jiffies1[1] > jiffies0[1] else 0.0)}
+        # Rank 0's own CPU per step over its timed steps (ember-run's cpu_ms_per_run: every
+        # thread of the process, no startup, no warm-up), when its ember-run reports it.
+        if "cpu_ms_per_run" in out[0]:
+            cpu["rank0_steady_cpu_ms_per_step"] = out[0]["cpu_ms_per_run"]
         link = {"sent_bytes_per_step": [(b["bytes"] - a["bytes"]) / steps for a, b in zip(counters, after)],
                 "overlimits": sum(b["overlimits"] - a["overlimits"] for a, b in zip(counters, after)),
                 "dropped": sum(b["dropped"] - a["dropped"] for a, b in zip(counters, after))}
@@ -694,6 +700,9 @@ def summarize_runs(row, runs, off_runs):
         # cannot get shorter by any schedule of the same work.
         row["cpu"] = {k: _median([c[k] for c in cpus]) for k in ("ranks_cpu_ms_per_step", "ranks_cores",
                                                                  "machine_busy")}
+        if all("rank0_steady_cpu_ms_per_step" in c for c in cpus):
+            row["cpu"]["rank0_steady_cpu_ms_per_step"] = _median(
+                [c["rank0_steady_cpu_ms_per_step"] for c in cpus])
     if all("comm_ms" in r for r in runs):
         for key in ("comm_ms", "exposed_ms", "compute_ms"):
             row[key] = _median([r[key] for r in runs])
@@ -754,8 +763,11 @@ def print_row(row):
             h["issue"]["median"], h["issue"]["p90"], h["return"]["median"], h["return"]["p90"])
     cpu = row.get("cpu")
     if cpu:
-        text += "  cpu: ranks %.0f ms/step (%.2f of %d cores), machine %.0f%% busy" % (
-            cpu["ranks_cpu_ms_per_step"], cpu["ranks_cores"], os.cpu_count(), 100 * cpu["machine_busy"])
+        text += "  cpu: ranks %.0f ms/step (%.2f of %d cores)" % (
+            cpu["ranks_cpu_ms_per_step"], cpu["ranks_cores"], os.cpu_count())
+        if "rank0_steady_cpu_ms_per_step" in cpu:
+            text += ", rank 0 steady %.1f ms/step" % cpu["rank0_steady_cpu_ms_per_step"]
+        text += ", machine %.0f%% busy" % (100 * cpu["machine_busy"])
     if row.get("mode") == "off" and "bounds" in row and row["link_gbps"]:
         text += "  pipelined at best: exposed >= %.0f%%, x%.2f" % (
             100 * row["bounds"]["pipelined_exposed_share_min"], row["bounds"]["pipelined_speedup_max"])

@@ -42,11 +42,11 @@ repeat_report)
     --report-json "$work/report.json" --output-dir "$out" >"$work/stdout" || fail "ember-run failed"
   cat "$work/stdout"
   grep -q "p99" "$work/stdout" || fail "no latency line"
-  for key in '"median"' '"p90"' '"p99"' '"throughput_samples_per_s"' '"batch_size": 16' '"repeat": 20'; do
+  for key in '"median"' '"p90"' '"p99"' '"throughput_samples_per_s"' '"cpu_ms_per_run"' '"batch_size": 16' '"repeat": 20'; do
     grep -qF "$key" "$work/report.json" || fail "report lacks $key"
   done
   if command -v /usr/bin/python3 >/dev/null; then
-    /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['latency_ms']['min'] <= r['latency_ms']['median'] <= r['latency_ms']['p99']" \
+    /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['latency_ms']['min'] <= r['latency_ms']['median'] <= r['latency_ms']['p99']; assert 0 < r['cpu_ms_per_run'] < 10 * r['latency_ms']['max'] + 50, r['cpu_ms_per_run']" \
       "$work/report.json" || fail "report is not valid JSON or inconsistent"
   fi
   check_prob ;;

@@ -250,12 +250,12 @@ std::string reportJson(const RunOptions &o, const LatencyStats &s,
       "  \"bounds_check\": \"%s\",\n  \"batch_size\": %lld,\n"
       "  \"latency_ms\": {\"min\": %.6f, \"median\": %.6f, \"p90\": %.6f, "
       "\"p99\": %.6f, \"mean\": %.6f, \"max\": %.6f},\n"
-      "  \"throughput_samples_per_s\": %.3f,\n  \"invalid_ids\": %lld,\n"
-      "  \"arena_bytes\": %lld,\n",
+      "  \"throughput_samples_per_s\": %.3f,\n  \"cpu_ms_per_run\": %.3f,\n"
+      "  \"invalid_ids\": %lld,\n  \"arena_bytes\": %lld,\n",
       o.repeat, o.warmup, o.threads,
       std::string(boundsCheckModeName(o.boundsCheck)).c_str(),
       static_cast<long long>(batch), s.minMs, s.medianMs, s.p90Ms, s.p99Ms,
-      s.meanMs, s.maxMs, s.samplesPerSecond,
+      s.meanMs, s.maxMs, s.samplesPerSecond, s.cpuMsPerRun,
       static_cast<long long>(out.invalidIds()),
       static_cast<long long>(stats.arenaBytes));
   json += buf;
@@ -306,7 +306,8 @@ void injectTestFault(int rank, int runIndex) {
 
 int report(const RunOptions &o, const Session &session,
            const std::vector<const RunOutputs *> &outs,
-           const std::vector<double> &latencies, const std::string &trace);
+           const std::vector<double> &latencies, double cpuMsPerRun,
+           const std::string &trace);
 
 /// What otherData of the trace says about the run.
 std::vector<std::pair<std::string, std::string>>
@@ -403,6 +404,7 @@ int run(const RunOptions &o) {
   std::vector<double> latencies;
   const size_t total = numBatches * static_cast<size_t>(o.repeat);
   latencies.reserve(total);
+  const double cpuStart = processCpuMs();
   if (o.pipelineDepth > 1) {
     // One pipelined call over the list, --repeat times: the time per batch
     // is the call's over the number of batches.
@@ -437,6 +439,8 @@ int run(const RunOptions &o) {
           std::chrono::duration<double, std::milli>(end - start).count());
     }
   }
+  const double cpuMsPerRun =
+      (processCpuMs() - cpuStart) / static_cast<double>(total);
   SessionTrace trace;
   if (sessionOptions.recordTrace)
     trace = (*session)->takeTrace();
@@ -478,17 +482,19 @@ int run(const RunOptions &o) {
       return fail(merged.status());
     traceJson = std::move(*merged);
   }
-  return report(o, **session, results, latencies, traceJson);
+  return report(o, **session, results, latencies, cpuMsPerRun, traceJson);
 }
 
 int report(const RunOptions &o, const Session &session,
            const std::vector<const RunOutputs *> &outs,
-           const std::vector<double> &latencies, const std::string &trace) {
+           const std::vector<double> &latencies, double cpuMsPerRun,
+           const std::string &trace) {
   Status s;
   const RunOutputs &out = *outs[0];
   const bool several = outs.size() > 1;
   int64_t batch = batchSizeOf(out);
   LatencyStats stats = computeLatencyStats(latencies, batch);
+  stats.cpuMsPerRun = cpuMsPerRun;
 
   for (size_t b = 0; b < outs.size(); ++b) {
     const std::string prefix = several ? "batch " + std::to_string(b) + " " : "";

@@ -1,6 +1,8 @@
 //===- latency.cpp - Latency statistics and the JSON report ---------------===//
 #include "latency.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -32,6 +34,17 @@ LatencyStats computeLatencyStats(std::vector<double> ms, int64_t batchSize) {
                                        (total / 1000.0)
                                  : 0;
   return s;
+}
+
+double processCpuMs() {
+  struct rusage u {};
+  if (::getrusage(RUSAGE_SELF, &u) != 0)
+    return 0;
+  auto ms = [](const timeval &t) {
+    return static_cast<double>(t.tv_sec) * 1000.0 +
+           static_cast<double>(t.tv_usec) / 1000.0;
+  };
+  return ms(u.ru_utime) + ms(u.ru_stime);
 }
 
 } // namespace ember::tools

@@ -14,7 +14,15 @@ struct LatencyStats {
   int64_t runs = 0;
   double minMs = 0, medianMs = 0, p90Ms = 0, p99Ms = 0, meanMs = 0, maxMs = 0;
   double samplesPerSecond = 0; // batch * runs / total time
+  /// The process's CPU time (user + system, every thread: the caller's, the
+  /// communication threads', Gloo's) over the timed runs, per run: what a
+  /// run costs the machine, without startup and warm-up.
+  double cpuMsPerRun = 0;
 };
+
+/// CPU time (user + system) this process has used so far, all its threads,
+/// in milliseconds.
+double processCpuMs();
 
 /// Nearest-rank percentiles over per-run latencies in milliseconds.
 LatencyStats computeLatencyStats(std::vector<double> latenciesMs,
