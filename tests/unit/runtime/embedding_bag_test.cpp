@@ -239,6 +239,91 @@ TEST(EmbeddingBag, PrefetchDistanceDefaultsPerCpu) {
   }
 }
 
+/// Forces the AVX2 routines' pass count for 128-column rows; restores the
+/// default on scope exit.
+struct WidePassesGuard {
+  explicit WidePassesGuard(int passes) {
+    embedding::setAvx2WideRowPassesOverride(passes);
+  }
+  ~WidePassesGuard() { embedding::setAvx2WideRowPassesOverride(std::nullopt); }
+  WidePassesGuard(const WidePassesGuard &) = delete;
+  WidePassesGuard &operator=(const WidePassesGuard &) = delete;
+};
+
+TEST(EmbeddingBag, Avx2WideRowsPoolAlikeInOneAndTwoPasses) {
+  // Unweighted fp32 rows of 128 columns: one pass (all 16 accumulators in
+  // registers) or two of 64 columns; each column's sum is in id order
+  // either way, so the results are the same to the bit (and the
+  // reference's). Mean, padding, empty and long bags, both index types.
+  if (!embedding::rowIsaSupported(RowIsa::kAvx2))
+    GTEST_SKIP() << "this CPU has no AVX2";
+  RowIsaGuard isa(RowIsa::kAvx2);
+  std::mt19937 gen(128);
+  TestTable table = makeTable(500, 128, TableFormat::kFloat32, 128);
+  int compared = 0;
+  for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
+    for (DType indexType : {DType::kInt32, DType::kInt64}) {
+      for (int variant = 0; variant < 2; ++variant) {
+        BagCase c;
+        c.pooling = pooling;
+        c.indexType = indexType;
+        c.lengths = randomLengths(40, 160, gen); // mean 80
+        c.lengths[5] = 0;
+        c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+        if (variant == 1) {
+          c.paddingIdx = 7;
+          for (size_t i = 0; i < c.ids.size(); i += 5)
+            c.ids[i] = 7;
+        }
+        std::vector<float> results[2];
+        for (int passes : {1, 2}) {
+          WidePassesGuard guard(passes);
+          ASSERT_EQ(embedding::avx2WideRowPasses(), passes);
+          TestKernelContext ctx;
+          ASSERT_TRUE(runBag(table, c, ctx).isOk());
+          const Tensor &out = ctx.output(0);
+          std::string what = std::to_string(passes) + " pass(es) " +
+                             poolingStr(pooling) + " variant " +
+                             std::to_string(variant);
+          expectMatchesReference(table, c, out, what);
+          results[passes - 1].assign(out.data<float>(),
+                                     out.data<float>() + out.numel());
+        }
+        ASSERT_EQ(results[0].size(), results[1].size());
+        for (size_t e = 0; e < results[0].size(); ++e)
+          ASSERT_EQ(results[0][e], results[1][e])
+              << poolingStr(pooling) << " variant " << variant << " bag "
+              << e / 128 << " column " << e % 128;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_EQ(compared, 8);
+}
+
+TEST(EmbeddingBag, Avx2WideRowPassesDefaultPerCpu) {
+  // One pass on AMD without AVX-512 (measured on a Zen 3), two elsewhere;
+  // EMBER_AVX2_WIDE_ROW_PASSES overrides.
+  const int def = embedding::defaultAvx2WideRowPasses();
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  const bool amdNoAvx512 =
+      __builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f");
+  EXPECT_EQ(def, amdNoAvx512 ? 1 : 2);
+#else
+  EXPECT_EQ(def, 2);
+#endif
+  const char *env = std::getenv("EMBER_AVX2_WIDE_ROW_PASSES");
+  if (!env || !*env) {
+    EXPECT_EQ(embedding::avx2WideRowPasses(), def);
+  }
+  // An override outside 1..2 is no override.
+  const int before = embedding::avx2WideRowPasses();
+  embedding::setAvx2WideRowPassesOverride(3);
+  EXPECT_EQ(embedding::avx2WideRowPasses(), before);
+  embedding::setAvx2WideRowPassesOverride(std::nullopt);
+}
+
 TEST(EmbeddingBag, EdgeCases) {
   std::mt19937 gen(7);
   TestTable table = makeTable(1000, 16, TableFormat::kFloat32, 3);

@@ -86,6 +86,45 @@ int64_t prefetchBytes() {
   return bytes;
 }
 
+int defaultAvx2WideRowPasses() {
+#if defined(__x86_64__)
+  // AMD without AVX-512 (Zen 1-3): one pass. On a Zen 3 (2026-11-27,
+  // docs/performance.md) one pass measured 1.07-1.14x of two by the median
+  // in 9 of 10 fp32 D 128 configurations (1M and 10M rows, L 20 and 80,
+  // 4 KiB and huge pages; interleaved in one process, 1 thread) and 0.97x
+  // (IQR 0.95-1.04) in the tenth (10M rows, B 16,384, L 80, huge pages).
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f"))
+    return 1;
+#endif
+  // Elsewhere two passes, measured better on the AVX-512 Xeon.
+  return 2;
+}
+
+// 0: no override; otherwise 1 or 2.
+static std::atomic<int> widePassesOverride{0};
+
+int avx2WideRowPasses() {
+  int forced = widePassesOverride.load(std::memory_order_relaxed);
+  if (forced)
+    return forced;
+  static const int passes = [] {
+    const char *env = std::getenv("EMBER_AVX2_WIDE_ROW_PASSES");
+    if (env && std::strcmp(env, "1") == 0)
+      return 1;
+    if (env && std::strcmp(env, "2") == 0)
+      return 2;
+    return defaultAvx2WideRowPasses();
+  }();
+  return passes;
+}
+
+void setAvx2WideRowPassesOverride(std::optional<int> passes) {
+  widePassesOverride.store(passes && (*passes == 1 || *passes == 2) ? *passes
+                                                                    : 0,
+                           std::memory_order_relaxed);
+}
+
 // -1: no override; otherwise the RowIsa value.
 static std::atomic<int> rowIsaOverride{-1};
 

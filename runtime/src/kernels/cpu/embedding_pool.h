@@ -76,6 +76,21 @@ int64_t defaultPrefetchBytes();
 /// default. Not meant to be changed while lookups run.
 void setRowIsaOverride(std::optional<RowIsa> isa);
 
+/// Passes the AVX2 lookups make over a bag for unweighted float32 rows of
+/// 128 columns (16 ymm vectors): 1 keeps all 16 accumulators in registers
+/// and reads each row once; 2 pools 64 columns at a time (the second pass
+/// finds the rows in L1) and leaves registers to prime the TLB.
+/// defaultAvx2WideRowPasses() unless EMBER_AVX2_WIDE_ROW_PASSES (1 or 2)
+/// says otherwise (read once) or a test overrides it. Results are
+/// bit-identical either way (each column's sum in id order).
+int avx2WideRowPasses();
+/// 1 on AMD CPUs without AVX-512 (measured on a Zen 3), 2 elsewhere
+/// (measured on an AVX-512 Xeon running the AVX2 routines).
+int defaultAvx2WideRowPasses();
+/// Forces 1 or 2 passes (tests compare them); nullopt restores the default.
+/// Not meant to be changed while lookups run.
+void setAvx2WideRowPassesOverride(std::optional<int> passes);
+
 namespace detail {
 PoolResult poolBagsPortable(const PoolJob &job);
 PoolResult gatherRowsPortable(const PoolJob &job);

@@ -337,7 +337,8 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
 /// Sum and mean pooling of rows of whole ymm vectors (dim % 8 == 0) with
 /// poolWholeRows, NV = dim / 8: up to 8 vectors (64 columns) in one pass
 /// over each bag; 16 vectors (128 columns) in two passes of 8 (the second
-/// finds the rows in L1), which leaves registers for the TLB priming; fp32
+/// finds the rows in L1), which leaves registers for the TLB priming, or,
+/// for unweighted fp32 where avx2WideRowPasses() says so, in one; fp32
 /// also 12 (96 columns) in one pass. Null for other widths (the blocked
 /// loops take them).
 /// Two passes for D 128 measured, against the loops they replace
@@ -369,7 +370,13 @@ PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
     if constexpr (F == TableFormat::kFloat32)
       return poolWholeRows<V256, F, IndexT, 12, kWeighted, false>;
     return nullptr;
-  case 16: return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2>;
+  case 16:
+    // Unweighted float rows need no register besides the accumulators: one
+    // pass on the CPUs that measured it faster (avx2WideRowPasses).
+    if constexpr (F == TableFormat::kFloat32 && !kWeighted)
+      if (ember::embedding::avx2WideRowPasses() == 1)
+        return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 1>;
+    return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2>;
   default: return nullptr;
   }
 }
