@@ -155,7 +155,7 @@ TEST(PlannerState, MovableUnitListsFollowPlacesAndRemovals) {
   for (int t = 0; t < numTables; ++t) {
     tables[t].options.push_back(
         makeOption(Placement::Free, {10, 10}, {1.0, 2.0}));
-    std::vector<int64_t> everyRank(world), ranks(world);
+    std::vector<int64_t> ranks(world);
     for (int64_t rank = 0; rank < world; ++rank)
       ranks[rank] = rank;
     tables[t].options.push_back(makeOption(
