@@ -221,18 +221,21 @@ TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
   EXPECT_GE(compared, 22);
 }
 
+/// The CPUs whose lookup defaults were measured on a Zen 3.
+bool amdWithoutAvx512() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
 TEST(EmbeddingBag, PrefetchDistanceDefaultsPerCpu) {
   // 2 KiB of rows on AMD without AVX-512 (measured on a Zen 3), 16 KiB
   // elsewhere (measured on an AVX-512 Xeon); EMBER_PREFETCH_BYTES overrides.
   const int64_t def = embedding::defaultPrefetchBytes();
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  const bool amdNoAvx512 =
-      __builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f");
-  EXPECT_EQ(def, amdNoAvx512 ? 2048 : 16384);
-#else
-  EXPECT_EQ(def, 16384);
-#endif
+  EXPECT_EQ(def, amdWithoutAvx512() ? 2048 : 16384);
   const char *env = std::getenv("EMBER_PREFETCH_BYTES");
   if (!env || !*env) {
     EXPECT_EQ(embedding::prefetchBytes(), def);
@@ -305,14 +308,7 @@ TEST(EmbeddingBag, Avx2WideRowPassesDefaultPerCpu) {
   // One pass on AMD without AVX-512 (measured on a Zen 3), two elsewhere;
   // EMBER_AVX2_WIDE_ROW_PASSES overrides.
   const int def = embedding::defaultAvx2WideRowPasses();
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  const bool amdNoAvx512 =
-      __builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f");
-  EXPECT_EQ(def, amdNoAvx512 ? 1 : 2);
-#else
-  EXPECT_EQ(def, 2);
-#endif
+  EXPECT_EQ(def, amdWithoutAvx512() ? 1 : 2);
   const char *env = std::getenv("EMBER_AVX2_WIDE_ROW_PASSES");
   if (!env || !*env) {
     EXPECT_EQ(embedding::avx2WideRowPasses(), def);

@@ -54,8 +54,19 @@ static RowIsa defaultRowIsa() {
   return isa;
 }
 
-int64_t defaultPrefetchBytes() {
+/// AMD CPUs without AVX-512 (Zen 1-3): the lookups' defaults measured on a
+/// Zen 3 differ from the Xeon's (defaultPrefetchBytes,
+/// defaultAvx2WideRowPasses).
+static bool isAmdWithoutAvx512() {
 #if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+int64_t defaultPrefetchBytes() {
   // AMD without AVX-512 (Zen 1-3): 2 KiB of rows. On a Zen 3 (2026-11-27,
   // docs/performance.md) 2 KiB ahead measured 0.99-1.09x of 16 KiB by the
   // median on fp32 rows at L 80 in 4 KiB pages and 1.03-1.14x in huge pages
@@ -63,10 +74,8 @@ int64_t defaultPrefetchBytes() {
   // the whole (0.92-1.14x). The hint (prefetcht0/t2/nta) made no difference
   // beyond the spread there, so prefetcht2 stays. Zen 4 and later (AVX-512)
   // are not measured and keep 16 KiB.
-  __builtin_cpu_init();
-  if (__builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f"))
+  if (isAmdWithoutAvx512())
     return 2048;
-#endif
   // Everything else: 16 KiB, measured on the AVX-512 Xeon with prefetcht2.
   return 16384;
 }
@@ -87,16 +96,13 @@ int64_t prefetchBytes() {
 }
 
 int defaultAvx2WideRowPasses() {
-#if defined(__x86_64__)
   // AMD without AVX-512 (Zen 1-3): one pass. On a Zen 3 (2026-11-27,
   // docs/performance.md) one pass measured 1.07-1.14x of two by the median
   // in 9 of 10 fp32 D 128 configurations (1M and 10M rows, L 20 and 80,
   // 4 KiB and huge pages; interleaved in one process, 1 thread) and 0.97x
   // (IQR 0.95-1.04) in the tenth (10M rows, B 16,384, L 80, huge pages).
-  __builtin_cpu_init();
-  if (__builtin_cpu_is("amd") && !__builtin_cpu_supports("avx512f"))
+  if (isAmdWithoutAvx512())
     return 1;
-#endif
   // Elsewhere two passes, measured better on the AVX-512 Xeon.
   return 2;
 }
