@@ -9,7 +9,8 @@
 //    that raise the running maximum cost least), "cheapest" (the option with
 //    the least total cost, on the least loaded ranks) and "memory" (the
 //    option with the smallest shards, on the ranks with the most free
-//    memory).
+//    memory); "cheapest" and a second "balanced" place the tables whose
+//    cheapest option is a replica first.
 // 3. Local improvement of each seed (PlannerSearch.cpp): while the most
 //    loaded rank can shed cost, move one of its shards to another rank, swap
 //    one with a smaller shard elsewhere, or re-shard one of its tables; every
@@ -358,6 +359,14 @@ std::unique_ptr<State> Planner::search() {
   std::vector<Policy> policies = {Policy::Balanced};
   if (options.search == SearchMode::Local)
     policies = {Policy::Balanced, Policy::Cheapest, Policy::Memory};
+  // The balanced seed again with the replicas first, where some table's
+  // cheapest option is a replica (else it is the balanced seed).
+  if (options.search == SearchMode::Local)
+    for (int t = 0, e = specs.size(); t < e; ++t)
+      if (!tableOptions[t].userFixed && replicaIsCheapest(t)) {
+        policies.push_back(Policy::ReplicasFirst);
+        break;
+      }
 
   std::unique_ptr<State> best;
   for (Policy policy : policies) {

@@ -534,8 +534,14 @@ private:
   std::unique_ptr<State> newState() const;
   /// Spill: the memory policy with the tables chooseSpills() picked served
   /// from host memory first (the seed of last resort when device memory
-  /// cannot hold every table).
-  enum class Policy { Balanced, Cheapest, Memory, Spill };
+  /// cannot hold every table). ReplicasFirst: the balanced policy with the
+  /// tables whose cheapest option is a budgeted replica placed first (so
+  /// does Cheapest): a replica needs room on every rank, which a seed that
+  /// places it after the large tables finds gone on the fullest rank.
+  enum class Policy { Balanced, Cheapest, Memory, Spill, ReplicasFirst };
+  /// Whether the cheapest option of `table` (by total cost) is a budgeted
+  /// replica.
+  bool replicaIsCheapest(int table) const;
   /// Picks the tables to serve from host memory (fused_uvm_caching) when
   /// their device-resident options together need more than the ranks'
   /// device memory: those that lose the least cost per device byte saved,

@@ -6,8 +6,12 @@
 // least; device-resident kernels before UVM caching), "cheapest" (the option
 // with the least total cost, on the least loaded ranks) and "memory" (the
 // option with the smallest shards, on the ranks with the most free memory).
-// State::place is the greedy placement of one table that the seeds, the
-// re-sharding step and the exact search all use.
+// "cheapest" and "replicas first" (balanced otherwise) place the tables whose
+// cheapest option is a budgeted replica before the others: a replica needs
+// room on every rank, and placed after the large tables it finds none on the
+// fullest rank (1,000 tables on 64 ranks: 18 of 279 budgeted replicas placed
+// otherwise). State::place is the greedy placement of one table that the seeds,
+// the re-sharding step and the exact search all use.
 //
 //===----------------------------------------------------------------------===//
 
@@ -236,11 +240,19 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
                           : option.totalCost);
     weight[t] = w;
   }
+  // Cheapest and ReplicasFirst: the tables whose cheapest option is a
+  // budgeted replica next (a replica needs room on every rank).
+  std::vector<char> replicaFirst(numTables, 0);
+  if (policy == Policy::Cheapest || policy == Policy::ReplicasFirst)
+    for (int t = 0; t < numTables; ++t)
+      replicaFirst[t] = replicaIsCheapest(t);
   std::vector<int> order(numTables);
   std::iota(order.begin(), order.end(), 0);
   stableSort(order, [&](int a, int b) {
     if (tableOptions[a].userFixed != tableOptions[b].userFixed)
       return tableOptions[a].userFixed;
+    if (replicaFirst[a] != replicaFirst[b])
+      return replicaFirst[a] > replicaFirst[b];
     return weight[a] > weight[b];
   });
 
@@ -250,7 +262,7 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
   for (int t : order) {
     const auto &opts = tableOptions[t].options;
     int chosen = -1;
-    if (policy == Policy::Balanced) {
+    if (policy == Policy::Balanced || policy == Policy::ReplicasFirst) {
       // Device-resident kernels first; UVM only when none of them fits.
       for (bool uvm : {false, true}) {
         double bestMax = 0, bestTotal = 0;
@@ -317,6 +329,14 @@ std::vector<int> Planner::seed(State &state, Policy policy) const {
       runningMax = std::max(runningMax, state.held[rank]);
   }
   return failed;
+}
+
+bool Planner::replicaIsCheapest(int table) const {
+  const Option *cheapest = nullptr;
+  for (const Option &option : tableOptions[table].options)
+    if (!cheapest || option.totalCost < cheapest->totalCost)
+      cheapest = &option;
+  return cheapest && cheapest->budgeted;
 }
 
 bool Planner::chooseSpills() {
