@@ -56,7 +56,7 @@ static RowIsa defaultRowIsa() {
 
 /// AMD CPUs without AVX-512 (Zen 1-3): the lookups' defaults measured on a
 /// Zen 3 differ from the Xeon's (defaultPrefetchBytes,
-/// defaultAvx2WideRowPasses).
+/// defaultAvx2WideRowPasses, avx2PrimesTlb).
 static bool isAmdWithoutAvx512() {
 #if defined(__x86_64__)
   __builtin_cpu_init();
@@ -105,6 +105,18 @@ int defaultAvx2WideRowPasses() {
     return 1;
   // Elsewhere two passes, measured better on the AVX-512 Xeon.
   return 2;
+}
+
+bool avx2PrimesTlb() {
+  // AMD without AVX-512 (Zen 1-3): no priming. On a Zen 3 (2026-11-28,
+  // docs/performance.md) the AVX2 loops without it measured 1.04-1.37x of
+  // those with it by the median in all 18 configurations (int8 D 128, fp32
+  // D 32 and 64, int8 D 64; 1M and 10M rows, L 1 to 80, 4 KiB and huge
+  // pages; interleaved in one process, 1 thread): there a prefetch costs
+  // more than the page walk it hides. Elsewhere priming, measured on the
+  // AVX-512 Xeon (1.02-1.12x on 10M x 128 fp32 rows).
+  static const bool primes = !isAmdWithoutAvx512();
+  return primes;
 }
 
 // 0: no override; otherwise 1 or 2.

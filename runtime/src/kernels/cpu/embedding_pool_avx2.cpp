@@ -353,32 +353,59 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
 template <TableFormat F, int NV>
 constexpr bool kPairBags = isQuantized(F) && NV <= 4;
 
-template <TableFormat F, typename IndexT, bool kWeighted>
-PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
+template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime>
+PoolResult (*wholeRowPoolingPrimed(int64_t dim))(const PoolJob &) {
   if (dim % kLanes != 0)
     return nullptr;
   switch (dim / kLanes) {
-  case 1: return poolWholeRows<V256, F, IndexT, 1, kWeighted, kPairBags<F, 1>>;
-  case 2: return poolWholeRows<V256, F, IndexT, 2, kWeighted, kPairBags<F, 2>>;
-  case 3: return poolWholeRows<V256, F, IndexT, 3, kWeighted, kPairBags<F, 3>>;
-  case 4: return poolWholeRows<V256, F, IndexT, 4, kWeighted, kPairBags<F, 4>>;
-  case 5: return poolWholeRows<V256, F, IndexT, 5, kWeighted, kPairBags<F, 5>>;
-  case 6: return poolWholeRows<V256, F, IndexT, 6, kWeighted, kPairBags<F, 6>>;
-  case 7: return poolWholeRows<V256, F, IndexT, 7, kWeighted, kPairBags<F, 7>>;
-  case 8: return poolWholeRows<V256, F, IndexT, 8, kWeighted, kPairBags<F, 8>>;
+  case 1:
+    return poolWholeRows<V256, F, IndexT, 1, kWeighted, kPairBags<F, 1>, 1,
+                         kMayPrime>;
+  case 2:
+    return poolWholeRows<V256, F, IndexT, 2, kWeighted, kPairBags<F, 2>, 1,
+                         kMayPrime>;
+  case 3:
+    return poolWholeRows<V256, F, IndexT, 3, kWeighted, kPairBags<F, 3>, 1,
+                         kMayPrime>;
+  case 4:
+    return poolWholeRows<V256, F, IndexT, 4, kWeighted, kPairBags<F, 4>, 1,
+                         kMayPrime>;
+  case 5:
+    return poolWholeRows<V256, F, IndexT, 5, kWeighted, kPairBags<F, 5>, 1,
+                         kMayPrime>;
+  case 6:
+    return poolWholeRows<V256, F, IndexT, 6, kWeighted, kPairBags<F, 6>, 1,
+                         kMayPrime>;
+  case 7:
+    return poolWholeRows<V256, F, IndexT, 7, kWeighted, kPairBags<F, 7>, 1,
+                         kMayPrime>;
+  case 8:
+    return poolWholeRows<V256, F, IndexT, 8, kWeighted, kPairBags<F, 8>, 1,
+                         kMayPrime>;
   case 12:
+    // 12 ymm of accumulators: no priming either way.
     if constexpr (F == TableFormat::kFloat32)
       return poolWholeRows<V256, F, IndexT, 12, kWeighted, false>;
     return nullptr;
   case 16:
     // Unweighted float rows need no register besides the accumulators: one
-    // pass on the CPUs that measured it faster (avx2WideRowPasses).
+    // pass (no priming) on the CPUs that measured it faster
+    // (avx2WideRowPasses).
     if constexpr (F == TableFormat::kFloat32 && !kWeighted)
       if (ember::embedding::avx2WideRowPasses() == 1)
         return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 1>;
-    return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2>;
+    return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2, kMayPrime>;
   default: return nullptr;
   }
+}
+
+/// The whole-row loop for `dim`, priming the TLB where that measured faster
+/// (avx2PrimesTlb); nullptr when rows are not whole vectors or too wide.
+template <TableFormat F, typename IndexT, bool kWeighted>
+PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
+  return ember::embedding::avx2PrimesTlb()
+             ? wholeRowPoolingPrimed<F, IndexT, kWeighted, true>(dim)
+             : wholeRowPoolingPrimed<F, IndexT, kWeighted, false>(dim);
 }
 
 template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {

@@ -147,7 +147,7 @@ constexpr int64_t kPairMinMeanLength = 48;
 /// the later ones find them in L1. The accumulators take
 /// (kPairs ? 2 : 1) * NV / kPasses registers.
 template <class V, TableFormat F, typename IndexT, int NV, bool kWeighted,
-          bool kPairs, int kPasses = 1>
+          bool kPairs, int kPasses = 1, bool kMayPrime = true>
 EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   using ember::embedding::rowdecode::codeBytes;
   using ember::embedding::rowdecode::isQuantized;
@@ -217,7 +217,10 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   // rows, 1 thread: 1.02-1.12x by the median, 1.14-1.45x by the minimum.)
   // Not for AVX2 loops with more than 8 ymm of accumulators, which leave no
   // register to spare: there the priming measured 0.92-0.96x.
-  constexpr bool kPrime = V::kLanes >= 16 || (kPairs ? 2 : 1) * NVP <= 8;
+  // Nor where the caller says priming measured slower (kMayPrime false:
+  // the AVX2 loops on AMD without AVX-512, avx2PrimesTlb).
+  constexpr bool kPrime =
+      kMayPrime && (V::kLanes >= 16 || (kPairs ? 2 : 1) * NVP <= 8);
   const int64_t primeAhead = kPrime ? 2 * distance : 0;
   auto primeAt = [&](int64_t pos) EMBER_POOL_TARGET
       __attribute__((always_inline)) {
