@@ -64,6 +64,7 @@ PlanReport ember::sharding::buildPlanReport(const ShardingPlan &plan,
     deviceSum += static_cast<double>(device);
     report.ranks.push_back(rank);
   }
+  report.collectiveStep = plan.collectiveStepCost();
   if (!report.ranks.empty()) {
     double n = static_cast<double>(report.ranks.size());
     report.meanCost = report.totalCost / n;
@@ -179,9 +180,10 @@ std::string ember::sharding::formatPlanReport(const PlanReport &report) {
                       "per rank\n",
                       topo.worldSize, topo.ranksPerNode,
                       report.batchSizePerRank);
-  os << llvm::formatv("Score (max per-rank cost): {0} us per batch; sum over "
-                      "ranks {1} us\n",
-                      micros(report.maxCost), micros(report.totalCost));
+  os << llvm::formatv("Score (max per-rank cost): {0} us per batch; "
+                      "collective step {1} us; sum over ranks {2} us\n",
+                      micros(report.maxCost), micros(report.collectiveStep),
+                      micros(report.totalCost));
   os << llvm::formatv("Imbalance (max/mean): cost {0} (mean {1} us), device "
                       "memory {2}\n",
                       ratio(report.imbalance), micros(report.meanCost),

@@ -52,6 +52,9 @@ struct PlanReport {
   /// seconds per batch; imbalance = max / mean (1 when balanced, also when
   /// every cost is 0).
   double maxCost = 0;
+  /// Each cost part at its busiest rank, summed
+  /// (ShardingPlan::collectiveStepCost).
+  double collectiveStep = 0;
   double totalCost = 0;
   double meanCost = 0;
   double imbalance = 0;

@@ -182,6 +182,8 @@ void writeSummary(llvm::raw_ostream &os, const PlanReport &report) {
        "samples");
   item("Score (max per-rank cost)", "max_cost", micros(report.maxCost),
        "&#181;s per batch");
+  item("Collective step (each part at its busiest rank)", "collective_step",
+       micros(report.collectiveStep), "&#181;s per batch");
   item("Sum over ranks", "total_cost", micros(report.totalCost),
        "&#181;s per batch");
   item("Mean per rank", "mean_cost", micros(report.meanCost),

@@ -472,6 +472,15 @@ inline bool better(double maxA, double totalA, double maxB, double totalB) {
   return totalA < totalB - 1e-12 * std::max(1.0, std::fabs(totalB));
 }
 
+/// The moves step 6 (Planner::improveCollectives) may take. During the
+/// search: free shards' moves and swaps that lower the collective step. On
+/// the plan chosen (Planner::finish) also moves and swaps of table-row-wise
+/// tables between nodes, and steps that keep the collective step but lower
+/// the number of ranks at a part's maximum (where two ranks tie, no single
+/// step lowers it); none may take a rank above the busiest rank's
+/// all-to-all bytes; within the score or beyond it.
+enum class CollectiveMoves { Search, WithinScore, BeyondScore };
+
 /// Plans one set of tables (planSharding makes one per call).
 class Planner {
 public:
@@ -593,17 +602,24 @@ private:
   // PlannerCollectives.cpp
   /// Lowers the plan's collective step (the sum over the cost parts of the
   /// busiest rank's part: each collective waits for its slowest rank) by
-  /// moves and swaps of free shards that keep every rank at or below the
-  /// plan's score and in memory. Whether it changed the plan.
-  bool improveCollectives(State &state) const;
+  /// moves and swaps of free shards that keep every rank in memory (at or
+  /// below the fullest rank's device bytes) and, unless `moves` is
+  /// BeyondScore, at or below the plan's score. Whether it changed the plan.
+  bool
+  improveCollectives(State &state,
+                     CollectiveMoves moves = CollectiveMoves::Search) const;
   /// Lowers the bytes the busiest rank sends or receives in the all-to-alls
   /// (as the side-by-side benchmark counts them) by moves and swaps of free
   /// shards that keep every rank at or below the plan's score, the
   /// collective step at or below its value, and device memory at or below
   /// the fullest rank's. Whether it changed the plan.
   bool lowerBusiestTraffic(State &state) const;
-  /// Steps 6 and 7 in turn until neither changes the plan (Planner.cpp).
-  void settleCollectives(State &state) const;
+  /// Steps 6 and 7 in turn until neither changes the plan (Planner.cpp);
+  /// `moves` as for improveCollectives.
+  void settleCollectives(State &state,
+                         CollectiveMoves moves = CollectiveMoves::Search) const;
+  /// The plan's collective step (improveCollectives).
+  double collectiveStep(const State &state) const;
   /// The bytes the busiest rank sends or receives in the all-to-alls (as
   /// lowerBusiestTraffic counts them).
   double busiestTrafficBytes(const State &state) const;

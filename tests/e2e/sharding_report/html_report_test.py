@@ -68,8 +68,9 @@ def check(cond, msg):
 TEXT_HEADER = [
     (r"Sharding plan: (\d+) rank\(s\), (\d+) per node, batch (\d+) per rank$",
      ["world_size", "ranks_per_node", "batch"]),
-    (r"Score \(max per-rank cost\): ([\d.]+) us per batch; sum over ranks "
-     r"([\d.]+) us$", ["max_cost", "total_cost"]),
+    (r"Score \(max per-rank cost\): ([\d.]+) us per batch; collective step "
+     r"([\d.]+) us; sum over ranks ([\d.]+) us$",
+     ["max_cost", "collective_step", "total_cost"]),
     (r"Imbalance \(max/mean\): cost ([\d.]+) \(mean ([\d.]+) us\), device "
      r"memory ([\d.]+)$", ["imbalance", "mean_cost", "device_imbalance"]),
     (r"Memory per rank: ([\d.]+) GiB of device memory for embeddings \(of "

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AllToAllBytes.h"
 #include "sharding/PlanJson.h"
 #include "sharding/Planner.h"
 #include "sharding/ShardingDriver.h"
@@ -262,71 +263,6 @@ TEST(PlannerVsTorchRec, NoMoveOffABusiestRankLowersTheCollectiveStep) {
     }
   }
   EXPECT_GT(tried, 0);
-}
-
-// The benchmark's yardstick of all-to-all bytes (bench/planner_vs_torchrec.py,
-// docs/sharding.md), per rank: the larger of the bytes it sends and
-// receives in the input and output distributions together.
-std::vector<double> allToAllBytes(const ShardingPlan &plan,
-                                  const std::vector<TableSpec> &tables,
-                                  int64_t batch) {
-  int64_t world = plan.topology.worldSize;
-  double w = static_cast<double>(world), b = static_cast<double>(batch);
-  std::vector<double> sent(world, 0), received(world, 0);
-  for (size_t t = 0; t < tables.size(); ++t) {
-    const TableSharding &sharding = plan.tables[t];
-    if (sharding.kind == ShardingKind::DataParallel)
-      continue;
-    const TableSpec &table = tables[t];
-    double ids = 0;
-    for (const FeatureSpec &feature : table.features)
-      ids += feature.poolingFactor;
-    double features = static_cast<double>(table.features.size());
-    bool rows = sharding.kind == ShardingKind::RowWise ||
-                sharding.kind == ShardingKind::TableRowWise;
-    int64_t n = sharding.shards.size();
-    for (int64_t i = 0; i < n; ++i) {
-      const Shard &shard = sharding.shards[i];
-      double rho = rows ? static_cast<double>(shard.rows) /
-                              static_cast<double>(table.rows)
-                        : 1.0;
-      double in = b * (ids * rho * 8 + features * 4);
-      for (int64_t q = 0; q < world; ++q)
-        if (q != shard.rank) {
-          sent[q] += in;
-          received[shard.rank] += in;
-        }
-      if (sharding.kind == ShardingKind::TableRowWise && n > 1) {
-        double part = b * w / static_cast<double>(n) * features *
-                      static_cast<double>(table.dim) * 4;
-        for (const Shard &peer : sharding.shards)
-          if (peer.rank != shard.rank) {
-            sent[shard.rank] += part;
-            received[peer.rank] += part;
-          }
-        for (int64_t q = i; q < world; q += n)
-          if (q != shard.rank) {
-            sent[shard.rank] += b * features * table.dim * 4;
-            received[q] += b * features * table.dim * 4;
-          }
-        continue;
-      }
-      double out = b * features *
-                   static_cast<double>(sharding.kind == ShardingKind::RowWise
-                                           ? table.dim
-                                           : shard.cols) *
-                   4;
-      for (int64_t q = 0; q < world; ++q)
-        if (q != shard.rank) {
-          sent[shard.rank] += out;
-          received[q] += out;
-        }
-    }
-  }
-  std::vector<double> bytes(world);
-  for (int64_t q = 0; q < world; ++q)
-    bytes[q] = std::max(sent[q], received[q]);
-  return bytes;
 }
 
 // The search lowers the busiest rank's all-to-all bytes: on 100 power-law
