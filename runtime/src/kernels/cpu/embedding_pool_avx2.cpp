@@ -353,35 +353,27 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
 template <TableFormat F, int NV>
 constexpr bool kPairBags = isQuantized(F) && NV <= 4;
 
+/// The one-pass loops of rows of 1..sizeof...(P) vectors, by vectors - 1.
+template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime,
+          int... P>
+PoolResult (*onePassPooling(int64_t vecs, std::integer_sequence<int, P...>))(
+    const PoolJob &) {
+  using Fn = PoolResult (*)(const PoolJob &);
+  static constexpr Fn kLoops[] = {
+      poolWholeRows<V256, F, IndexT, P + 1, kWeighted, kPairBags<F, P + 1>, 1,
+                    kMayPrime>...};
+  return kLoops[vecs - 1];
+}
+
 template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime>
 PoolResult (*wholeRowPoolingPrimed(int64_t dim))(const PoolJob &) {
   if (dim % kLanes != 0)
     return nullptr;
-  switch (dim / kLanes) {
-  case 1:
-    return poolWholeRows<V256, F, IndexT, 1, kWeighted, kPairBags<F, 1>, 1,
-                         kMayPrime>;
-  case 2:
-    return poolWholeRows<V256, F, IndexT, 2, kWeighted, kPairBags<F, 2>, 1,
-                         kMayPrime>;
-  case 3:
-    return poolWholeRows<V256, F, IndexT, 3, kWeighted, kPairBags<F, 3>, 1,
-                         kMayPrime>;
-  case 4:
-    return poolWholeRows<V256, F, IndexT, 4, kWeighted, kPairBags<F, 4>, 1,
-                         kMayPrime>;
-  case 5:
-    return poolWholeRows<V256, F, IndexT, 5, kWeighted, kPairBags<F, 5>, 1,
-                         kMayPrime>;
-  case 6:
-    return poolWholeRows<V256, F, IndexT, 6, kWeighted, kPairBags<F, 6>, 1,
-                         kMayPrime>;
-  case 7:
-    return poolWholeRows<V256, F, IndexT, 7, kWeighted, kPairBags<F, 7>, 1,
-                         kMayPrime>;
-  case 8:
-    return poolWholeRows<V256, F, IndexT, 8, kWeighted, kPairBags<F, 8>, 1,
-                         kMayPrime>;
+  const int64_t vecs = dim / kLanes;
+  if (vecs >= 1 && vecs <= kMaxVecs)
+    return onePassPooling<F, IndexT, kWeighted, kMayPrime>(
+        vecs, std::make_integer_sequence<int, kMaxVecs>());
+  switch (vecs) {
   case 12:
     // 12 ymm of accumulators: no priming either way.
     if constexpr (F == TableFormat::kFloat32)
