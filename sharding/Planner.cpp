@@ -438,11 +438,12 @@ llvm::Expected<ShardingPlan> Planner::finish(std::unique_ptr<State> best) {
                          .str());
   }
   if (options.search == SearchMode::Local) {
-    // Step 6 again on copies of the plan chosen with the final pass's
-    // moves, within the score and beyond it: the copy that lowers the sum of
-    // the two bounds of a step's time most, the score (every rank at its own
-    // pace) and the collective step (each collective waits for its slowest
-    // rank), replaces the plan, if its busiest rank moves no more all-to-all
+    // Step 7b: steps 6 and 7 again with the final pass's moves, on a copy
+    // of the plan chosen, first within the score, then beyond it (on a copy
+    // of the plan as the first left it). A copy replaces the plan when it
+    // lowers the sum of the two bounds of a step's time, the score (every
+    // rank at its own pace) and the collective step (each collective waits
+    // for its slowest rank), and its busiest rank moves no more all-to-all
     // bytes.
     auto bounds = [&](const State &state) {
       return state.maxCost() + collectiveStep(state);

@@ -2,9 +2,9 @@
 //
 // Steps 6 and 7 of the search, on the best plan. Step 6: the per-rank
 // score adds each rank's lookups and its share of the input and output
-// all-to-alls, but a step waits for the slowest rank of each collective in turn. Here the
-// plan's "collective step" (the sum over the cost parts, lookup, input
-// all-to-all, output all-to-all and backward, of the busiest rank's part,
+// all-to-alls, but a step waits for the slowest rank of each collective in
+// turn. Here the plan's "collective step" (the sum over the cost parts, lookup,
+// input all-to-all, output all-to-all and backward, of the busiest rank's part,
 // plus what every rank carries) is lowered by moving one shard at a time off
 // the busiest rank of a part, and by swapping it with a cheaper shard of
 // another rank, while no rank's cost goes above the plan's score (so the
@@ -16,6 +16,12 @@
 // other rank's ids in, every other rank's rows out; table-row-wise shards
 // reduce-scatter in their node) by moves and swaps of free shards that keep
 // the score, the collective step and the peak device memory where they are.
+// The final pass (step 7b, Planner::finish) runs step 6 with more moves:
+// table-row-wise tables moved to, or swapped with those of, another node;
+// steps that keep the collective step but leave fewer ranks at a part's
+// maximum; none above the busiest rank's all-to-all bytes; and, once, with
+// the score free to rise. Step 8 (lowerPeakMemory) gives back device memory
+// that lowers none of those figures.
 //
 //===----------------------------------------------------------------------===//
 

@@ -14,6 +14,8 @@
 //                          exact search of tiny cases
 //   PlannerCollectives.cpp 6. the best plan's collective step lowered;
 //                          7. its busiest rank's all-to-all bytes lowered;
+//                          7b. on the plan chosen, 6 and 7 again with
+//                          table-row-wise tables moved between nodes;
 //                          8. its fullest rank's device memory lowered
 // Not part of the library's interface (Planner.h is).
 //
@@ -505,10 +507,11 @@ private:
   // Planner.cpp
   /// checkInputs, buildOptions and the baseline.
   llvm::Error prepare();
-  /// Seeds, their improvement and steps 3b to 8: the best plan, or null
+  /// Seeds, their improvement and steps 3b to 7: the best plan, or null
   /// (fewestFailed and failedState say why).
   std::unique_ptr<State> search();
-  /// The plan of `best` with its notes, or the infeasibility report.
+  /// The plan of `best` after the final pass (step 7b) and step 8, with
+  /// its notes, or the infeasibility report.
   llvm::Expected<ShardingPlan> finish(std::unique_ptr<State> best);
   llvm::Error checkInputs();
   /// Whether plan `a` is preferred to plan `b`: the one that keeps nearly
