@@ -872,6 +872,26 @@ TEST(ShardingPlanner, NoTableRowWiseMoveToAnotherNodeLowersTheCollectiveStep) {
   EXPECT_GT(tried, 0);
 }
 
+// The final pass's moves between nodes keep plans valid where the last node
+// is partial (a table-row-wise table fits only the full nodes) and memory
+// is tight, for both objectives.
+TEST(ShardingPlanner, NodeMovesKeepPlansValidOnAPartialLastNode) {
+  for (unsigned seed = 30; seed < 36; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::vector<TableSpec> tables = randomTables(30, seed);
+    PlannerOptions options = makeOptions(10, 4);
+    options.topology.deviceMemoryBytes = 3'000'000'000;
+    options.includeBackward = seed % 2 == 0;
+    if (seed % 3 == 0)
+      options.globalKind = ShardingKind::TableRowWise;
+    ShardingPlan plan = planOrFail(tables, options);
+    expectValidPlan(plan, tables, options);
+    for (const TableSharding &sharding : plan.tables)
+      for (const Shard &shard : sharding.shards)
+        EXPECT_LT(shard.rank, options.topology.worldSize) << sharding.table;
+  }
+}
+
 TEST(ShardingPlanner, TrainingReplicaAllReduceIsHierarchical) {
   // The gradient all-reduce of a 256 MB replica on 2 nodes of 8: inside the
   // node 2 x 7/8 x S over NVLink, across the nodes 2 x 1/2 x S/8 over the
