@@ -641,6 +641,8 @@ def run_case(name, case, bin_dir, work, fixtures=None, cache=None, torchrec_only
             score = "not imported: " + import_error
     rows.append(("torchrec", plan, seconds, score, error))
     runs = [("ember training+torchrec-mem", like, paths),
+            ("ember training-lean+torchrec-mem",
+             ["objective=training-lean", "memory-reservation=torchrec"], paths),
             ("ember inference+torchrec-mem",
              ["objective=inference", "memory-reservation=torchrec"], paths)]
     if cap_at_torchrec and plan is not None:

@@ -445,9 +445,10 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
     Option<"includeBackward", "include-backward", "bool", "false",
            "Count the backward estimate in the cost (training plans)">,
     Option<"objective", "objective", "std::string", "\"\"",
-           "inference or training (the backward pass and the gradient "
-           "all-reduce of replicas count; same as include-backward); "
-           "default: inference unless include-backward">,
+           "inference, training (the backward pass and the gradient "
+           "all-reduce of replicas count; same as include-backward) or "
+           "training-lean (the training step within the inference plan's "
+           "bytes); default: inference unless include-backward">,
     Option<"memoryReservation", "memory-reservation", "std::string",
            "\"ember\"",
            "Device memory kept from the embeddings: ember (the topology's "

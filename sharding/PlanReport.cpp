@@ -26,6 +26,7 @@ PlanReport ember::sharding::buildPlanReport(const ShardingPlan &plan,
   report.optimizer = plan.optimizer;
   report.pipelineDepth = plan.pipelineDepth;
   report.includeBackward = plan.includeBackward;
+  report.leanTraffic = plan.leanTraffic;
   report.search = plan.search;
   report.notes = plan.notes;
 
@@ -158,7 +159,11 @@ std::string rf::reservationRuleText(const Topology &topology) {
 }
 
 std::string rf::objective(const PlanReport &report) {
-  std::string text = report.includeBackward ? "training: " : "inference: ";
+  std::string text = !report.includeBackward ? "inference: "
+                     : report.leanTraffic
+                         ? "training-lean (within the inference plan's "
+                           "bytes): "
+                         : "training: ";
   text += "the largest per-rank cost, then the sum over ranks (";
   text += report.includeBackward ? "forward and backward" : "forward only";
   text += report.search == SearchMode::Greedy ? "; one greedy pass)"

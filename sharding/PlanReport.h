@@ -47,6 +47,7 @@ struct PlanReport {
   Optimizer optimizer = Optimizer::None;
   int64_t pipelineDepth = 0;
   bool includeBackward = false;
+  bool leanTraffic = false;
   SearchMode search = SearchMode::Local;
   /// The score (largest per-rank cost), the sum and the mean over ranks, in
   /// seconds per batch; imbalance = max / mean (1 when balanced, also when

@@ -258,6 +258,7 @@ ShardingPlan Planner::toPlan(const State &state) const {
   plan.optimizer = options.optimizer;
   plan.pipelineDepth = options.pipelineDepth;
   plan.includeBackward = options.includeBackward;
+  plan.leanTraffic = options.leanTraffic;
   plan.search = options.search;
   plan.notes = notes;
   for (size_t t = 0; t < specs.size(); ++t) {
@@ -318,6 +319,8 @@ llvm::Expected<ShardingPlan> Planner::run() {
 
 llvm::Expected<ShardingPlan> Planner::plan(ArrayRef<TableSpec> tables,
                                            const PlannerOptions &options) {
+  if (options.leanTraffic && options.includeBackward)
+    return planLean(tables, options);
   // The replicas by benefit per byte against all the memory they leave,
   // and, when that is less, only in what leaves a rank room for the
   // largest table whole: the first plan when the score prefers it and its

@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <limits>
 
 using namespace ember::sharding;
 using namespace ember::sharding::detail;
@@ -453,7 +454,10 @@ llvm::Error Planner::buildOptions() {
     fixedReplicaBytes += static_cast<double>(smallest);
   }
   if (errors.empty()) {
-    selectReplicas();
+    if (keepEveryReplica)
+      replicaBudget = std::numeric_limits<double>::infinity();
+    else
+      selectReplicas();
     return llvm::Error::success();
   }
   return makeError(llvm::join(errors, "\n"));

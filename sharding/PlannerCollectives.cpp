@@ -33,6 +33,29 @@
 using namespace ember::sharding;
 using namespace ember::sharding::detail;
 
+std::pair<double, double>
+ember::sharding::detail::shardPeerBytes(const TableSpec &table,
+                                        const Option &option, int64_t s,
+                                        const PlannerOptions &options) {
+  const Shard &shard = option.shards[s];
+  bool rowSharded = option.kind == ShardingKind::RowWise ||
+                    option.kind == ShardingKind::TableRowWise;
+  double rho = rowSharded ? static_cast<double>(shard.rows) /
+                                static_cast<double>(table.rows)
+                          : 1.0;
+  double batch = static_cast<double>(options.batchSizePerRank);
+  double idBytes =
+      static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
+  double ids =
+      batch * (idsPerSample(table) * rho * idBytes +
+               static_cast<double>(table.features.size()) * kLengthBytes);
+  double rowsPerSample =
+      table.sequence ? idsPerSample(table) * rho : outputRowsPerSample(table);
+  double rows =
+      batch * rowsPerSample * static_cast<double>(shard.cols) * kOutputBytes;
+  return {ids, rows};
+}
+
 namespace {
 
 /// The cost parts (lookup, input all-to-all, output all-to-all, backward).
@@ -473,7 +496,8 @@ public:
       int64_t n = option.shards.size();
       ArrayRef<int64_t> ranks = state.ranksOf[t];
       for (int64_t s = 0; s < n; ++s) {
-        std::pair<double, double> peer = perPeer(specs[t], option, s, options);
+        std::pair<double, double> peer =
+            shardPeerBytes(specs[t], option, s, options);
         int64_t holder = ranks[s];
         // What every rank sends (its ids) and receives (its rows; a
         // table-row-wise shard's reduced rows: the ranks q = position mod
@@ -504,11 +528,12 @@ public:
 
   /// What the rank `holder` of shard `s` of `option` sends and receives for
   /// it beyond what every rank does (`peer`: the shard's bytes per other
-  /// rank, perPeer; `peers`: the table's shards on other ranks). Every other
-  /// rank's ids in, its own not sent; a table-, column- or row-wise shard's
-  /// rows out to every other rank, its own not received; a table-row-wise
-  /// shard's partial sums, 1/n of the global batch's rows, to and from each
-  /// of its peers, then the reduced rows of the ranks q = s mod n but itself.
+  /// rank, shardPeerBytes; `peers`: the table's shards on other ranks). Every
+  /// other rank's ids in, its own not sent; a table-, column- or row-wise
+  /// shard's rows out to every other rank, its own not received; a
+  /// table-row-wise shard's partial sums, 1/n of the global batch's rows, to
+  /// and from each of its peers, then the reduced rows of the ranks q = s mod n
+  /// but itself.
   static std::pair<double, double>
   holderTraffic(const Option &option, int64_t s, int64_t holder, int64_t peers,
                 std::pair<double, double> peer, int64_t world) {
@@ -523,30 +548,6 @@ public:
     double reduce = static_cast<double>(peers) * part;
     return {reduce + rows * (owners - ownsRows) - ids,
             reduce + (w - 1) * ids - rows * ownsRows};
-  }
-
-  /// Bytes one shard of `option` exchanges with each other rank: its ids
-  /// (input) and its rows (output).
-  static std::pair<double, double> perPeer(const TableSpec &table,
-                                           const Option &option, int64_t s,
-                                           const PlannerOptions &options) {
-    const Shard &shard = option.shards[s];
-    bool rowSharded = option.kind == ShardingKind::RowWise ||
-                      option.kind == ShardingKind::TableRowWise;
-    double rho = rowSharded ? static_cast<double>(shard.rows) /
-                                  static_cast<double>(table.rows)
-                            : 1.0;
-    double batch = static_cast<double>(options.batchSizePerRank);
-    double idBytes =
-        static_cast<double>(kIdBytes + (table.weighted ? kWeightBytes : 0));
-    double ids = batch * (idsPerSample(table) * rho * idBytes +
-                          static_cast<double>(table.features.size()) *
-                              kLengthBytes);
-    double rowsPerSample =
-        table.sequence ? idsPerSample(table) * rho : outputRowsPerSample(table);
-    double rows = batch * rowsPerSample * static_cast<double>(shard.cols) *
-                  kOutputBytes;
-    return {ids, rows};
   }
 
   double bytes(int64_t rank) const { return std::max(sent[rank], recv[rank]); }
@@ -606,7 +607,7 @@ std::pair<double, double> shardTraffic(const State &state,
   const Option &option = state.optionOf(table);
   return TrafficLoads::holderTraffic(
       option, shard, state.ranksOf[table][shard], 0,
-      TrafficLoads::perPeer(specs[table], option, shard, options),
+      shardPeerBytes(specs[table], option, shard, options),
       state.topology->worldSize);
 }
 
@@ -637,7 +638,7 @@ void nodeShiftTraffic(const State &state, ArrayRef<TableSpec> specs,
     int64_t peers = static_cast<int64_t>(option.shards.size()) - 1;
     for (int64_t s = 0, e = option.shards.size(); s < e; ++s) {
       std::pair<double, double> peer =
-          TrafficLoads::perPeer(specs[table], option, s, options);
+          shardPeerBytes(specs[table], option, s, options);
       int64_t before = state.ranksOf[table][s];
       int64_t after = node * topo.ranksPerNode + option.shards[s].rank;
       add(before,

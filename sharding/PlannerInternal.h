@@ -17,6 +17,8 @@
 //                          7b. on the plan chosen, 6 and 7 again with
 //                          table-row-wise tables moved between nodes;
 //                          8. its fullest rank's device memory lowered
+//   PlannerLean.cpp        9. training-lean: the inference plan's replicas
+//                          sharded within its bytes
 // Not part of the library's interface (Planner.h is).
 //
 //===----------------------------------------------------------------------===//
@@ -464,6 +466,14 @@ private:
   std::vector<std::unique_ptr<State>> free;
 };
 
+/// Bytes shard `s` of `option` exchanges with each other rank of the world
+/// in the all-to-alls, as the side-by-side benchmark's yardstick counts them:
+/// its ids and lengths (input) and its pooled rows (output).
+/// (PlannerCollectives.cpp)
+std::pair<double, double> shardPeerBytes(const TableSpec &table,
+                                         const Option &option, int64_t s,
+                                         const PlannerOptions &options);
+
 /// Whether one plan is better than another: lower maximum, then lower total.
 inline bool better(double maxA, double totalA, double maxB, double totalB) {
   double tolerance = 1e-12 * std::max(1.0, std::fabs(maxB));
@@ -502,6 +512,12 @@ public:
   /// and its busiest rank moves no more all-to-all bytes.
   static llvm::Expected<ShardingPlan> plan(ArrayRef<TableSpec> tables,
                                            const PlannerOptions &options);
+  /// The training-lean objective (PlannerOptions::leanTraffic): the
+  /// inference plan, re-costed for training, with the replicas sharded that
+  /// lower the training score while no rank's bytes exceed the inference
+  /// plan's busiest (PlannerLean.cpp).
+  static llvm::Expected<ShardingPlan> planLean(ArrayRef<TableSpec> tables,
+                                               const PlannerOptions &options);
 
 private:
   // Planner.cpp
@@ -602,6 +618,19 @@ private:
   /// when it finds a better plan.
   void exactSearch(std::unique_ptr<State> &best) const;
 
+  // PlannerLean.cpp
+  /// `plan` (of the same tables and topology) as a state of this planner:
+  /// each table on the option of the same kind, kernel and shard geometry,
+  /// its shards on the plan's ranks. Null, with the table in `why`, when
+  /// some table has no such option.
+  std::unique_ptr<State> stateOf(const ShardingPlan &plan,
+                                 std::string &why) const;
+  /// Step 9: each auto replica, costliest all-reduce first, re-placed with
+  /// the sharded option (device memory only) that lowers the score most
+  /// while no rank looks up, exchanges (in all and across nodes) or holds
+  /// more bytes than the busiest rank did before. Returns how many.
+  int shardReplicasWithinBytes(State &state) const;
+
   // PlannerCollectives.cpp
   /// Lowers the plan's collective step (the sum over the cost parts of the
   /// busiest rank's part: each collective waits for its slowest rank) by
@@ -650,6 +679,10 @@ private:
   /// Tables the spill seed serves from host memory first (chooseSpills).
   std::vector<char> spilled;
   bool roomForLargestWhole = false;
+  /// Every auto data_parallel option kept, with no replica budget
+  /// (selectReplicas skipped): planLean's training planner takes the
+  /// inference plan's replicas as they are.
+  bool keepEveryReplica = false;
   /// When no seed places every table: the tables the seed that placed the
   /// most left out, and that seed.
   std::vector<int> fewestFailed;

@@ -56,9 +56,10 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
                                    "and pipeline depth must be positive");
   if (request.pipelineDepth > 0)
     options.pipelineDepth = request.pipelineDepth;
-  if (request.objective == "training")
+  if (request.objective == "training" || request.objective == "training-lean") {
     options.includeBackward = true;
-  else if (request.objective == "inference" && request.includeBackward)
+    options.leanTraffic = request.objective == "training-lean";
+  } else if (request.objective == "inference" && request.includeBackward)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "objective 'inference' contradicts include-backward (the training "
@@ -68,7 +69,8 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
   else
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "unknown objective '" + request.objective +
-                                       "' (expected inference or training)");
+                                       "' (expected inference, training or "
+                                       "training-lean)");
   if (request.memoryReservation != "ember" &&
       request.memoryReservation != "torchrec")
     return llvm::createStringError(

@@ -31,9 +31,11 @@ struct ShardingRequest {
   std::string optimizer = "none";
   /// Count the backward estimate in the cost (training plans).
   bool includeBackward = false;
-  /// inference | training ("": training when includeBackward, else
-  /// inference). Training counts the backward pass and the gradient
-  /// all-reduce of replicas (includeBackward).
+  /// inference | training | training-lean ("": training when
+  /// includeBackward, else inference). Training counts the backward pass and
+  /// the gradient all-reduce of replicas (includeBackward); training-lean
+  /// lowers the training step only as far as no rank moves or holds more
+  /// bytes than the inference plan's busiest (PlannerOptions::leanTraffic).
   std::string objective;
   /// How much device memory is kept from the embeddings:
   ///   ember     the topology's reserved_device_fraction (default 10%);

@@ -230,6 +230,13 @@ struct PlannerOptions {
   int64_t pipelineDepth = 2;
   /// Count the backward estimate in the cost (training).
   bool includeBackward = false;
+  /// With includeBackward: the training objective within the inference
+  /// plan's bytes (objective `training-lean`, docs/sharding.md): plan for
+  /// inference, then shard the replicas whose gradient all-reduce costs the
+  /// training step most while no rank looks up, sends or receives in the
+  /// all-to-alls, sends or receives across nodes, or holds more bytes than
+  /// the inference plan's busiest (fullest) rank.
+  bool leanTraffic = false;
   /// The auto planner may use fused_uvm_caching for tables that do not fit.
   bool allowUvm = true;
   /// Fraction of a UVM-cached shard's rows kept in device memory.
@@ -248,6 +255,7 @@ struct ShardingPlan {
   Optimizer optimizer = Optimizer::None;
   int64_t pipelineDepth = 0;
   bool includeBackward = false;
+  bool leanTraffic = false;
   SearchMode search = SearchMode::Local;
   /// Notes for the user (for example a forced kind a table did not allow).
   std::vector<std::string> notes;

@@ -157,9 +157,11 @@ static cl::opt<std::string> importPlan(
 static cl::opt<std::string> objective(
     "objective",
     cl::desc("What the sharding planner minimises: inference (the forward "
-             "step, default) or training (also the backward pass and the "
-             "gradient all-reduce of replicated tables)"),
-    cl::value_desc("inference|training"), cl::init("inference"),
+             "step, default), training (also the backward pass and the "
+             "gradient all-reduce of replicated tables) or training-lean (the "
+             "training step, with no rank moving or holding more bytes than "
+             "the inference plan's busiest)"),
+    cl::value_desc("inference|training|training-lean"), cl::init("inference"),
     cl::cat(shardingCategory));
 static cl::opt<std::string> memoryReservation(
     "memory-reservation",
@@ -299,9 +301,10 @@ int main(int argc, char **argv) {
                  << commDType << "'\n";
     return 1;
   }
-  if (objective != "inference" && objective != "training") {
-    llvm::errs() << "ember-compile: --objective must be inference or "
-                    "training, not '"
+  if (objective != "inference" && objective != "training" &&
+      objective != "training-lean") {
+    llvm::errs() << "ember-compile: --objective must be inference, training "
+                    "or training-lean, not '"
                  << objective << "'\n";
     return 1;
   }

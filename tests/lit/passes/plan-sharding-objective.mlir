@@ -15,6 +15,9 @@
 // The report says which objective and how much memory is reserved.
 // RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training --memory-reservation torchrec | FileCheck %s --check-prefix=CHECK-REPORT
 // RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json | FileCheck %s --check-prefix=CHECK-REPORT-DEFAULT
+// training-lean: the inference plan's replicas sharded within its bytes; the
+// report says so, and how many.
+// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training-lean | FileCheck %s --check-prefix=CHECK-REPORT-LEAN
 //
 // TorchRec's reservation (15% and 20 copies of the input ids) leaves 250 MB
 // of a 300 MB device: t_big (256 MB) no longer fits it and is cached from
@@ -40,16 +43,18 @@
 // CHECK-REPORT: Objective: training: {{.*}}forward and backward
 // CHECK-REPORT: device 80.0 GB (15.0% reserved by TorchRec's rule: 15% and 20 copies of the input ids)
 // CHECK-REPORT-DEFAULT: Objective: inference: {{.*}}forward only
+// CHECK-REPORT-LEAN: Objective: training-lean (within the inference plan's bytes): {{.*}}forward and backward
+// CHECK-REPORT-LEAN: training-lean: {{[0-9]+}} of the inference plan's {{[0-9]+}} replicas sharded, costliest gradient all-reduce first; training score
 // CHECK-REPORT-DEFAULT: device 80.0 GB (10.0% reserved),
 // CHECK-EMBER-MEMORY: "t_big": {
 // CHECK-EMBER-MEMORY-NEXT: "compute_kernel": "fused",
 // CHECK-TORCHREC-MEMORY: "t_big": {
 // CHECK-TORCHREC-MEMORY-NEXT: "compute_kernel": "fused_uvm_caching",
-// CHECK-BAD-OBJECTIVE: error: ember-plan-sharding: unknown objective 'fastest' (expected inference or training)
+// CHECK-BAD-OBJECTIVE: error: ember-plan-sharding: unknown objective 'fastest' (expected inference, training or training-lean)
 // CHECK-CONTRADICTION: error: ember-plan-sharding: objective 'inference' contradicts include-backward (the training objective)
 // CHECK-BAD-RESERVATION: error: ember-plan-sharding: unknown memory reservation 'some' (expected ember or torchrec)
 // CHECK-ALL-RESERVED: error: ember-plan-sharding: TorchRec's memory reservation (15% of device memory and 20 copies of the input ids) takes all of the 1000000 bytes of device memory
-// CHECK-CLI-OBJECTIVE: ember-compile: --objective must be inference or training, not 'fastest'
+// CHECK-CLI-OBJECTIVE: ember-compile: --objective must be inference, training or training-lean, not 'fastest'
 // CHECK-CLI-RESERVATION: ember-compile: --memory-reservation must be ember or torchrec, not 'some'
 
 ember.table @t_big : !ember.table<1000000x64, f32>

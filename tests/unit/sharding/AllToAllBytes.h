@@ -15,13 +15,22 @@ namespace ember::sharding {
 
 // The benchmark's yardstick of all-to-all bytes (bench/planner_vs_torchrec.py,
 // docs/sharding.md), per rank: the larger of the bytes it sends and
-// receives in the input and output distributions together.
+// receives in the input and output distributions together; with
+// `acrossNodesOnly`, of those the bytes that cross nodes.
 inline std::vector<double> allToAllBytes(const ShardingPlan &plan,
                                          const std::vector<TableSpec> &tables,
-                                         int64_t batch) {
+                                         int64_t batch,
+                                         bool acrossNodesOnly = false) {
   int64_t world = plan.topology.worldSize;
   double w = static_cast<double>(world), b = static_cast<double>(batch);
   std::vector<double> sent(world, 0), received(world, 0);
+  int64_t perNode = plan.topology.ranksPerNode;
+  auto send = [&](int64_t from, int64_t to, double bytes) {
+    if (acrossNodesOnly && from / perNode == to / perNode)
+      return;
+    sent[from] += bytes;
+    received[to] += bytes;
+  };
   for (size_t t = 0; t < tables.size(); ++t) {
     const TableSharding &sharding = plan.tables[t];
     if (sharding.kind == ShardingKind::DataParallel)
@@ -41,23 +50,17 @@ inline std::vector<double> allToAllBytes(const ShardingPlan &plan,
                         : 1.0;
       double in = b * (ids * rho * 8 + features * 4);
       for (int64_t q = 0; q < world; ++q)
-        if (q != shard.rank) {
-          sent[q] += in;
-          received[shard.rank] += in;
-        }
+        if (q != shard.rank)
+          send(q, shard.rank, in);
       if (sharding.kind == ShardingKind::TableRowWise && n > 1) {
         double part = b * w / static_cast<double>(n) * features *
                       static_cast<double>(table.dim) * 4;
         for (const Shard &peer : sharding.shards)
-          if (peer.rank != shard.rank) {
-            sent[shard.rank] += part;
-            received[peer.rank] += part;
-          }
+          if (peer.rank != shard.rank)
+            send(shard.rank, peer.rank, part);
         for (int64_t q = i; q < world; q += n)
-          if (q != shard.rank) {
-            sent[shard.rank] += b * features * table.dim * 4;
-            received[q] += b * features * table.dim * 4;
-          }
+          if (q != shard.rank)
+            send(shard.rank, q, b * features * table.dim * 4);
         continue;
       }
       double out = b * features *
@@ -66,10 +69,8 @@ inline std::vector<double> allToAllBytes(const ShardingPlan &plan,
                                            : shard.cols) *
                    4;
       for (int64_t q = 0; q < world; ++q)
-        if (q != shard.rank) {
-          sent[shard.rank] += out;
-          received[q] += out;
-        }
+        if (q != shard.rank)
+          send(shard.rank, q, out);
     }
   }
   std::vector<double> bytes(world);

@@ -7,6 +7,7 @@
 #include "sharding/Planner.h"
 #include "gtest/gtest.h"
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -913,6 +914,96 @@ TEST(ShardingPlanner, TrainingReplicaAllReduceIsHierarchical) {
   EXPECT_NEAR(replica.cost.backward,
               kBackwardLookupRatio * replica.cost.lookup + expected,
               expected * 1e-9);
+}
+
+TEST(ShardingPlanner, TrainingLeanStaysWithinTheInferencePlansBytes) {
+  // training-lean: the inference plan, re-costed for training, with the
+  // replicas sharded that lower the training score while no rank's bytes
+  // (lookups, all-to-all bytes in all and across nodes, device memory) go
+  // more than 5% above the inference plan's busiest rank's. Checked here
+  // against the plans themselves: the all-to-all bytes as the benchmark's
+  // yardstick counts them (AllToAllBytes.h), lookups and memory from the
+  // models.
+  int sharded = 0;
+  for (unsigned seed = 1; seed <= 6; ++seed) {
+    std::vector<TableSpec> tables = randomTables(40, seed);
+    // Mid-sized tables with long bags: worth a replica for inference, whose
+    // gradient all-reduce training pays for.
+    for (int i = 0; i < 12; ++i)
+      tables.push_back(makeTable("mid" + std::to_string(i),
+                                 100'000 + 20'000 * i, 128, 40.0 + i));
+    PlannerOptions inference = makeOptions(8, 4);
+    PlannerOptions lean = inference;
+    lean.includeBackward = true;
+    lean.leanTraffic = true;
+    PlannerOptions training = inference;
+    training.includeBackward = true;
+    ShardingPlan base = planOrFail(tables, inference);
+    ShardingPlan plan = planOrFail(tables, lean);
+    expectValidPlan(plan, tables, lean);
+    EXPECT_TRUE(plan.includeBackward && plan.leanTraffic);
+    EXPECT_TRUE(llvm::any_of(plan.notes, [](const std::string &note) {
+      return note.rfind("training-lean: ", 0) == 0;
+    }));
+
+    auto busiest = [](const std::vector<double> &values) {
+      return *std::max_element(values.begin(), values.end());
+    };
+    auto figures = [&](const ShardingPlan &p) {
+      std::vector<RankLoad> loads =
+          computeRankLoads(tables, p.tables, training);
+      double lookup = 0, device = 0, score = 0;
+      for (const RankLoad &load : loads) {
+        lookup = std::max(lookup, load.cost.lookup);
+        device = std::max(device, static_cast<double>(load.device.total()));
+        score = std::max(score, load.cost.total());
+      }
+      return std::array<double, 5>{
+          lookup, busiest(allToAllBytes(p, tables, lean.batchSizePerRank)),
+          busiest(allToAllBytes(p, tables, lean.batchSizePerRank, true)),
+          device, score};
+    };
+    std::array<double, 5> before = figures(base), after = figures(plan);
+    const char *names[] = {"lookup", "all-to-all bytes", "inter-node bytes",
+                           "device bytes"};
+    for (int i = 0; i < 4; ++i)
+      EXPECT_LE(after[i], before[i] * 1.05 * (1 + 1e-9) + 1e-12)
+          << "seed " << seed << ": " << names[i];
+    // The training score (what the objective minimises) never rises.
+    EXPECT_LE(after[4], before[4] * (1 + 1e-9)) << "seed " << seed;
+    EXPECT_NEAR(plan.maxRankCost(), after[4], after[4] * 1e-9);
+    auto replicas = [](const ShardingPlan &p) {
+      return llvm::count_if(p.tables, [](const TableSharding &t) {
+        return t.kind == ShardingKind::DataParallel;
+      });
+    };
+    EXPECT_LE(replicas(plan), replicas(base));
+    if (replicas(plan) < replicas(base)) {
+      ++sharded;
+      EXPECT_LT(after[4], before[4]) << "seed " << seed;
+    }
+  }
+  // The replicas' all-reduce costs training enough that some get sharded.
+  EXPECT_GE(sharded, 3);
+}
+
+TEST(ShardingPlanner, TrainingLeanIsTheInferencePlanWithoutReplicas) {
+  // No replica in the inference plan (every table forced table-wise):
+  // training-lean returns the same shardings, costed for training.
+  std::vector<TableSpec> tables = randomTables(12, 3);
+  PlannerOptions inference = makeOptions(8, 4);
+  inference.globalKind = ShardingKind::TableWise;
+  PlannerOptions lean = inference;
+  lean.includeBackward = true;
+  lean.leanTraffic = true;
+  ShardingPlan base = planOrFail(tables, inference);
+  ShardingPlan plan = planOrFail(tables, lean);
+  ASSERT_EQ(plan.tables.size(), base.tables.size());
+  for (size_t t = 0; t < plan.tables.size(); ++t) {
+    EXPECT_EQ(plan.tables[t].kind, base.tables[t].kind);
+    EXPECT_EQ(plan.tables[t].shards, base.tables[t].shards);
+  }
+  EXPECT_GT(plan.ranks[0].cost.backward, 0);
 }
 
 TEST(ShardingPlanner, TightMemorySpillsLeastCostlyTablesAndSaysWhy) {
