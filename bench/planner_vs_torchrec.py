@@ -24,9 +24,10 @@ Default: every case but catalogue-512.
 
 Each case is planned by TorchRec (its default planner, which plans for training with
 HeuristicalStorageReservation(15%)) and by Ember (ember-opt --ember-plan-sharding on a
-module that declares the tables, timed by --mlir-timing) twice: like for like
-(objective=training memory-reservation=torchrec) and with Ember's defaults
-(objective=inference, 10% reserved). Ember's cost model also scores TorchRec's plan
+module that declares the tables, timed by --mlir-timing) three times: like for like
+(objective=training memory-reservation=torchrec), with the training objective held to the
+inference plan's bytes (objective=training-lean, TorchRec's reservation) and for inference
+(objective=inference, TorchRec's reservation). Ember's cost model also scores TorchRec's plan
 imported whole with plan-file= (like-for-like options): "ember model" is each plan's
 score there (max per-rank cost, us per batch).
 

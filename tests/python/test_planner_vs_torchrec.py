@@ -192,8 +192,8 @@ def test_script_refuses_corrupt_cache_and_writes_nothing(tmp_path):
 
 def test_hbm_cap_rows_use_no_more_hbm_than_torchrec(tmp_path):
     # criteo-8 with TorchRec's plan from the unit test's fixture: --hbm-cap adds Ember's
-    # training and inference plans with each rank's embeddings capped at the HBM of
-    # TorchRec's fullest rank; the yardstick's HBM of both is at most TorchRec's.
+    # training, training-lean and inference plans with each rank's embeddings capped at the
+    # HBM of TorchRec's fullest rank; the yardstick's HBM of each is at most TorchRec's.
     bin_dir = os.path.dirname(os.environ.get("EMBER_COMPILE", os.path.join(
         ROOT, "build", "release", "bin", "ember-compile")))
     if not os.access(os.path.join(bin_dir, "ember-opt"), os.X_OK):
@@ -211,10 +211,14 @@ def test_hbm_cap_rows_use_no_more_hbm_than_torchrec(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = {r["planner"]: r for r in json.loads(out.read_text())}
     assert set(rows) == {"torchrec", "ember training+torchrec-mem",
+                         "ember training-lean+torchrec-mem",
                          "ember inference+torchrec-mem",
                          "ember training+torchrec-mem+hbm-cap",
+                         "ember training-lean+torchrec-mem+hbm-cap",
                          "ember inference+torchrec-mem+hbm-cap"}
-    for label in ("ember training+torchrec-mem+hbm-cap", "ember inference+torchrec-mem+hbm-cap"):
+    for label in ("ember training+torchrec-mem+hbm-cap",
+                  "ember training-lean+torchrec-mem+hbm-cap",
+                  "ember inference+torchrec-mem+hbm-cap"):
         assert rows[label]["error"] is None
         assert rows[label]["max_hbm_fraction"] <= rows["torchrec"]["max_hbm_fraction"]
     capped = json.loads((tmp_path / "work" / "criteo-8" / "topology-capped.json").read_text())
