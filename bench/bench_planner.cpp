@@ -6,7 +6,9 @@
 // time of the search and the score (max per-rank cost) of one greedy pass
 // and of the full search. docs/performance.md records the figures.
 //
-//   bench_planner [TABLES] [RANKS] [REPEATS]
+//   bench_planner [TABLES] [RANKS] [REPEATS] [inference|training|training-lean]
+//
+// (default inference; the objective is ember-compile --objective's).
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <random>
+#include <string>
 
 using namespace ember::sharding;
 
@@ -55,8 +58,12 @@ int main(int argc, char **argv) {
   int numTables = argc > 1 ? std::atoi(argv[1]) : 1000;
   int numRanks = argc > 2 ? std::atoi(argv[2]) : 512;
   int repeats = argc > 3 ? std::atoi(argv[3]) : 3;
-  if (numTables < 1 || numRanks < 1 || repeats < 1) {
-    std::fprintf(stderr, "usage: bench_planner [TABLES] [RANKS] [REPEATS]\n");
+  std::string objective = argc > 4 ? argv[4] : "inference";
+  if (numTables < 1 || numRanks < 1 || repeats < 1 ||
+      (objective != "inference" && objective != "training" &&
+       objective != "training-lean")) {
+    std::fprintf(stderr, "usage: bench_planner [TABLES] [RANKS] [REPEATS] "
+                         "[inference|training|training-lean]\n");
     return 2;
   }
   std::vector<TableSpec> tables = catalogue(numTables, 42);
@@ -64,6 +71,8 @@ int main(int argc, char **argv) {
   options.topology.worldSize = numRanks;
   options.topology.ranksPerNode = 8;
   options.batchSizePerRank = 512;
+  options.includeBackward = objective != "inference";
+  options.leanTraffic = objective == "training-lean";
 
   for (SearchMode mode : {SearchMode::Greedy, SearchMode::Local}) {
     options.search = mode;

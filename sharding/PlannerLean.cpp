@@ -124,6 +124,36 @@ public:
               static_cast<double>(bound.device))});
   }
 
+  /// Whether some rank could take shard `s` of `option` (table `t`) under
+  /// `bound`: the least any rank looks up, sends or receives now, plus what
+  /// the shard's holder at least adds (its lookups; every other rank's ids
+  /// in and its rows out, or its partial sums to and from its node peers).
+  /// A necessary condition, O(1) after refreshLeast.
+  bool mayTake(int t, const Option &option, int64_t s,
+               const BusiestBytes &bound) const {
+    auto [ids, rows] = shardPeerBytes(specs[t], option, s, options);
+    double w = static_cast<double>(world);
+    double n = static_cast<double>(option.shards.size());
+    bool reduces = option.kind == ShardingKind::TableRowWise && n > 1;
+    double peersPart = reduces ? (n - 1) * rows * w / n : 0;
+    double sent = reduces ? peersPart : (w - 1) * rows;
+    double recv = peersPart + (w - 1) * ids;
+    auto le = [](double value, double limit) {
+      return value <= limit * (1 + 1e-9) + 1e-12;
+    };
+    return le(leastLookup + option.load(s).cost.lookup, bound.lookup) &&
+           le(leastSent + sent, bound.exchanged) &&
+           le(leastRecv + recv, bound.exchanged);
+  }
+  void refreshLeast() {
+    leastLookup = *std::min_element(lookup.begin(), lookup.end());
+    leastSent = leastRecv = std::numeric_limits<double>::max();
+    for (int64_t q = 0; q < world; ++q) {
+      leastSent = std::min(leastSent, sentIntra[q] + sentInter[q]);
+      leastRecv = std::min(leastRecv, recvIntra[q] + recvInter[q]);
+    }
+  }
+
   BusiestBytes busiest(const State &state) const {
     BusiestBytes result;
     for (int64_t q = 0; q < world; ++q) {
@@ -150,6 +180,8 @@ private:
   const Topology &topo;
   int64_t world;
   std::vector<double> lookup, sentIntra, sentInter, recvIntra, recvInter;
+  /// The least of each over the ranks (refreshLeast).
+  double leastLookup = 0, leastSent = 0, leastRecv = 0;
 };
 
 /// Whether two shard lists have the same blocks (ranks aside).
@@ -164,11 +196,13 @@ bool sameBlocks(ArrayRef<Shard> a, ArrayRef<Shard> b) {
 }
 
 /// The ranks for `option`'s shards with the most room under the bound
-/// (lowest `share`): free shards on the distinct ranks of lowest share that
-/// fit them, a node-placed table on the node whose highest share is
-/// lowest, fixed shards where they are. False when they do not fit.
+/// (lowest `share`; `byShare`: the ranks in that order): free shards on the
+/// distinct ranks of lowest share that fit them, a node-placed table on the
+/// node whose highest share is lowest, fixed shards where they are. False when
+/// they do not fit.
 bool chooseRoomiestRanks(const State &state, const Option &option,
-                         ArrayRef<double> share, std::vector<int64_t> &ranks) {
+                         ArrayRef<double> share, ArrayRef<int64_t> byShare,
+                         std::vector<int64_t> &ranks) {
   const Topology &topo = *state.topology;
   int64_t numShards = option.shards.size();
   ranks.assign(numShards, -1);
@@ -184,17 +218,13 @@ bool chooseRoomiestRanks(const State &state, const Option &option,
     }
     return option.shardsOnDistinctRanks;
   case Placement::Free: {
-    std::vector<int64_t> order(topo.worldSize);
-    std::iota(order.begin(), order.end(), int64_t(0));
-    llvm::stable_sort(
-        order, [&](int64_t a, int64_t b) { return share[a] < share[b]; });
     size_t next = 0;
     for (int64_t s = 0; s < numShards; ++s) {
-      while (next < order.size() && !fits(order[next], s))
+      while (next < byShare.size() && !fits(byShare[next], s))
         ++next;
-      if (next == order.size())
+      if (next == byShare.size())
         return false;
-      ranks[s] = order[next++];
+      ranks[s] = byShare[next++];
     }
     return true;
   }
@@ -313,6 +343,7 @@ int Planner::shardReplicasWithinBytes(State &state) const {
   std::vector<int64_t> ranks;
   int64_t world = options.topology.worldSize;
   std::vector<double> share(world, 0);
+  std::vector<int64_t> byShare(world);
   int sharded = 0;
   for (int t : order) {
     double score = state.maxCost(), total = state.totalCost();
@@ -324,15 +355,27 @@ int Planner::shardReplicasWithinBytes(State &state) const {
     // with the most room under the bound.
     for (int64_t q = 0; q < world; ++q)
       share[q] = bytes.share(state, q, bound);
+    std::iota(byShare.begin(), byShare.end(), int64_t(0));
+    llvm::stable_sort(
+        byShare, [&](int64_t a, int64_t b) { return share[a] < share[b]; });
+    bytes.refreshLeast();
     candidates.clear();
     const std::vector<Option> &opts = tableOptions[t].options;
     for (int i = 0, n = opts.size(); i < n; ++i) {
-      if (opts[i].kind == ShardingKind::DataParallel ||
-          opts[i].kernel != ComputeKernel::Fused)
+      const Option &option = opts[i];
+      if (option.kind == ShardingKind::DataParallel ||
+          option.kernel != ComputeKernel::Fused)
+        continue;
+      // Options that no rank could take under the bound are not placed.
+      bool mayFit = true;
+      for (int64_t s = 0, e = option.shards.size(); s < e && mayFit; ++s)
+        mayFit = bytes.mayTake(t, option, s, bound);
+      if (!mayFit)
         continue;
       for (bool roomiest : {false, true}) {
-        if (!(roomiest ? chooseRoomiestRanks(state, opts[i], share, ranks)
-                       : state.chooseRanks(t, i, /*byMemory=*/false, ranks)))
+        if (!(roomiest
+                  ? chooseRoomiestRanks(state, option, share, byShare, ranks)
+                  : state.chooseRanks(t, i, /*byMemory=*/false, ranks)))
           continue;
         if (roomiest && !candidates.empty() && candidates.back().index == i &&
             candidates.back().ranks == ranks)
