@@ -449,6 +449,9 @@ def EmberPlanSharding : Pass<"ember-plan-sharding", "::mlir::ModuleOp"> {
            "all-reduce of replicas count; same as include-backward) or "
            "training-lean (the training step within the inference plan's "
            "bytes); default: inference unless include-backward">,
+    Option<"leanSlack", "lean-slack", "double", "-1.0",
+           "training-lean: how far above the inference plan's busiest "
+           "rank's bytes each rank's may go, as a fraction (default 0.05)">,
     Option<"memoryReservation", "memory-reservation", "std::string",
            "\"ember\"",
            "Device memory kept from the embeddings: ember (the topology's "

@@ -377,6 +377,7 @@ struct PlanShardingPass
     request.includeBackward = includeBackward;
     request.objective = objective;
     request.memoryReservation = memoryReservation;
+    request.leanSlack = leanSlack;
     request.pipelineDepth = pipelineDepth;
     request.topologyFile = topologyFile;
     request.statsFile = statsFile;

@@ -29,10 +29,6 @@ using namespace ember::sharding::detail;
 
 namespace {
 
-/// How far above the inference plan's busiest rank the training-lean plan's
-/// bytes may go (each of the four figures).
-constexpr double kLeanSlack = 0.05;
-
 /// The busiest rank's figure of each of the four per-rank bytes
 /// (lookup time stands for the bytes looked up: the cost model's lookup
 /// seconds are bytes over the lookup bandwidth).
@@ -315,14 +311,14 @@ std::unique_ptr<State> Planner::stateOf(const ShardingPlan &plan,
 int Planner::shardReplicasWithinBytes(State &state) const {
   // Sharding a table adds to every rank's all-to-alls (each sends its ids
   // and receives its rows), so the busiest rank's bytes cannot stay exactly
-  // where they are: the bound is theirs with kLeanSlack.
+  // where they are: the bound is theirs with PlannerOptions::leanSlack.
   RankBytes bytes(state, specs, options);
   BusiestBytes bound = bytes.busiest(state);
-  bound.lookup *= 1 + kLeanSlack;
-  bound.exchanged *= 1 + kLeanSlack;
-  bound.acrossNodes *= 1 + kLeanSlack;
+  bound.lookup *= 1 + options.leanSlack;
+  bound.exchanged *= 1 + options.leanSlack;
+  bound.acrossNodes *= 1 + options.leanSlack;
   bound.device = static_cast<int64_t>(static_cast<double>(bound.device) *
-                                      (1 + kLeanSlack));
+                                      (1 + options.leanSlack));
   // The auto replicas, costliest all-reduce (the backward part of a
   // replica's cost on each rank) first.
   std::vector<int> order;
@@ -440,9 +436,9 @@ llvm::Expected<ShardingPlan> Planner::planLean(ArrayRef<TableSpec> tables,
       "training-lean: {0} of the inference plan's {1} replicas sharded, "
       "costliest gradient all-reduce first; training score {2:F1} -> "
       "{3:F1} us; no rank looks up, exchanges (in all and across nodes) or "
-      "holds more than {4}% above the inference plan's busiest",
+      "holds more than {4:F1}% above the inference plan's busiest",
       sharded, replicas, before * 1e6, state->maxCost() * 1e6,
-      static_cast<int>(kLeanSlack * 100)));
+      options.leanSlack * 100));
   training.noteSpills(*state);
   return training.toPlan(*state);
 }

@@ -1,13 +1,15 @@
 //===- ShardingDriver.cpp - planner options from the command line ---------===//
 
 #include "sharding/ShardingDriver.h"
-#include "sharding/PlanJson.h"
 #include "io/atomic_file.h"
+#include "sharding/PlanJson.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
+#include <cmath>
 
 using namespace ember::sharding;
 
@@ -71,6 +73,20 @@ ember::sharding::preparePlannerOptions(const ShardingRequest &request,
                                    "unknown objective '" + request.objective +
                                        "' (expected inference, training or "
                                        "training-lean)");
+  if (request.leanSlack != -1.0) { // -1: not given
+    if (!options.leanTraffic)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "lean-slack applies to objective 'training-lean' only");
+    if (!std::isfinite(request.leanSlack) || request.leanSlack < 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("lean-slack must be a finite fraction of at least 0 "
+                        "(0.05: 5%), not {0}",
+                        request.leanSlack)
+              .str());
+    options.leanSlack = request.leanSlack;
+  }
   if (request.memoryReservation != "ember" &&
       request.memoryReservation != "torchrec")
     return llvm::createStringError(

@@ -44,6 +44,8 @@ struct ShardingRequest {
   ///             copies) of the input ids of a rank's batch, 8 bytes each
   ///             (torchrecReservedBytes).
   std::string memoryReservation = "ember";
+  /// training-lean only: PlannerOptions::leanSlack (negative: the default).
+  double leanSlack = -1;
   /// Batches in flight (0: 2).
   int64_t pipelineDepth = 0;
   /// Files (empty: none): topology JSON, statistics JSON, a plan to import.

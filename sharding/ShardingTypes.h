@@ -237,6 +237,9 @@ struct PlannerOptions {
   /// all-to-alls, sends or receives across nodes, or holds more bytes than
   /// the inference plan's busiest (fullest) rank.
   bool leanTraffic = false;
+  /// leanTraffic: how far above the inference plan's busiest rank each of
+  /// those bytes may go (0.05: 5%; larger trades bytes for training step).
+  double leanSlack = 0.05;
   /// The auto planner may use fused_uvm_caching for tables that do not fit.
   bool allowUvm = true;
   /// Fraction of a UVM-cached shard's rows kept in device memory.

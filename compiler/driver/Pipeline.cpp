@@ -146,6 +146,7 @@ void buildCompilePipeline(PassManager &pm, const CompileOptions &options) {
   planning.reportFile = options.reportFile;
   planning.objective = options.objective;
   planning.memoryReservation = options.memoryReservation;
+  planning.leanSlack = options.leanSlack;
   planning.reportFormat = options.reportFormat;
   pm.addPass(createEmberPlanSharding(planning));
   if (options.planShardingOnly)

@@ -55,6 +55,7 @@ struct CompileOptions {
   std::string reportFile;       // where to write the sharding report
   std::string objective;        // inference | training ("": inference)
   std::string memoryReservation = "ember"; // ember | torchrec
+  double leanSlack = -1;        // training-lean's slack (negative: default)
   std::string reportFormat;     // text | html ("": by the file name)
   /// Stop after planning (the report and exported plan are the output).
   bool planShardingOnly = false;

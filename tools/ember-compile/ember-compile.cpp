@@ -163,6 +163,12 @@ static cl::opt<std::string> objective(
              "the inference plan's busiest)"),
     cl::value_desc("inference|training|training-lean"), cl::init("inference"),
     cl::cat(shardingCategory));
+static cl::opt<double> leanSlack(
+    "lean-slack",
+    cl::desc("With --objective training-lean: how far above the inference "
+             "plan's busiest rank each rank's bytes may go, as a fraction "
+             "(default 0.05; larger trades bytes for training step)"),
+    cl::value_desc("FRACTION"), cl::init(-1.0), cl::cat(shardingCategory));
 static cl::opt<std::string> memoryReservation(
     "memory-reservation",
     cl::desc("Device memory kept from the embeddings: ember (the topology's "
@@ -378,6 +384,7 @@ int main(int argc, char **argv) {
   options.importPlanFile = importPlan;
   options.objective = objective;
   options.memoryReservation = memoryReservation;
+  options.leanSlack = leanSlack;
   options.reportFormat = reportFormat;
   if (emitKind == EmitKind::ShardingReport ||
       emitKind == EmitKind::ShardingPlan) {

@@ -18,6 +18,10 @@
 // training-lean: the inference plan's replicas sharded within its bytes; the
 // report says so, and how many.
 // RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training-lean | FileCheck %s --check-prefix=CHECK-REPORT-LEAN
+// RUN: ember-compile %s -o - --emit sharding-report --world-size 16 --sharding-stats %S/Inputs/plan-sharding-objective-stats.json --objective training-lean --lean-slack 0.5 | FileCheck %s --check-prefix=CHECK-REPORT-SLACK
+// lean-slack: only with training-lean, a finite fraction of at least 0.
+// RUN: not ember-opt %s --ember-plan-sharding="lean-slack=0.5" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-OBJECTIVE
+// RUN: not ember-opt %s --ember-plan-sharding="objective=training-lean lean-slack=-3" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-NEGATIVE
 //
 // TorchRec's reservation (15% and 20 copies of the input ids) leaves 250 MB
 // of a 300 MB device: t_big (256 MB) no longer fits it and is cached from
@@ -33,6 +37,7 @@
 // RUN: rm -f %t.plan
 // RUN: not ember-compile %s -o %t.plan --world-size 2 --objective fastest 2>&1 | FileCheck %s --check-prefix=CHECK-CLI-OBJECTIVE
 // RUN: not ember-compile %s -o %t.plan --world-size 2 --memory-reservation some 2>&1 | FileCheck %s --check-prefix=CHECK-CLI-RESERVATION
+// RUN: not ember-compile %s -o %t.plan --world-size 2 --objective training --lean-slack 0.1 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-OBJECTIVE
 // RUN: not test -e %t.plan
 
 // CHECK-INFERENCE: "t_big": {
@@ -44,7 +49,10 @@
 // CHECK-REPORT: device 80.0 GB (15.0% reserved by TorchRec's rule: 15% and 20 copies of the input ids)
 // CHECK-REPORT-DEFAULT: Objective: inference: {{.*}}forward only
 // CHECK-REPORT-LEAN: Objective: training-lean (within the inference plan's bytes): {{.*}}forward and backward
-// CHECK-REPORT-LEAN: training-lean: {{[0-9]+}} of the inference plan's {{[0-9]+}} replicas sharded, costliest gradient all-reduce first; training score
+// CHECK-REPORT-LEAN: training-lean: {{[0-9]+}} of the inference plan's {{[0-9]+}} replicas sharded, costliest gradient all-reduce first; training score {{.*}} more than 5.0% above the inference plan's busiest
+// CHECK-REPORT-SLACK: more than 50.0% above the inference plan's busiest
+// CHECK-SLACK-OBJECTIVE: lean-slack applies to objective 'training-lean' only
+// CHECK-SLACK-NEGATIVE: error: ember-plan-sharding: lean-slack must be a finite fraction of at least 0 (0.05: 5%), not -3.00
 // CHECK-REPORT-DEFAULT: device 80.0 GB (10.0% reserved),
 // CHECK-EMBER-MEMORY: "t_big": {
 // CHECK-EMBER-MEMORY-NEXT: "compute_kernel": "fused",

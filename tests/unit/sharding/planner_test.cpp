@@ -920,12 +920,14 @@ TEST(ShardingPlanner, TrainingLeanStaysWithinTheInferencePlansBytes) {
   // training-lean: the inference plan, re-costed for training, with the
   // replicas sharded that lower the training score while no rank's bytes
   // (lookups, all-to-all bytes in all and across nodes, device memory) go
-  // more than 5% above the inference plan's busiest rank's. Checked here
+  // more than the slack (5% by default, 50% here too) above the inference
+  // plan's busiest rank's. Checked here
   // against the plans themselves: the all-to-all bytes as the benchmark's
   // yardstick counts them (AllToAllBytes.h), lookups and memory from the
   // models.
   int sharded = 0;
   for (unsigned seed = 1; seed <= 6; ++seed) {
+    double slack = seed <= 4 ? 0.05 : 0.5;
     std::vector<TableSpec> tables = randomTables(40, seed);
     // Mid-sized tables with long bags: worth a replica for inference, whose
     // gradient all-reduce training pays for.
@@ -936,6 +938,7 @@ TEST(ShardingPlanner, TrainingLeanStaysWithinTheInferencePlansBytes) {
     PlannerOptions lean = inference;
     lean.includeBackward = true;
     lean.leanTraffic = true;
+    lean.leanSlack = slack;
     PlannerOptions training = inference;
     training.includeBackward = true;
     ShardingPlan base = planOrFail(tables, inference);
@@ -967,7 +970,7 @@ TEST(ShardingPlanner, TrainingLeanStaysWithinTheInferencePlansBytes) {
     const char *names[] = {"lookup", "all-to-all bytes", "inter-node bytes",
                            "device bytes"};
     for (int i = 0; i < 4; ++i)
-      EXPECT_LE(after[i], before[i] * 1.05 * (1 + 1e-9) + 1e-12)
+      EXPECT_LE(after[i], before[i] * (1 + slack) * (1 + 1e-9) + 1e-12)
           << "seed " << seed << ": " << names[i];
     // The training score (what the objective minimises) never rises.
     EXPECT_LE(after[4], before[4] * (1 + 1e-9)) << "seed " << seed;
