@@ -12,8 +12,9 @@
 // all-reduce costs the training step most, one table at a time, costliest
 // first: each takes the sharded option (device memory only) that lowers the
 // training score most while no rank's bytes exceed the inference plan's
-// busiest rank's: bytes looked up, all-to-all bytes sent or received, the
-// part of those that crosses nodes, and device memory. Those four are the
+// busiest rank's by more than the slack (PlannerOptions::leanSlack): bytes
+// looked up, all-to-all bytes sent or received, the part of those that
+// crosses nodes, and device memory. Those four are the
 // per-rank figures of the side-by-side benchmark's yardstick
 // (docs/sharding.md), counted here from the plan's shards as it counts them.
 //
