@@ -424,6 +424,40 @@ public:
   /// (false when it does not fit), without placing them.
   bool chooseRanks(int table, int index, bool byMemory,
                    std::vector<int64_t> &ranks);
+  /// A node-placed `option` (shard i on the node's rank option.shards[i].rank)
+  /// on the node where its shards fit and the largest `key(rank, shard)` of
+  /// them is lowest (ties to the lower node): its ranks into `ranks`. False
+  /// when no node fits it.
+  template <typename Key>
+  bool placeOnBestNode(const Option &option, Key key,
+                       std::vector<int64_t> &ranks) const {
+    int64_t perNode = topology->ranksPerNode;
+    int64_t numShards = option.shards.size();
+    int64_t bestNode = -1;
+    double bestKey = 0;
+    for (int64_t node = 0; node < topology->numNodes(); ++node) {
+      int64_t first = node * perNode;
+      if (first + numShards > topology->worldSize)
+        continue;
+      bool ok = true;
+      double nodeKey = 0;
+      for (int64_t shard = 0; shard < numShards && ok; ++shard) {
+        int64_t rank = first + option.shards[shard].rank;
+        ok = fits(rank, option.unitDevice(shard), option.unitHost(shard));
+        nodeKey = std::max(nodeKey, key(rank, shard));
+      }
+      if (ok && (bestNode < 0 || nodeKey < bestKey)) {
+        bestNode = node;
+        bestKey = nodeKey;
+      }
+    }
+    if (bestNode < 0)
+      return false;
+    ranks.resize(numShards);
+    for (int64_t shard = 0; shard < numShards; ++shard)
+      ranks[shard] = bestNode * perNode + option.shards[shard].rank;
+    return true;
+  }
   /// The most any of `ranks` would hold (ShardLoad::cost) with the shards
   /// of `table`'s option `index` on them (shard i on ranks[i]).
   double heldMaxAfter(int table, int index, ArrayRef<int64_t> ranks);

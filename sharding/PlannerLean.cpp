@@ -200,7 +200,6 @@ bool sameBlocks(ArrayRef<Shard> a, ArrayRef<Shard> b) {
 bool chooseRoomiestRanks(const State &state, const Option &option,
                          ArrayRef<double> share, ArrayRef<int64_t> byShare,
                          std::vector<int64_t> &ranks) {
-  const Topology &topo = *state.topology;
   int64_t numShards = option.shards.size();
   ranks.assign(numShards, -1);
   auto fits = [&](int64_t rank, int64_t s) {
@@ -225,31 +224,9 @@ bool chooseRoomiestRanks(const State &state, const Option &option,
     }
     return true;
   }
-  case Placement::Node: {
-    int64_t bestNode = -1;
-    double bestKey = 0;
-    for (int64_t node = 0; node < topo.numNodes(); ++node) {
-      int64_t first = node * topo.ranksPerNode;
-      if (first + numShards > topo.worldSize)
-        continue;
-      bool ok = true;
-      double key = 0;
-      for (int64_t s = 0; s < numShards && ok; ++s) {
-        int64_t rank = first + option.shards[s].rank;
-        ok = fits(rank, s);
-        key = std::max(key, share[rank]);
-      }
-      if (ok && (bestNode < 0 || key < bestKey)) {
-        bestNode = node;
-        bestKey = key;
-      }
-    }
-    if (bestNode < 0)
-      return false;
-    for (int64_t s = 0; s < numShards; ++s)
-      ranks[s] = bestNode * topo.ranksPerNode + option.shards[s].rank;
-    return true;
-  }
+  case Placement::Node:
+    return state.placeOnBestNode(
+        option, [&](int64_t rank, int64_t) { return share[rank]; }, ranks);
   }
   return false;
 }

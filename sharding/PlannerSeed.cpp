@@ -185,36 +185,15 @@ bool State::chooseRanks(int table, int index, bool byMemory,
       return false;
     break;
   }
-  case Placement::Node: {
-    int64_t perNode = topology->ranksPerNode;
-    int64_t bestNode = -1;
-    double bestKey = 0;
-    for (int64_t node = 0; node < topology->numNodes(); ++node) {
-      int64_t first = node * perNode;
-      if (first + numShards > topology->worldSize)
-        continue;
-      bool ok = true;
-      double key = 0;
-      for (int shard = 0; shard < numShards && ok; ++shard) {
-        int64_t rank = first + option.shards[shard].rank;
-        ok = fits(rank, option.unitDevice(shard), option.unitHost(shard));
-        double value =
-            byMemory
-                ? static_cast<double>(device[rank] + option.unitDevice(shard))
-                : held[rank] + option.unitCost(shard);
-        key = std::max(key, value);
-      }
-      if (ok && (bestNode < 0 || key < bestKey)) {
-        bestNode = node;
-        bestKey = key;
-      }
-    }
-    if (bestNode < 0)
-      return false;
-    for (int shard = 0; shard < numShards; ++shard)
-      ranks[shard] = bestNode * perNode + option.shards[shard].rank;
-    break;
-  }
+  case Placement::Node:
+    return placeOnBestNode(
+        option,
+        [&](int64_t rank, int64_t shard) {
+          return byMemory ? static_cast<double>(device[rank] +
+                                                option.unitDevice(shard))
+                          : held[rank] + option.unitCost(shard);
+        },
+        ranks);
   }
   return true;
 }

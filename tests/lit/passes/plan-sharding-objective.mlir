@@ -22,6 +22,8 @@
 // lean-slack: only with training-lean, a finite fraction of at least 0.
 // RUN: not ember-opt %s --ember-plan-sharding="lean-slack=0.5" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-OBJECTIVE
 // RUN: not ember-opt %s --ember-plan-sharding="objective=training-lean lean-slack=-3" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-NEGATIVE
+// RUN: not ember-opt %s --ember-plan-sharding="objective=training-lean lean-slack=nan" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-NAN
+// RUN: not ember-opt %s --ember-plan-sharding="objective=training-lean lean-slack=abc" 2>&1 | FileCheck %s --check-prefix=CHECK-SLACK-TEXT
 //
 // TorchRec's reservation (15% and 20 copies of the input ids) leaves 250 MB
 // of a 300 MB device: t_big (256 MB) no longer fits it and is cached from
@@ -52,6 +54,8 @@
 // CHECK-REPORT-LEAN: training-lean: {{[0-9]+}} of the inference plan's {{[0-9]+}} replicas sharded, costliest gradient all-reduce first; training score {{.*}} more than 5.0% above the inference plan's busiest
 // CHECK-REPORT-SLACK: more than 50.0% above the inference plan's busiest
 // CHECK-SLACK-OBJECTIVE: lean-slack applies to objective 'training-lean' only
+// CHECK-SLACK-NAN: error: ember-plan-sharding: lean-slack must be a finite fraction of at least 0 (0.05: 5%), not nan
+// CHECK-SLACK-TEXT: for the --lean-slack option: 'abc' value invalid for floating point argument
 // CHECK-SLACK-NEGATIVE: error: ember-plan-sharding: lean-slack must be a finite fraction of at least 0 (0.05: 5%), not -3.00
 // CHECK-REPORT-DEFAULT: device 80.0 GB (10.0% reserved),
 // CHECK-EMBER-MEMORY: "t_big": {
