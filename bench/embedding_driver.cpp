@@ -34,6 +34,10 @@
 // other libraries without reloading the tables:
 //   run K     K timed runs; prints "times s1 ... sK" (seconds)
 //   out PATH  writes the last output to PATH (atomically)
+//   ceiling K K timed runs of the loads-only loop over the same table and
+//             ids (bench/row_read_ceiling.h: what no kernel can beat) at
+//             the prefetch distance that was fastest when first asked;
+//             prints "times s1 ... sK distance D" (embedding_bag only)
 //   pages     prints "pages HUGE TOTAL": bytes of the tables that
 //             transparent huge pages back (from /proc/self/smaps, see
 //             bench_table_memory.h) and the tables' bytes, so a script can
@@ -50,6 +54,7 @@
 //===----------------------------------------------------------------------===//
 #include "bench_kernel_context.h"
 #include "bench_table_memory.h"
+#include "row_read_ceiling.h"
 
 #include <algorithm>
 #include <chrono>
@@ -251,17 +256,22 @@ Status setUpGrouped(Args &args, bool hugePages,
   return Status::ok();
 }
 
+/// Reads the flush buffer (before every timed run, not timed).
+void readFlush(const std::vector<uint64_t> &flush) {
+  static volatile uint64_t sink = 0;
+  uint64_t sum = 0;
+  for (uint64_t v : flush)
+    sum += v;
+  sink = sink + sum;
+}
+
 /// Times `iters` runs, each after reading the flush buffer (not timed).
 Result<std::vector<double>> timeRuns(bench::BenchKernelContext &ctx,
                                      const std::string &kernel, int iters,
                                      const std::vector<uint64_t> &flush) {
-  static volatile uint64_t sink = 0;
   std::vector<double> times;
   for (int i = 0; i < iters; ++i) {
-    uint64_t sum = 0;
-    for (uint64_t v : flush)
-      sum += v;
-    sink = sink + sum;
+    readFlush(flush);
     auto start = std::chrono::steady_clock::now();
     Status s = ctx.run(kernel);
     auto end = std::chrono::steady_clock::now();
@@ -289,9 +299,43 @@ std::pair<int64_t, int64_t> tablePages(const bench::BenchKernelContext &ctx,
   return {huge, total};
 }
 
+/// The loads-only loop over embedding_bag's table and ids (inputs 0 and 1).
+bench::RowReads rowReadsOf(const bench::BenchKernelContext &ctx) {
+  const Tensor &table = ctx.input(0), &ids = ctx.input(1);
+  bench::RowReads r;
+  r.table = static_cast<const uint8_t *>(table.data());
+  r.rows = table.shape()[0];
+  r.rowBytes = r.rows > 0 ? static_cast<int64_t>(table.nbytes()) / r.rows : 0;
+  r.ids = static_cast<const int64_t *>(ids.data());
+  r.numIds = ids.shape().numel();
+  return r;
+}
+
+/// The prefetch distance at which the loads-only loop is fastest: the
+/// least median of three runs at each of ceilingDistances().
+int64_t fastestCeilingDistance(const bench::RowReads &reads, int threads,
+                               const std::vector<uint64_t> &flush) {
+  int64_t best = 0;
+  double bestTime = 0;
+  for (int64_t d : bench::ceilingDistances()) {
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) {
+      readFlush(flush);
+      t.push_back(bench::timeRowReads(reads, threads, d));
+    }
+    std::sort(t.begin(), t.end());
+    if (bestTime == 0 || t[1] < bestTime) {
+      bestTime = t[1];
+      best = d;
+    }
+  }
+  return best;
+}
+
 /// The --serve loop: commands from stdin until quit or end of input.
 int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
-          const std::vector<uint64_t> &flush) {
+          const std::vector<uint64_t> &flush, int threads) {
+  int64_t ceilingDistance = -1; // chosen at the first `ceiling`
   std::printf("ready\n");
   std::fflush(stdout);
   std::string line;
@@ -312,6 +356,26 @@ int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
       for (double t : *times)
         std::printf(" %.9f", t);
       std::printf("\n");
+    } else if (command == "ceiling") {
+      auto k = parseInt(argument);
+      if (!k || *k <= 0)
+        return fail("ceiling: expected a positive count, got '" + argument +
+                    "'");
+      if (kernel != "embedding_bag")
+        return fail("ceiling: only for --kernel embedding_bag");
+      const bench::RowReads reads = rowReadsOf(ctx);
+      if (reads.rowBytes < 4)
+        return fail("ceiling: rows of " + std::to_string(reads.rowBytes) +
+                    " bytes (the loads-only loop reads 4 at a time)");
+      if (ceilingDistance < 0)
+        ceilingDistance = fastestCeilingDistance(reads, threads, flush);
+      std::printf("times");
+      for (int64_t i = 0; i < *k; ++i) {
+        readFlush(flush);
+        std::printf(" %.9f",
+                    bench::timeRowReads(reads, threads, ceilingDistance));
+      }
+      std::printf(" distance %lld\n", static_cast<long long>(ceilingDistance));
     } else if (command == "out") {
       if (argument.empty())
         return fail("out: expected a path");
@@ -325,7 +389,7 @@ int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
                   static_cast<long long>(total));
     } else {
       return fail("unknown command '" + line +
-                  "' (expected run K, out PATH, pages or quit)");
+                  "' (expected run K, ceiling K, out PATH, pages or quit)");
     }
     std::fflush(stdout);
   }
@@ -369,7 +433,7 @@ int main(int argc, char **argv) {
     return fail(s.toString());
   std::vector<uint64_t> flush(static_cast<size_t>(*flushMib) << 17, 1);
   if (serveMode)
-    return serve(ctx, kernel, flush);
+    return serve(ctx, kernel, flush, static_cast<int>(*threads));
 
   auto times = timeRuns(ctx, kernel, static_cast<int>(*iters), flush);
   if (!times.isOk())

@@ -31,6 +31,15 @@ bench_stream_read in the same run (after each configuration's rounds, its
 array in the tables' page policy) and prints the 1-minute load average
 before and after each configuration.
 
+The loads-only ceiling (single-table configurations; --no-ceiling skips it):
+the driver also times, as one more side in the same rounds, a loop that
+reads exactly the rows the lookup reads, in its order, one load per 64-byte
+line and nothing else (bench/row_read_ceiling.h), at the prefetch distance
+that is fastest for it. No pooling kernel can be faster, so each row also
+says at what fraction of that speed Ember and the best peer run, and the
+most any kernel could lead the best peer by on this machine (best peer time
+/ ceiling time).
+
 Page policy: by default every side's tables are in 4 KiB pages (private
 anonymous memory, not madvised; this machine's THP mode is usually
 `madvise`); --hugepages madvises every side's tables for transparent huge
@@ -100,6 +109,9 @@ def parse_args(argv):
                    help="MiB read before every timed lookup on every side (not timed), so "
                         "rows of the previous lookup are not in the caches; make it larger "
                         "than the L3 (default 64)")
+    p.add_argument("--no-ceiling", dest="ceiling", action="store_false",
+                   help="skip the loads-only ceiling (bench/row_read_ceiling.h), which "
+                        "otherwise runs as one more side in every single-table configuration")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--baseline-driver",
                    help="another ember_embedding_driver (e.g. a copy built before a change): "
@@ -217,6 +229,11 @@ class EmberDriver:
     def times(self, iters):
         return [float(t) for t in self.ask(f"run {iters}", "times").split()[1:]]
 
+    def ceiling(self, iters):
+        """Times of the loads-only loop (row_read_ceiling.h) and its prefetch distance."""
+        words = self.ask(f"ceiling {iters}", "times").split()
+        return [float(t) for t in words[1:-2]], int(words[-1])
+
     def output(self, path):
         self.ask(f"out {path}", "written")
 
@@ -285,7 +302,10 @@ def run_config(args, cfg, np, torch, peers):
     torch.set_num_threads(cfg["threads"])
     flush = np.ones(args.flush_mib << 17, dtype=np.uint64)
     load_before = os.getloadavg()[0]
-    sides = ["ember"] + list(peers) + (["ember_base"] if base else [])
+    ceiling = args.ceiling and cfg["kind"] in ("fp32", "int8")
+    sides = (["ember"] + list(peers) + (["ember_base"] if base else []) +
+             (["ceiling"] if ceiling else []))
+    ceiling_distance = None
     outs = {}
     # One untimed call per peer (warm-up, and the output to compare).
     for name, fn in peers.items():
@@ -298,6 +318,10 @@ def run_config(args, cfg, np, torch, peers):
             if side in ("ember", "ember_base"):
                 d = driver if side == "ember" else base
                 per_round[side].append(statistics.median(d.times(args.iters)))
+                continue
+            if side == "ceiling":
+                times, ceiling_distance = driver.ceiling(args.iters)
+                per_round[side].append(statistics.median(times))
                 continue
             times = []
             for _ in range(args.iters):
@@ -351,6 +375,15 @@ def run_config(args, cfg, np, torch, peers):
     if base:
         ratios["ember_base"] = quartiles(
             [b / e for b, e in zip(per_round["ember_base"], per_round["ember"])])
+    if ceiling:
+        # Speed as a fraction of the loads-only loop's (<= 1 up to noise), and
+        # the most any kernel could lead the best peer by: best peer / ceiling.
+        ratios["ember_of_ceiling"] = quartiles(
+            [c / e for c, e in zip(per_round["ceiling"], per_round["ember"])])
+        ratios["best_peer_of_ceiling"] = quartiles(
+            [c / p for c, p in zip(per_round["ceiling"], best_peer)])
+        ratios["best_peer_over_ceiling"] = quartiles(
+            [p / c for c, p in zip(per_round["ceiling"], best_peer)])
     ember_s = statistics.median(per_round["ember"])
     gbps = cfg["useful_bytes"] / ember_s / 1e9
     return {
@@ -358,6 +391,7 @@ def run_config(args, cfg, np, torch, peers):
         "ms": {s: 1e3 * statistics.median(per_round[s]) for s in sides},
         "ratios": ratios, "ember_gbps": gbps, "stream_gbps": bw,
         "pct_stream": 100 * gbps / bw, "load": (load_before, load_after),
+        "ceiling_distance": ceiling_distance,
         "mismatches": mismatches, "elements_differing": exact,
         "huge_page_pct": pages, "warnings": warnings,
     }
@@ -369,7 +403,7 @@ def print_header(kinds):
 
 
 def print_row(row):
-    peers = [p for p in row["ms"] if p not in ("ember", "ember_base")]
+    peers = [p for p in row["ms"] if p not in ("ember", "ember_base", "ceiling")]
     peer_ms = " ".join(f"{p}={row['ms'][p]:.2f}" for p in peers)
     q1, med, q3 = row["ratios"]["best"]
     print(f"{row['name']:<34} {row['threads']:>3} {row['ms']['ember']:>9.2f} {peer_ms:>22} "
@@ -382,6 +416,14 @@ def print_row(row):
         q1, med, q3 = row["ratios"]["ember_base"]
         print(f"{'':<34}     vs ember_base (before the change, "
               f"{row['ms']['ember_base']:.2f} ms): {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
+    if "ember_of_ceiling" in row["ratios"]:
+        e, p, h = (row["ratios"][k] for k in
+                   ("ember_of_ceiling", "best_peer_of_ceiling", "best_peer_over_ceiling"))
+        print(f"{'':<34}     loads-only ceiling {row['ms']['ceiling']:.2f} ms (prefetch "
+              f"{row['ceiling_distance']} ids ahead): Ember at {e[1]:.2f} of its speed "
+              f"(IQR {e[0]:.2f}-{e[2]:.2f}), best peer at {p[1]:.2f} ({p[0]:.2f}-{p[2]:.2f}); "
+              f"no kernel can lead the best peer by more than {h[1]:.2f}x "
+              f"({h[0]:.2f}-{h[2]:.2f})")
     if row["kind"] == "int8":
         for name, n in row["elements_differing"].items():
             if n == 0:

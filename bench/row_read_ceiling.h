@@ -1,0 +1,141 @@
+//===- row_read_ceiling.h - The loads-only bound of a lookup ----*- C++ -*-===//
+//
+// How fast can any kernel bring a batch's rows into the core? The loads-only
+// loop reads the rows a lookup reads, in the lookup's order, and does nothing
+// else: for each id one 4-byte load per 64-byte line of the row (the row's
+// first byte, every 64 bytes after it, and its last 4 bytes), summed so the
+// loads happen, with the same lines prefetched `distance` ids ahead. A
+// pooling kernel does all of that and its arithmetic besides, so its time is
+// at least this loop's (up to noise): the ratio of the two says how much any
+// kernel, Ember's or a peer's, could still gain on this machine and table.
+// Ids outside [0, rows) are skipped. Threads split the ids in contiguous
+// ranges, as the lookups split bags.
+//
+//===----------------------------------------------------------------------===//
+#ifndef EMBER_BENCH_ROW_READ_CEILING_H
+#define EMBER_BENCH_ROW_READ_CEILING_H
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace ember::bench {
+
+struct RowReads {
+  const uint8_t *table = nullptr;
+  int64_t rows = 0;
+  int64_t rowBytes = 0; // bytes per row, scale and bias included
+  const int64_t *ids = nullptr;
+  int64_t numIds = 0;
+};
+
+namespace detail {
+/// readRows for rows of kLines 64-byte lines from their first byte (0: any
+/// number, `lines`). Each row's words are summed on their own before the
+/// row's sum joins the total, so no row's loads wait for another's.
+template <int kLines>
+uint32_t readRowsOf(const RowReads &r, int64_t begin, int64_t end,
+                    int64_t distance, int64_t lines) {
+  const int64_t n = kLines > 0 ? kLines : lines;
+  const int64_t rowBytes = r.rowBytes;
+  const uint64_t rows = static_cast<uint64_t>(r.rows);
+  auto word = [](const uint8_t *p) {
+    uint32_t w;
+    std::memcpy(&w, p, 4);
+    return w;
+  };
+  uint32_t sum = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    if (distance > 0 && i + distance < end) {
+      const uint64_t ahead = static_cast<uint64_t>(r.ids[i + distance]);
+      if (ahead < rows) {
+        const uint8_t *p = r.table + ahead * rowBytes;
+        for (int64_t l = 0; l < n; ++l)
+          __builtin_prefetch(p + 64 * l, 0, 1);
+        __builtin_prefetch(p + rowBytes - 1, 0, 1);
+      }
+    }
+    const uint64_t id = static_cast<uint64_t>(r.ids[i]);
+    if (id >= rows)
+      continue;
+    const uint8_t *p = r.table + id * rowBytes;
+    // Every 64 bytes from the row's first byte but the last, whose load may
+    // not fit in the row, then the row's last 4 bytes: every line the row
+    // touches, whatever its alignment.
+    uint32_t row = word(p + rowBytes - 4);
+    for (int64_t l = 0; l + 1 < n; ++l)
+      row += word(p + 64 * l);
+    sum ^= row + word(p + std::min<int64_t>(64 * (n - 1), rowBytes - 4));
+  }
+  return sum;
+}
+} // namespace detail
+
+/// Reads the rows of ids [begin, end) as described above; returns a hash
+/// of the loaded words (only so the loads cannot be removed). Rows must
+/// have at least 4 bytes.
+inline uint32_t readRows(const RowReads &r, int64_t begin, int64_t end,
+                         int64_t distance) {
+  const int64_t lines = (r.rowBytes + 63) / 64;
+  switch (lines) {
+  case 1:
+    return detail::readRowsOf<1>(r, begin, end, distance, lines);
+  case 2:
+    return detail::readRowsOf<2>(r, begin, end, distance, lines);
+  case 3:
+    return detail::readRowsOf<3>(r, begin, end, distance, lines);
+  case 4:
+    return detail::readRowsOf<4>(r, begin, end, distance, lines);
+  case 8:
+    return detail::readRowsOf<8>(r, begin, end, distance, lines);
+  default:
+    return detail::readRowsOf<0>(r, begin, end, distance, lines);
+  }
+}
+
+/// Seconds for one pass of readRows over all ids on `threads` threads
+/// (contiguous ranges of ids, one per thread). With several threads the
+/// clock starts once every thread is running (a spin barrier), so thread
+/// creation is not counted, and stops when the last one finishes.
+inline double timeRowReads(const RowReads &r, int threads, int64_t distance) {
+  static volatile uint32_t sink = 0;
+  using Clock = std::chrono::steady_clock;
+  if (threads <= 1) {
+    const auto start = Clock::now();
+    sink = sink + readRows(r, 0, r.numIds, distance);
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  std::atomic<int> ready{0};
+  std::vector<Clock::time_point> starts(threads), ends(threads);
+  std::vector<uint32_t> sums(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      ready.fetch_add(1);
+      while (ready.load() < threads) {
+      }
+      starts[t] = Clock::now();
+      sums[t] = readRows(r, r.numIds * t / threads,
+                         r.numIds * (t + 1) / threads, distance);
+      ends[t] = Clock::now();
+    });
+  for (std::thread &th : pool)
+    th.join();
+  for (uint32_t s : sums)
+    sink = sink + s;
+  return std::chrono::duration<double>(
+             *std::max_element(ends.begin(), ends.end()) -
+             *std::min_element(starts.begin(), starts.end()))
+      .count();
+}
+
+/// The prefetch distances (ids ahead) the ceiling tries: none, and 4 to 64.
+inline std::vector<int64_t> ceilingDistances() { return {0, 4, 8, 16, 32, 64}; }
+
+} // namespace ember::bench
+
+#endif // EMBER_BENCH_ROW_READ_CEILING_H
