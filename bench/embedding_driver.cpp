@@ -54,6 +54,7 @@
 //===----------------------------------------------------------------------===//
 #include "bench_kernel_context.h"
 #include "bench_table_memory.h"
+#include "embedding_bag_inputs.h"
 #include "row_read_ceiling.h"
 
 #include <algorithm>
@@ -162,25 +163,13 @@ Status setUpEmbeddingBag(Args &args, bool hugePages,
   auto rows = parseInt(args["rows"]), dim = parseInt(args["dim"]);
   if (!rows || !dim || *rows <= 0 || *dim <= 0)
     return invalidArgument("--rows and --dim must be positive integers");
-  std::string format = args.count("format")  ? args["format"]
-                       : args.count("dtype") ? args["dtype"]
-                                             : "float32";
-  Tensor table;
-  if (format == "int8_rowwise") {
-    EMBER_ASSIGN_OR_RETURN(table, readFile(args["table"], DType::kUInt8,
-                                           {*rows, *dim + 8}, hugePages));
-    ctx.attrs().set("format", format);
-    ctx.attrs().set("dim", *dim);
-  } else {
-    auto dtype = parseDType(format);
-    if (!dtype || (*dtype != DType::kFloat32 && *dtype != DType::kFloat16 &&
-                   *dtype != DType::kBFloat16))
-      return invalidArgument(
-          "--format must be float32, float16, bfloat16 or int8_rowwise, got '" +
-          format + "'");
-    EMBER_ASSIGN_OR_RETURN(
-        table, readFile(args["table"], *dtype, {*rows, *dim}, hugePages));
-  }
+  const std::string format = args.count("format")  ? args["format"]
+                             : args.count("dtype") ? args["dtype"]
+                                                   : "float32";
+  EMBER_ASSIGN_OR_RETURN(auto layout,
+                         bench::embeddingTableLayout(format, *rows, *dim));
+  EMBER_ASSIGN_OR_RETURN(Tensor table, readFile(args["table"], layout.first,
+                                                layout.second, hugePages));
   int64_t n = fileElements(args["indices"], 8),
           b1 = fileElements(args["offsets"], 8);
   if (n < 0 || b1 < 1)
@@ -190,9 +179,9 @@ Status setUpEmbeddingBag(Args &args, bool hugePages,
                          readFile(args["indices"], DType::kInt64, {n}));
   EMBER_ASSIGN_OR_RETURN(Tensor offsets,
                          readFile(args["offsets"], DType::kInt64, {b1}));
-  ctx.setInputs({table, indices, offsets});
-  ctx.attrs().set("pooling", args.count("pooling") ? args["pooling"]
-                                                   : std::string("sum"));
+  bench::setEmbeddingBagInputs(ctx, table, format, *dim, indices, offsets,
+                               args.count("pooling") ? args["pooling"]
+                                                     : std::string("sum"));
   return Status::ok();
 }
 
@@ -256,22 +245,13 @@ Status setUpGrouped(Args &args, bool hugePages,
   return Status::ok();
 }
 
-/// Reads the flush buffer (before every timed run, not timed).
-void readFlush(const std::vector<uint64_t> &flush) {
-  static volatile uint64_t sink = 0;
-  uint64_t sum = 0;
-  for (uint64_t v : flush)
-    sum += v;
-  sink = sink + sum;
-}
-
 /// Times `iters` runs, each after reading the flush buffer (not timed).
 Result<std::vector<double>> timeRuns(bench::BenchKernelContext &ctx,
                                      const std::string &kernel, int iters,
                                      const std::vector<uint64_t> &flush) {
   std::vector<double> times;
   for (int i = 0; i < iters; ++i) {
-    readFlush(flush);
+    bench::readFlush(flush);
     auto start = std::chrono::steady_clock::now();
     Status s = ctx.run(kernel);
     auto end = std::chrono::steady_clock::now();
@@ -311,27 +291,6 @@ bench::RowReads rowReadsOf(const bench::BenchKernelContext &ctx) {
   return r;
 }
 
-/// The prefetch distance at which the loads-only loop is fastest: the
-/// least median of three runs at each of ceilingDistances().
-int64_t fastestCeilingDistance(const bench::RowReads &reads, int threads,
-                               const std::vector<uint64_t> &flush) {
-  int64_t best = 0;
-  double bestTime = 0;
-  for (int64_t d : bench::ceilingDistances()) {
-    std::vector<double> t;
-    for (int i = 0; i < 3; ++i) {
-      readFlush(flush);
-      t.push_back(bench::timeRowReads(reads, threads, d));
-    }
-    std::sort(t.begin(), t.end());
-    if (bestTime == 0 || t[1] < bestTime) {
-      bestTime = t[1];
-      best = d;
-    }
-  }
-  return best;
-}
-
 /// The --serve loop: commands from stdin until quit or end of input.
 int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
           const std::vector<uint64_t> &flush, int threads) {
@@ -368,10 +327,10 @@ int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
         return fail("ceiling: rows of " + std::to_string(reads.rowBytes) +
                     " bytes (the loads-only loop reads 4 at a time)");
       if (ceilingDistance < 0)
-        ceilingDistance = fastestCeilingDistance(reads, threads, flush);
+        ceilingDistance = bench::fastestCeilingDistance(reads, threads, flush);
       std::printf("times");
       for (int64_t i = 0; i < *k; ++i) {
-        readFlush(flush);
+        bench::readFlush(flush);
         std::printf(" %.9f",
                     bench::timeRowReads(reads, threads, ceilingDistance));
       }

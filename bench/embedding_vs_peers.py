@@ -8,17 +8,25 @@ Peers (all from PyPI, in the venv of scripts/setup-torchrec-venv.sh):
 
     python3 bench/embedding_vs_peers.py [--quick] [--build build/release]
         [--venv build/torchrec-venv] [--make-venv] [--rounds 7] [--iters 3]
-        [--only fp32,int8,grouped] [--threads 1,2] [--hugepages]
+        [--only fp32,int8,grouped] [--threads 1,2] [--hugepages] [--ember-process]
+        [--no-ceiling] [--baseline-driver OLD_DRIVER] [--json FILE]
 
 Run with any python3: unless the running interpreter has torch 2.x and
 fbgemm_gpu, the script re-runs itself with --venv's python (default
 build/torchrec-venv, which `--make-venv` creates or refreshes with
 scripts/setup-torchrec-venv.sh; about 3 GB from PyPI).
 
-For every configuration it writes the table(s), ids and offsets (fixed seed)
-to a temporary directory, starts bench/embedding_driver.cpp's
-ember_embedding_driver in --serve mode on those files (loaded once) and
-then runs interleaved rounds: in each round every side (Ember and each peer,
+For every configuration it makes the table(s), ids and offsets (fixed seed).
+Ember's single-table lookups run in this process, through ctypes
+(libember_bench_lookup.so, bench/embedding_lookup_inprocess.cpp), on the very
+numpy buffers torch and FBGEMM read: on a VM the same lookup on the same data
+differs by up to 1.6x between processes for a process's lifetime (the guest
+pages behind each copy of the table), as much as the differences measured,
+so every side reads the same memory. --ember-process instead writes the inputs
+to a temporary directory and runs bench/embedding_driver.cpp's
+ember_embedding_driver in --serve mode on those files (a process with its own
+copy of the table), as the 26-table collection and --baseline-driver always
+do. Then it runs interleaved rounds: in each round every side (Ember and each peer,
 in an order that rotates from round to round) runs --iters lookups, each
 after reading a --flush-mib buffer (64 MiB) so that no rows come from the
 previous run's caches, and the round keeps each side's median. Per round the script forms
@@ -109,6 +117,10 @@ def parse_args(argv):
                    help="MiB read before every timed lookup on every side (not timed), so "
                         "rows of the previous lookup are not in the caches; make it larger "
                         "than the L3 (default 64)")
+    p.add_argument("--ember-process", action="store_true",
+                   help="run Ember's single-table lookups in ember_embedding_driver, a "
+                        "process of its own with its own copy of the table, instead of in "
+                        "this process on the peers' buffers (libember_bench_lookup.so)")
     p.add_argument("--no-ceiling", dest="ceiling", action="store_false",
                    help="skip the loads-only ceiling (bench/row_read_ceiling.h), which "
                         "otherwise runs as one more side in every single-table configuration")
@@ -181,6 +193,14 @@ def tool(build, name):
     return path
 
 
+def lookup_library(build):
+    path = os.path.join(build, "lib", "libember_bench_lookup.so")
+    if not os.access(path, os.R_OK):
+        sys.exit(f"embedding_vs_peers: {path} not found: build the target ember_bench_lookup "
+                 "first (or pass --ember-process)")
+    return path
+
+
 def stream_read(build, threads, hugepages):
     """Streaming-read bandwidth (GB/s) with exactly `threads` threads."""
     r = subprocess.run([tool(build, "bench_stream_read"), "--mib", "1024", "--threads",
@@ -237,6 +257,10 @@ class EmberDriver:
     def output(self, path):
         self.ask(f"out {path}", "written")
 
+    def output_array(self, np, path, shape):
+        self.output(path)
+        return np.fromfile(path, dtype=np.float32).reshape(shape)
+
     def pages(self):
         """(bytes of the tables in huge pages or -1, the tables' bytes)."""
         huge, total = self.ask("pages", "pages").split()[1:]
@@ -246,6 +270,80 @@ class EmberDriver:
         self.proc.stdin.write("quit\n")
         self.proc.stdin.flush()
         self.proc.wait(timeout=60)
+
+
+class EmberInProcess:
+    """Ember's embedding_bag in this process (libember_bench_lookup.so, ctypes).
+
+    It reads the very buffers the peers read (table, ids, offsets), so every
+    side's rows are in the same memory: across processes the same lookup
+    differs by up to 1.6x on a VM with the guest pages behind each table.
+    Same interface as EmberDriver.
+    """
+
+    def __init__(self, lib_path, np, table, rows, dim, fmt, ids, offsets, threads, flush,
+                 flush_mib):
+        import ctypes
+        self.ctypes, self.np, self.flush = ctypes, np, flush
+        self.lib = ctypes.CDLL(lib_path)
+        c = ctypes
+        self.lib.ember_bench_lookup_open.restype = c.c_void_p
+        self.lib.ember_bench_lookup_open.argtypes = [
+            c.c_void_p, c.c_int64, c.c_int64, c.c_char_p, c.c_void_p, c.c_int64, c.c_void_p,
+            c.c_int64, c.c_int, c.c_int, c.c_char_p, c.c_size_t]
+        self.lib.ember_bench_lookup_run.argtypes = [c.c_void_p, c.c_char_p, c.c_size_t]
+        self.lib.ember_bench_lookup_output.argtypes = [c.c_void_p, c.c_void_p]
+        self.lib.ember_bench_lookup_ceiling.restype = c.c_double
+        self.lib.ember_bench_lookup_ceiling.argtypes = [c.c_void_p, c.c_int64]
+        self.lib.ember_bench_lookup_ceiling_distance.restype = c.c_int64
+        self.lib.ember_bench_lookup_ceiling_distance.argtypes = [c.c_void_p]
+        self.lib.ember_bench_lookup_close.argtypes = [c.c_void_p]
+        # Keep the buffers alive as long as the handle.
+        self.table, self.ids, self.offsets = table, ids, offsets
+        self.shape = (offsets.size - 1, dim)
+        self.err = ctypes.create_string_buffer(4096)
+        self.handle = self.lib.ember_bench_lookup_open(
+            table.ctypes.data, rows, dim, fmt.encode(), ids.ctypes.data, ids.size,
+            offsets.ctypes.data, offsets.size - 1, threads, flush_mib, self.err, len(self.err))
+        if not self.handle:
+            sys.exit(f"embedding_vs_peers: {lib_path}: {self.err.value.decode()}")
+        self.distance = None
+
+    def times(self, iters):
+        out = []
+        for _ in range(iters):
+            self.flush.sum()
+            start = time.perf_counter()
+            rc = self.lib.ember_bench_lookup_run(self.handle, self.err, len(self.err))
+            out.append(time.perf_counter() - start)
+            if rc != 0:
+                sys.exit(f"embedding_vs_peers: Ember's lookup failed: {self.err.value.decode()}")
+        return out
+
+    def ceiling(self, iters):
+        if self.distance is None:  # chosen as ember_embedding_driver's `ceiling` does
+            self.distance = self.lib.ember_bench_lookup_ceiling_distance(self.handle)
+        out = []
+        for _ in range(iters):
+            self.flush.sum()
+            out.append(self.lib.ember_bench_lookup_ceiling(self.handle, self.distance))
+        if min(out) < 0:
+            sys.exit("embedding_vs_peers: the loads-only ceiling needs rows of at least 4 bytes")
+        return out, self.distance
+
+    def output_array(self, np, path, shape):
+        out = np.empty(shape, dtype=np.float32)
+        if self.lib.ember_bench_lookup_output(self.handle, out.ctypes.data) != 0:
+            sys.exit("embedding_vs_peers: Ember's lookup has no float32 output")
+        return out
+
+    def pages(self):
+        return huge_bytes_in(self.table.ctypes.data, self.table.nbytes), self.table.nbytes
+
+    def close(self):
+        if self.handle:
+            self.lib.ember_bench_lookup_close(self.handle)
+            self.handle = None
 
 
 def huge_bytes_in(address, nbytes, smaps="/proc/self/smaps"):
@@ -296,11 +394,17 @@ def run_config(args, cfg, np, torch, peers):
     (for the page-policy check).
     """
     tmp = cfg["tmp"]
-    driver = EmberDriver(cfg["driver_cmd"])
+    flush = np.ones(args.flush_mib << 17, dtype=np.uint64)
+    if "in_process" in cfg and not args.ember_process:
+        ip = cfg["in_process"]
+        driver = EmberInProcess(lookup_library(args.build), np, ip["table"], ip["rows"],
+                                ip["dim"], ip["format"], ip["ids"], ip["offsets"],
+                                cfg["threads"], flush, args.flush_mib)
+    else:
+        driver = EmberDriver(cfg["driver_cmd"])
     base = (EmberDriver([args.baseline_driver] + cfg["driver_cmd"][1:])
             if args.baseline_driver else None)
     torch.set_num_threads(cfg["threads"])
-    flush = np.ones(args.flush_mib << 17, dtype=np.uint64)
     load_before = os.getloadavg()[0]
     ceiling = args.ceiling and cfg["kind"] in ("fp32", "int8")
     sides = (["ember"] + list(peers) + (["ember_base"] if base else []) +
@@ -332,7 +436,7 @@ def run_config(args, cfg, np, torch, peers):
                     times.append(time.perf_counter() - start)
             per_round[side].append(statistics.median(times))
     out_path = os.path.join(tmp, "ember_out.bin")
-    driver.output(out_path)
+    ember_out = driver.output_array(np, out_path, cfg["out_shape"])
     ember_huge, ember_bytes = driver.pages()
     driver.close()
     peer_huge = [huge_bytes_in(a.ctypes.data, a.nbytes) for a in cfg["peer_tables"]]
@@ -345,7 +449,6 @@ def run_config(args, cfg, np, torch, peers):
     elif abs(pages["ember"] - pages["peers"]) > 10:
         warnings.append(f"page policy differs: Ember's tables {pages['ember']:.0f}% in huge "
                         f"pages, the peers' {pages['peers']:.0f}%")
-    ember_out = np.fromfile(out_path, dtype=np.float32).reshape(cfg["out_shape"])
     mismatches = []
     if base:
         base.output(out_path + ".base")
@@ -388,6 +491,7 @@ def run_config(args, cfg, np, torch, peers):
     gbps = cfg["useful_bytes"] / ember_s / 1e9
     return {
         "name": cfg["name"], "kind": cfg["kind"], "threads": cfg["threads"],
+        "ember_in_process": isinstance(driver, EmberInProcess),
         "ms": {s: 1e3 * statistics.median(per_round[s]) for s in sides},
         "ratios": ratios, "ember_gbps": gbps, "stream_gbps": bw,
         "pct_stream": 100 * gbps / bw, "load": (load_before, load_after),
@@ -484,6 +588,11 @@ def table_args(table_path, rows, dim, fmt, tmp):
             "--offsets", os.path.join(tmp, "offsets.bin"), "--pooling", "sum"]
 
 
+def needs_files(args):
+    """Whether single-table configurations need their inputs in files (for a driver process)."""
+    return args.ember_process or bool(args.baseline_driver)
+
+
 def serve_args(args, threads):
     """The driver's arguments shared by every configuration."""
     return ["--threads", str(threads), "--hugepages", "1" if args.hugepages else "0",
@@ -501,7 +610,8 @@ def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
             end = min(rows, start + (1 << 20))
             weight[start:end] = rng.random((end - start, dim), dtype=np.float32) * 2 - 1
         table_path = os.path.join(tmp, "table.bin")
-        weight.tofile(table_path)
+        if needs_files(args):
+            weight.tofile(table_path)
         tweight = torch.from_numpy(weight)
         for batch, pooling in shapes:
             n = batch * pooling
@@ -524,11 +634,14 @@ def bench_fp32(args, np, torch, F, driver, rng, tmp, results):
                     "peer_tables": [flat],
                     "driver_cmd": [driver, *table_args(table_path, rows, dim, "float32", tmp),
                                    *serve_args(args, threads)],
+                    "in_process": {"table": weight, "rows": rows, "dim": dim,
+                                   "format": "float32", "ids": ids, "offsets": offsets},
                 }
                 results.append(run_config(args, cfg, np, torch, peers))
                 print_row(results[-1])
         del tbe, flat, weight, tweight
-        os.remove(table_path)
+        if needs_files(args):
+            os.remove(table_path)
 
 
 def bench_int8(args, np, torch, driver, rng, tmp, results):
@@ -540,7 +653,8 @@ def bench_int8(args, np, torch, driver, rng, tmp, results):
         packed[:] = packed_np
         del packed_np
         table_path = os.path.join(tmp, "table_q8.bin")
-        packed.tofile(table_path)
+        if needs_files(args):
+            packed.tofile(table_path)
         n = batch * pooling
         ids = rng.integers(0, rows, size=n, dtype=np.int64)
         offsets = np.arange(0, n + 1, pooling, dtype=np.int64)
@@ -559,10 +673,13 @@ def bench_int8(args, np, torch, driver, rng, tmp, results):
                 "peer_tables": [packed],
                 "driver_cmd": [driver, *table_args(table_path, rows, dim, "int8_rowwise", tmp),
                                *serve_args(args, threads)],
+                "in_process": {"table": packed, "rows": rows, "dim": dim,
+                               "format": "int8_rowwise", "ids": ids, "offsets": offsets},
             }
             results.append(run_config(args, cfg, np, torch, peers))
             print_row(results[-1])
-        os.remove(table_path)
+        if needs_files(args):
+            os.remove(table_path)
 
 
 def bench_grouped(args, np, torch, driver, rng, tmp, results):

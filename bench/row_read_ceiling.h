@@ -136,6 +136,38 @@ inline double timeRowReads(const RowReads &r, int threads, int64_t distance) {
 /// The prefetch distances (ids ahead) the ceiling tries: none, and 4 to 64.
 inline std::vector<int64_t> ceilingDistances() { return {0, 4, 8, 16, 32, 64}; }
 
+/// Reads the flush buffer (before every timed run, not timed), so rows of
+/// the previous run are not in the caches.
+inline void readFlush(const std::vector<uint64_t> &flush) {
+  static volatile uint64_t sink = 0;
+  uint64_t sum = 0;
+  for (uint64_t v : flush)
+    sum += v;
+  sink = sink + sum;
+}
+
+/// The prefetch distance at which the loads-only loop is fastest: the
+/// least median of three runs (each after reading `flush`) at each of
+/// ceilingDistances().
+inline int64_t fastestCeilingDistance(const RowReads &reads, int threads,
+                                      const std::vector<uint64_t> &flush) {
+  int64_t best = 0;
+  double bestTime = 0;
+  for (int64_t d : ceilingDistances()) {
+    std::vector<double> t;
+    for (int i = 0; i < 3; ++i) {
+      readFlush(flush);
+      t.push_back(timeRowReads(reads, threads, d));
+    }
+    std::sort(t.begin(), t.end());
+    if (bestTime == 0 || t[1] < bestTime) {
+      bestTime = t[1];
+      best = d;
+    }
+  }
+  return best;
+}
+
 } // namespace ember::bench
 
 #endif // EMBER_BENCH_ROW_READ_CEILING_H
