@@ -34,6 +34,17 @@ struct RowReads {
 };
 
 namespace detail {
+/// prefetcht2 of the line at `p`. Inline asm on x86: GCC may delete a loop
+/// whose only statements are __builtin_prefetch calls (see
+/// runtime/src/kernels/cpu/embedding_pool_loop.h).
+inline void prefetchLine(const uint8_t *p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht2 %0" : : "m"(*p));
+#else
+  __builtin_prefetch(p, 0, 1);
+#endif
+}
+
 /// readRows for rows of kLines 64-byte lines from their first byte (0: any
 /// number, `lines`). Each row's words are summed on their own before the
 /// row's sum joins the total, so no row's loads wait for another's.
@@ -55,8 +66,8 @@ uint32_t readRowsOf(const RowReads &r, int64_t begin, int64_t end,
       if (ahead < rows) {
         const uint8_t *p = r.table + ahead * rowBytes;
         for (int64_t l = 0; l < n; ++l)
-          __builtin_prefetch(p + 64 * l, 0, 1);
-        __builtin_prefetch(p + rowBytes - 1, 0, 1);
+          prefetchLine(p + 64 * l);
+        prefetchLine(p + rowBytes - 1);
       }
     }
     const uint64_t id = static_cast<uint64_t>(r.ids[i]);
