@@ -35,7 +35,7 @@
 //   run K     K timed runs; prints "times s1 ... sK" (seconds)
 //   out PATH  writes the last output to PATH (atomically)
 //   ceiling K K timed runs of the loads-only loop over the same table and
-//             ids (bench/row_read_ceiling.h: what no kernel can beat) at
+//             ids (bench/row_read_ceiling.h: the loads alone) at
 //             the prefetch distance that was fastest when first asked;
 //             prints "times s1 ... sK distance D" (embedding_bag only)
 //   pages     prints "pages HUGE TOTAL": bytes of the tables that

@@ -5,9 +5,11 @@
 // else: for each id one 4-byte load per 64-byte line of the row (the row's
 // first byte, every 64 bytes after it, and its last 4 bytes), summed so the
 // loads happen, with the same lines prefetched `distance` ids ahead. A
-// pooling kernel does all of that and its arithmetic besides, so its time is
-// at least this loop's (up to noise): the ratio of the two says how much any
-// kernel, Ember's or a peer's, could still gain on this machine and table.
+// pooling kernel does all of that and its arithmetic besides, so it is
+// rarely faster than this loop at its best distance; where one is, its
+// prefetching gets more out of the memory system than one prefetch per line
+// does. The ratio of the two says roughly how much a kernel, Ember's or a
+// peer's, could still gain on this machine and table.
 // Ids outside [0, rows) are skipped. Threads split the ids in contiguous
 // ranges, as the lookups split bags.
 //
