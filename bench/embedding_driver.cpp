@@ -37,7 +37,7 @@
 //   ceiling K K timed runs of the loads-only loop over the same table and
 //             ids (bench/row_read_ceiling.h: the loads alone) at
 //             the prefetch distance that was fastest when first asked;
-//             prints "times s1 ... sK distance D" (embedding_bag only)
+//             prints "times s1 ... sK distance D" (embedding_bag, 1 thread)
 //   pages     prints "pages HUGE TOTAL": bytes of the tables that
 //             transparent huge pages back (from /proc/self/smaps, see
 //             bench_table_memory.h) and the tables' bytes, so a script can
@@ -322,17 +322,18 @@ int serve(bench::BenchKernelContext &ctx, const std::string &kernel,
                     "'");
       if (kernel != "embedding_bag")
         return fail("ceiling: only for --kernel embedding_bag");
+      if (threads != 1)
+        return fail("ceiling: only with --threads 1");
       const bench::RowReads reads = rowReadsOf(ctx);
       if (reads.rowBytes < 4)
         return fail("ceiling: rows of " + std::to_string(reads.rowBytes) +
                     " bytes (the loads-only loop reads 4 at a time)");
       if (ceilingDistance < 0)
-        ceilingDistance = bench::fastestCeilingDistance(reads, threads, flush);
+        ceilingDistance = bench::fastestCeilingDistance(reads, flush);
       std::printf("times");
       for (int64_t i = 0; i < *k; ++i) {
         bench::readFlush(flush);
-        std::printf(" %.9f",
-                    bench::timeRowReads(reads, threads, ceilingDistance));
+        std::printf(" %.9f", bench::timeRowReads(reads, ceilingDistance));
       }
       std::printf(" distance %lld\n", static_cast<long long>(ceilingDistance));
     } else if (command == "out") {

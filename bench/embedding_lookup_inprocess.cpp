@@ -21,7 +21,9 @@
 //   int ember_bench_lookup_output(h, float *dst)      copies the [num_bags,
 //                                                     dim] output; 0 or -1
 //   double ember_bench_lookup_ceiling(h, distance)    seconds of one pass of
-//                                                     the loads-only loop
+//                                                     the loads-only loop (-1
+//                                                     unless 1 thread and rows
+//                                                     of 4 bytes or more)
 //   int64_t ember_bench_lookup_ceiling_distance(h)    the prefetch distance
 //       at which that loop is fastest (each trial after reading flush_mib
 //       MiB, as ember_embedding_driver's `ceiling` chooses it)
@@ -119,18 +121,16 @@ int ember_bench_lookup_output(void *handle, float *dst) {
 
 double ember_bench_lookup_ceiling(void *handle, int64_t distance) {
   Lookup *lookup = static_cast<Lookup *>(handle);
-  if (lookup->reads.rowBytes < 4)
+  if (lookup->reads.rowBytes < 4 || lookup->ctx.threadPool().size() != 1)
     return -1;
-  return bench::timeRowReads(lookup->reads, lookup->ctx.threadPool().size(),
-                             distance);
+  return bench::timeRowReads(lookup->reads, distance);
 }
 
 int64_t ember_bench_lookup_ceiling_distance(void *handle) {
   Lookup *lookup = static_cast<Lookup *>(handle);
-  if (lookup->reads.rowBytes < 4)
+  if (lookup->reads.rowBytes < 4 || lookup->ctx.threadPool().size() != 1)
     return -1;
-  return bench::fastestCeilingDistance(
-      lookup->reads, lookup->ctx.threadPool().size(), lookup->flush);
+  return bench::fastestCeilingDistance(lookup->reads, lookup->flush);
 }
 
 void ember_bench_lookup_close(void *handle) {

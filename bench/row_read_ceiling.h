@@ -10,19 +10,16 @@
 // prefetching gets more out of the memory system than one prefetch per line
 // does. The ratio of the two says roughly how much a kernel, Ember's or a
 // peer's, could still gain on this machine and table.
-// Ids outside [0, rows) are skipped. Threads split the ids in contiguous
-// ranges, as the lookups split bags.
+// Ids outside [0, rows) are skipped.
 //
 //===----------------------------------------------------------------------===//
 #ifndef EMBER_BENCH_ROW_READ_CEILING_H
 #define EMBER_BENCH_ROW_READ_CEILING_H
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <thread>
 #include <vector>
 
 namespace ember::bench {
@@ -110,39 +107,14 @@ inline uint32_t readRows(const RowReads &r, int64_t begin, int64_t end,
   }
 }
 
-/// Seconds for one pass of readRows over all ids on `threads` threads
-/// (contiguous ranges of ids, one per thread). With several threads the
-/// clock starts once every thread is running (a spin barrier), so thread
-/// creation is not counted, and stops when the last one finishes.
-inline double timeRowReads(const RowReads &r, int threads, int64_t distance) {
+/// Seconds for one pass of readRows over all ids, on this thread. (One
+/// thread only: on a 2-vCPU VM a second thread's loop measured anywhere
+/// from 0.6x to 1.6x of the kernels' time, no bound at all.)
+inline double timeRowReads(const RowReads &r, int64_t distance) {
   static volatile uint32_t sink = 0;
-  using Clock = std::chrono::steady_clock;
-  if (threads <= 1) {
-    const auto start = Clock::now();
-    sink = sink + readRows(r, 0, r.numIds, distance);
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  }
-  std::atomic<int> ready{0};
-  std::vector<Clock::time_point> starts(threads), ends(threads);
-  std::vector<uint32_t> sums(threads);
-  std::vector<std::thread> pool;
-  for (int t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      ready.fetch_add(1);
-      while (ready.load() < threads) {
-      }
-      starts[t] = Clock::now();
-      sums[t] = readRows(r, r.numIds * t / threads,
-                         r.numIds * (t + 1) / threads, distance);
-      ends[t] = Clock::now();
-    });
-  for (std::thread &th : pool)
-    th.join();
-  for (uint32_t s : sums)
-    sink = sink + s;
-  return std::chrono::duration<double>(
-             *std::max_element(ends.begin(), ends.end()) -
-             *std::min_element(starts.begin(), starts.end()))
+  const auto start = std::chrono::steady_clock::now();
+  sink = sink + readRows(r, 0, r.numIds, distance);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 
@@ -162,7 +134,7 @@ inline void readFlush(const std::vector<uint64_t> &flush) {
 /// The prefetch distance at which the loads-only loop is fastest: the
 /// least median of three runs (each after reading `flush`) at each of
 /// ceilingDistances().
-inline int64_t fastestCeilingDistance(const RowReads &reads, int threads,
+inline int64_t fastestCeilingDistance(const RowReads &reads,
                                       const std::vector<uint64_t> &flush) {
   int64_t best = 0;
   double bestTime = 0;
@@ -170,7 +142,7 @@ inline int64_t fastestCeilingDistance(const RowReads &reads, int threads,
     std::vector<double> t;
     for (int i = 0; i < 3; ++i) {
       readFlush(flush);
-      t.push_back(timeRowReads(reads, threads, d));
+      t.push_back(timeRowReads(reads, d));
     }
     std::sort(t.begin(), t.end());
     if (bestTime == 0 || t[1] < bestTime) {
