@@ -521,6 +521,60 @@ TEST(EmbeddingBag, BoundsCheckInInterleavedBagsKeepsIdOrder) {
   }
 }
 
+// Long bags with no padding id take the whole-row loops' lean path (no
+// per-id padding, count or prefetch-range tests; embedding_pool_whole_row.h)
+// wherever a bag's prefetches stay inside the ids, the general one for the
+// last bags: both must pool alike, count every invalid id (kWarning: zero
+// rows that count in mean's divisor) and stop at the first (kFatal), for
+// sum, mean and weighted sum, every row width, format and ISA.
+TEST(EmbeddingBag, LeanWholeRowLoopCountsAndStopsLikeTheGeneralOne) {
+  std::mt19937 gen(23);
+  for (RowIsa isa : supportedRowIsas()) {
+    RowIsaGuard guard(isa);
+    for (TableFormat format : {TableFormat::kFloat32, TableFormat::kFloat16,
+                               TableFormat::kInt8RowWise}) {
+      for (int64_t dim : {8, 32, 64, 96, 128}) {
+        TestTable table = makeTable(500, dim, format, 11);
+        std::string what = std::string(embedding::rowIsaName(isa)) + " " +
+                           table.formatName() + " dim " + std::to_string(dim);
+        BagCase c;
+        c.lengths = randomLengths(120, 30, gen);
+        c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+        const int64_t n = static_cast<int64_t>(c.ids.size());
+        // Invalid ids early (lean bags), in the middle and in the last bag.
+        const std::vector<int64_t> bad = {n / 10, n / 2, n - 1};
+        for (int64_t at : bad)
+          c.ids[at] = at % 2 ? table.rows : -7;
+        for (bool weighted : {false, true}) {
+          c.weights.clear();
+          if (weighted)
+            for (int64_t i = 0; i < n; ++i)
+              c.weights.push_back(0.25f + 0.5f * static_cast<float>(i % 5));
+          for (Pooling pooling : {Pooling::kSum, Pooling::kMean}) {
+            if (weighted && pooling == Pooling::kMean)
+              continue; // per_sample_weights take sum pooling only
+            c.pooling = pooling;
+            TestKernelContext ctx(1, BoundsCheckMode::kWarning);
+            ASSERT_TRUE(runBag(table, c, ctx).isOk()) << what;
+            EXPECT_EQ(ctx.invalidIds(), 3) << what;
+            expectMatchesReference(table, c, ctx.output(0),
+                                   what + " " + poolingStr(pooling) +
+                                       (weighted ? " weighted" : ""));
+          }
+        }
+        c.weights.clear();
+        c.pooling = Pooling::kSum;
+        TestKernelContext ctx(1, BoundsCheckMode::kFatal);
+        Status s = runBag(table, c, ctx);
+        ASSERT_FALSE(s.isOk()) << what;
+        EXPECT_NE(s.message().find("at position " + std::to_string(bad[0])),
+                  std::string::npos)
+            << what << ": " << s.message();
+      }
+    }
+  }
+}
+
 TEST(EmbeddingBag, BoundsCheckWarningZeroesAndCounts) {
   for (TableFormat format : allFormats()) {
     TestTable table = makeTable(20, 12, format, 4);
