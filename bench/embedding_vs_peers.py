@@ -287,7 +287,16 @@ class EmberInProcess:
     def __init__(self, lib_path, np, table, rows, dim, fmt, ids, offsets, threads, flush,
                  flush_mib):
         import ctypes
-        self.ctypes, self.np, self.flush = ctypes, np, flush
+        # The library trusts these buffers: check what it will read.
+        row_bytes = dim + 8 if fmt == "int8_rowwise" else dim * table.itemsize
+        for name, a, dtype in (("ids", ids, np.int64), ("offsets", offsets, np.int64)):
+            if a.dtype != dtype or a.ndim != 1 or not a.flags.c_contiguous:
+                sys.exit(f"embedding_vs_peers: {name} must be a contiguous 1-D int64 array")
+        if (not table.flags.c_contiguous or rows <= 0 or dim <= 0 or offsets.size < 1
+                or table.nbytes != rows * row_bytes):
+            sys.exit(f"embedding_vs_peers: the table must be a contiguous {rows} x {row_bytes}-byte "
+                     f"array for {fmt}, got {table.shape} {table.dtype}")
+        self.flush = flush
         self.lib = ctypes.CDLL(lib_path)
         c = ctypes
         self.lib.ember_bench_lookup_open.restype = c.c_void_p
@@ -303,7 +312,6 @@ class EmberInProcess:
         self.lib.ember_bench_lookup_close.argtypes = [c.c_void_p]
         # Keep the buffers alive as long as the handle.
         self.table, self.ids, self.offsets = table, ids, offsets
-        self.shape = (offsets.size - 1, dim)
         self.err = ctypes.create_string_buffer(4096)
         self.handle = self.lib.ember_bench_lookup_open(
             table.ctypes.data, rows, dim, fmt.encode(), ids.ctypes.data, ids.size,

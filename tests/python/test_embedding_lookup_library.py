@@ -106,8 +106,16 @@ def test_inconsistent_offsets_are_a_clear_error(capsys):
     assert "offset" in str(e.value)
 
 
-def test_bad_rows_is_a_clear_error(capsys):
+def test_buffers_that_do_not_match_are_clear_errors(capsys):
     table = np.zeros((4, 4), dtype=np.float32)
     ids, offsets = np.array([1], dtype=np.int64), np.array([0, 1], dtype=np.int64)
-    expect_open_error(capsys, "rows and dim must be positive", table, 0, 4, "float32", ids,
-                      offsets)
+    expect_open_error(capsys, "the table must be a contiguous 0 x 16-byte", table, 0, 4,
+                      "float32", ids, offsets)
+    expect_open_error(capsys, "the table must be a contiguous 8 x 16-byte", table, 8, 4,
+                      "float32", ids, offsets)
+    expect_open_error(capsys, "the table must be a contiguous 4 x 16-byte",
+                      np.zeros((4, 8), dtype=np.float32)[:, ::2], 4, 4, "float32", ids, offsets)
+    expect_open_error(capsys, "ids must be a contiguous 1-D int64 array", table, 4, 4,
+                      "float32", ids.astype(np.int32), offsets)
+    expect_open_error(capsys, "offsets must be a contiguous 1-D int64 array", table, 4, 4,
+                      "float32", ids, np.array([0, 1, 2, 3])[::2])
