@@ -187,6 +187,7 @@ std::vector<float> fbgemmInt8Sum(const TestTable &table, const BagCase &c) {
 }
 
 TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
+  QuantizedSumsGuard order(embedding::QuantizedSums::kFbgemm);
   std::mt19937 gen(18);
   int compared = 0;
   for (RowIsa isa : supportedRowIsas()) {
@@ -219,6 +220,130 @@ TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
     }
   }
   EXPECT_GE(compared, 22);
+}
+
+/// Code d of a quantized row (int8 or int4 row-wise).
+float quantizedCode(const uint8_t *row, TableFormat format, int64_t d) {
+  if (format == TableFormat::kInt8RowWise)
+    return row[d];
+  const uint8_t byte = row[d / 2];
+  return (d & 1) ? (byte >> 4) : (byte & 0x0f);
+}
+
+/// The fast order of quantized sums (QuantizedSums::kFast), element by
+/// element: per valid id (padding skipped, out-of-range ids zero rows that
+/// count for mean), acc = code * (w * scale) + acc with the multiply-add
+/// fused, and the bag's w * bias summed in id order; then acc + bias, and
+/// mean divides by the count.
+std::vector<float> fastQuantizedPool(const TestTable &table, const BagCase &c) {
+  const int64_t dim = table.dim;
+  const int64_t rowBytes = tableRowBytes(table.format, dim);
+  const int64_t scaleAt = rowBytes - 8;
+  const uint8_t *data = table.tensor.data<uint8_t>();
+  std::vector<int64_t> offsets = offsetsOf(c.lengths);
+  std::vector<float> out(c.lengths.size() * dim, 0.0f);
+  for (size_t b = 0; b + 1 < offsets.size(); ++b) {
+    float *acc = out.data() + b * dim;
+    float bias = 0.0f;
+    int64_t count = 0;
+    for (int64_t i = offsets[b]; i < offsets[b + 1]; ++i) {
+      const int64_t id = c.ids[i];
+      if (id == c.paddingIdx)
+        continue;
+      ++count;
+      if (id < 0 || id >= table.rows)
+        continue;
+      const uint8_t *row = data + id * rowBytes;
+      float s, rowBias;
+      std::memcpy(&s, row + scaleAt, 4);
+      std::memcpy(&rowBias, row + scaleAt + 4, 4);
+      const float w = c.weights.empty() ? 1.0f : c.weights[i];
+      s *= w;
+      rowBias *= w;
+      for (int64_t d = 0; d < dim; ++d)
+        acc[d] = std::fma(quantizedCode(row, table.format, d), s, acc[d]);
+      bias += rowBias;
+    }
+    for (int64_t d = 0; d < dim; ++d) {
+      acc[d] += bias;
+      if (count == 0)
+        acc[d] = 0.0f;
+      else if (c.pooling == Pooling::kMean && count > 1)
+        acc[d] /= static_cast<float>(count);
+    }
+  }
+  return out;
+}
+
+TEST(EmbeddingBag, QuantizedFastSumsAreTheSameBitsOnEveryRowIsa) {
+  // The default order: every routine set gives the recurrence's bits, for
+  // int8 and int4, sum/mean/weighted, padding, empty bags and out-of-range
+  // ids (kWarning), in the whole-row loops (lean, general, two passes,
+  // paired bags), the blocked loops and the tails.
+  ASSERT_EQ(embedding::quantizedSums(), embedding::QuantizedSums::kFast);
+  std::mt19937 gen(81);
+  int compared = 0;
+  for (RowIsa isa : supportedRowIsas()) {
+    RowIsaGuard guard(isa);
+    for (TableFormat format :
+         {TableFormat::kInt8RowWise, TableFormat::kInt4RowWise}) {
+      for (int64_t dim : {7, 8, 24, 37, 64, 72, 128, 136, 150, 256, 264}) {
+        TestTable table = makeTable(300, dim, format, 5 + dim);
+        for (int variant = 0; variant < 4; ++variant) {
+          BagCase c;
+          c.pooling = variant == 2 ? Pooling::kMean : Pooling::kSum;
+          c.lengths = randomLengths(17, 120, gen); // mean 60: paired bags
+          c.lengths[3] = 0;                        // an empty bag
+          c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+          if (variant == 1)
+            c.weights = randomWeights(c.ids.size(), gen);
+          if (variant == 3) { // padding and out-of-range ids
+            c.paddingIdx = 5;
+            for (size_t i = 0; i < c.ids.size(); i += 7)
+              c.ids[i] = 5;
+            c.ids[2] = table.rows + 3;
+            c.ids[c.ids.size() / 2] = -1;
+          }
+          TestKernelContext ctx;
+          ctx.setBoundsCheck(BoundsCheckMode::kWarning);
+          Status s = runBag(table, c, ctx);
+          ASSERT_TRUE(s.isOk()) << s.toString();
+          const Tensor &out = ctx.output(0);
+          std::vector<float> want = fastQuantizedPool(table, c);
+          ASSERT_EQ(out.numel(), static_cast<int64_t>(want.size()));
+          const float *got = out.data<float>();
+          for (size_t e = 0; e < want.size(); ++e)
+            ASSERT_EQ(got[e], want[e])
+                << embedding::rowIsaName(isa) << " " << table.formatName()
+                << " dim " << dim << " variant " << variant << " bag "
+                << e / dim << " column " << e % dim;
+          expectMatchesReference(table, c, out,
+                                 std::string(embedding::rowIsaName(isa)) + " " +
+                                     table.formatName() + " dim " +
+                                     std::to_string(dim));
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GE(compared, 88);
+}
+
+TEST(EmbeddingBag, QuantizedSumsParseAndOverride) {
+  using embedding::QuantizedSums;
+  EXPECT_EQ(embedding::parseQuantizedSums("fast"), QuantizedSums::kFast);
+  EXPECT_EQ(embedding::parseQuantizedSums("fbgemm"), QuantizedSums::kFbgemm);
+  EXPECT_EQ(embedding::parseQuantizedSums("FBGEMM"), std::nullopt);
+  EXPECT_EQ(embedding::parseQuantizedSums(""), std::nullopt);
+  EXPECT_EQ(embedding::quantizedSumsName(QuantizedSums::kFbgemm), "fbgemm");
+  EXPECT_EQ(embedding::defaultQuantizedSums(), QuantizedSums::kFast);
+  {
+    QuantizedSumsGuard order(QuantizedSums::kFbgemm);
+    EXPECT_EQ(embedding::quantizedSums(), QuantizedSums::kFbgemm);
+  }
+  const char *env = std::getenv("EMBER_QUANTIZED_SUMS");
+  if (!env || !*env)
+    EXPECT_EQ(embedding::quantizedSums(), QuantizedSums::kFast);
 }
 
 /// The CPUs whose lookup defaults were measured on a Zen 3.

@@ -226,6 +226,16 @@ struct RowIsaGuard {
   RowIsaGuard &operator=(const RowIsaGuard &) = delete;
 };
 
+/// Forces the order of quantized sums; restores the default on scope exit.
+struct QuantizedSumsGuard {
+  explicit QuantizedSumsGuard(embedding::QuantizedSums sums) {
+    embedding::setQuantizedSumsOverride(sums);
+  }
+  ~QuantizedSumsGuard() { embedding::setQuantizedSumsOverride(std::nullopt); }
+  QuantizedSumsGuard(const QuantizedSumsGuard &) = delete;
+  QuantizedSumsGuard &operator=(const QuantizedSumsGuard &) = delete;
+};
+
 } // namespace ember::testing
 
 #endif // EMBER_TESTS_EMBEDDING_TEST_SUPPORT_H

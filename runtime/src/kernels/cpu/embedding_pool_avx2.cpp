@@ -139,12 +139,14 @@ constexpr int kLanes = 8;
 constexpr int kMaxVecs = 8;
 
 /// Pools bag [begin, end) into columns [c0, c0 + 8 * NV) of `out`. `first`
-/// marks the bag's first pass, which prefetches, counts invalid ids and stops
-/// at the first one in kFatal (returning false).
+/// marks the bag's first pass, which prefetches, counts invalid ids, stops
+/// at the first one in kFatal (returning false) and, for quantized sums in
+/// the fast order, sums the bag's weighted biases into `biasSum`, which
+/// every pass adds to its columns.
 template <TableFormat F, typename IndexT, bool kMax, int NV>
 EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
                                  int64_t c0, bool first, int64_t distance,
-                                 int64_t idsEnd, float *out,
+                                 int64_t idsEnd, float *out, float &biasSum,
                                  PoolResult &result) {
   const IndexT *ids = static_cast<const IndexT *>(job.ids);
   const uint8_t *table = job.table.data;
@@ -152,6 +154,7 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
   const int64_t dim = job.table.dim;
   const bool hasPadding = job.paddingIdx >= 0;
   const bool prefetch = first && distance > 0;
+  const bool fbgemmOrder = job.quantizedSums == QuantizedSums::kFbgemm;
   __m256 acc[NV];
   const __m256 init =
       kMax ? _mm256_set1_ps(-std::numeric_limits<float>::infinity())
@@ -202,11 +205,20 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
       const float w = job.weights ? job.weights[i] : 1.0f;
       const __m256 vws = _mm256_set1_ps(w * s);
       if constexpr (isQuantized(F)) {
-        const __m256 vwb = _mm256_set1_ps(w * b);
+        if (fbgemmOrder) {
+          const __m256 vwb = _mm256_set1_ps(w * b);
 #pragma GCC unroll 8
-        for (int k = 0; k < NV; ++k) // FBGEMM's order (bit-identical sums)
-          acc[k] = _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws,
-                                   _mm256_add_ps(acc[k], vwb));
+          for (int k = 0; k < NV; ++k) // FBGEMM's order (bit-identical sums)
+            acc[k] = _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws,
+                                     _mm256_add_ps(acc[k], vwb));
+        } else {
+#pragma GCC unroll 8
+          for (int k = 0; k < NV; ++k)
+            acc[k] = _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws,
+                                     acc[k]);
+          if (first)
+            biasSum += w * b;
+        }
       } else {
 #pragma GCC unroll 8
         for (int k = 0; k < NV; ++k)
@@ -214,6 +226,12 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
               _mm256_fmadd_ps(Load8<F>::at(row, c0 + k * kLanes), vws, acc[k]);
       }
     }
+  }
+  if (!kMax && isQuantized(F) && !fbgemmOrder) {
+    const __m256 vb = _mm256_set1_ps(biasSum);
+#pragma GCC unroll 8
+    for (int k = 0; k < NV; ++k)
+      acc[k] = _mm256_add_ps(acc[k], vb);
   }
   if (count == 0) {
 #pragma GCC unroll 8
@@ -234,14 +252,16 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
 /// The last columns [c0, dim) (fewer than 8) of bag [begin, end), scalar;
 /// same contract as poolBlock.
 template <TableFormat F, typename IndexT, bool kMax>
-EMBER_POOL_TARGET bool
-poolTail(const PoolJob &job, int64_t begin, int64_t end, int64_t c0, bool first,
-         int64_t distance, int64_t idsEnd, float *out, PoolResult &result) {
+EMBER_POOL_TARGET bool poolTail(const PoolJob &job, int64_t begin, int64_t end,
+                                int64_t c0, bool first, int64_t distance,
+                                int64_t idsEnd, float *out, float &biasSum,
+                                PoolResult &result) {
   const IndexT *ids = static_cast<const IndexT *>(job.ids);
   const uint8_t *table = job.table.data;
   const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes;
   const int64_t dim = job.table.dim, width = dim - c0;
   const bool prefetch = first && distance > 0;
+  const bool fbgemmOrder = job.quantizedSums == QuantizedSums::kFbgemm;
   float acc[kLanes];
   std::fill(acc, acc + width,
             kMax ? -std::numeric_limits<float>::infinity() : 0.0f);
@@ -279,14 +299,19 @@ poolTail(const PoolJob &job, int64_t begin, int64_t end, int64_t c0, bool first,
       const float v = Decode<F>::at(row, c0 + t);
       if constexpr (kMax)
         acc[t] = std::max(acc[t], isQuantized(F) ? std::fma(v, s, b) : v);
-      else if constexpr (isQuantized(F)) // FBGEMM's order, as poolBlock
-        acc[t] = std::fma(v, w * s, acc[t] + w * b);
+      else if constexpr (isQuantized(F)) // as poolBlock
+        acc[t] = fbgemmOrder ? std::fma(v, w * s, acc[t] + w * b)
+                             : std::fma(v, w * s, acc[t]);
       else
         acc[t] = std::fma(v, w, acc[t]);
     }
+    if (!kMax && isQuantized(F) && !fbgemmOrder && first)
+      biasSum += w * b;
   }
   for (int64_t t = 0; t < width; ++t) {
     float v = acc[t];
+    if (!kMax && isQuantized(F) && !fbgemmOrder)
+      v += biasSum;
     if (count == 0)
       v = 0.0f;
     else if (!kMax && job.pooling == Pooling::kMean && count > 1)
@@ -299,7 +324,7 @@ poolTail(const PoolJob &job, int64_t begin, int64_t end, int64_t c0, bool first,
 template <TableFormat F, typename IndexT, bool kMax>
 EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
   using BlockFn = bool (*)(const PoolJob &, int64_t, int64_t, int64_t, bool,
-                           int64_t, int64_t, float *, PoolResult &);
+                           int64_t, int64_t, float *, float &, PoolResult &);
   static constexpr BlockFn kBlocks[kMaxVecs] = {
       poolBlock<F, IndexT, kMax, 1>, poolBlock<F, IndexT, kMax, 2>,
       poolBlock<F, IndexT, kMax, 3>, poolBlock<F, IndexT, kMax, 4>,
@@ -319,16 +344,17 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
     const int64_t begin = job.offsets[bag], end = job.offsets[bag + 1];
     float *out = job.out + bag * job.outStride;
     bool first = true;
+    float biasSum = 0.0f; // summed by the first pass (quantized, kFast)
     for (int64_t c0 = 0; c0 < dimVec; c0 += kMaxVecs * kLanes) {
       const int64_t vecs = std::min<int64_t>(kMaxVecs, (dimVec - c0) / kLanes);
       if (!kBlocks[vecs - 1](job, begin, end, c0, first, distance, idsEnd, out,
-                             result))
+                             biasSum, result))
         return result;
       first = false;
     }
     if (dimVec < dim &&
         !poolTail<F, IndexT, kMax>(job, begin, end, dimVec, first, distance,
-                                   idsEnd, out, result))
+                                   idsEnd, out, biasSum, result))
       return result;
   }
   return result;
@@ -355,23 +381,24 @@ constexpr bool kPairBags = isQuantized(F) && NV <= 4;
 
 /// The one-pass loops of rows of 1..sizeof...(P) vectors, by vectors - 1.
 template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime,
-          int... P>
+          bool kFbgemmSums, int... P>
 PoolResult (*onePassPooling(int64_t vecs, std::integer_sequence<int, P...>))(
     const PoolJob &) {
   using Fn = PoolResult (*)(const PoolJob &);
   static constexpr Fn kLoops[] = {
       poolWholeRows<V256, F, IndexT, P + 1, kWeighted, kPairBags<F, P + 1>, 1,
-                    kMayPrime>...};
+                    kMayPrime, kFbgemmSums>...};
   return kLoops[vecs - 1];
 }
 
-template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime>
+template <TableFormat F, typename IndexT, bool kWeighted, bool kMayPrime,
+          bool kFbgemmSums>
 PoolResult (*wholeRowPoolingPrimed(int64_t dim))(const PoolJob &) {
   if (dim % kLanes != 0)
     return nullptr;
   const int64_t vecs = dim / kLanes;
   if (vecs >= 1 && vecs <= kMaxVecs)
-    return onePassPooling<F, IndexT, kWeighted, kMayPrime>(
+    return onePassPooling<F, IndexT, kWeighted, kMayPrime, kFbgemmSums>(
         vecs, std::make_integer_sequence<int, kMaxVecs>());
   switch (vecs) {
   case 12:
@@ -386,29 +413,42 @@ PoolResult (*wholeRowPoolingPrimed(int64_t dim))(const PoolJob &) {
     if constexpr (F == TableFormat::kFloat32 && !kWeighted)
       if (ember::embedding::avx2WideRowPasses() == 1)
         return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 1>;
-    return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2, kMayPrime>;
+    return poolWholeRows<V256, F, IndexT, 16, kWeighted, false, 2, kMayPrime,
+                         kFbgemmSums>;
   default: return nullptr;
   }
 }
 
 /// The whole-row loop for `dim`, priming the TLB where that measured faster
 /// (avx2PrimesTlb); nullptr when rows are not whole vectors or too wide.
-template <TableFormat F, typename IndexT, bool kWeighted>
+template <TableFormat F, typename IndexT, bool kWeighted, bool kFbgemmSums>
 PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
   return ember::embedding::avx2PrimesTlb()
-             ? wholeRowPoolingPrimed<F, IndexT, kWeighted, true>(dim)
-             : wholeRowPoolingPrimed<F, IndexT, kWeighted, false>(dim);
+             ? wholeRowPoolingPrimed<F, IndexT, kWeighted, true, kFbgemmSums>(
+                   dim)
+             : wholeRowPoolingPrimed<F, IndexT, kWeighted, false, kFbgemmSums>(
+                   dim);
+}
+
+/// The whole-row loop for `job` (its index type, weights and, for
+/// quantized rows, order of sums), or nullptr.
+template <TableFormat F, bool kFbgemmSums>
+PoolResult (*wholeRowPoolingFor(const PoolJob &job))(const PoolJob &) {
+  const int64_t dim = job.table.dim;
+  const bool weighted = job.weights != nullptr;
+  if (job.idsAre64)
+    return weighted ? wholeRowPooling<F, int64_t, true, kFbgemmSums>(dim)
+                    : wholeRowPooling<F, int64_t, false, kFbgemmSums>(dim);
+  return weighted ? wholeRowPooling<F, int32_t, true, kFbgemmSums>(dim)
+                  : wholeRowPooling<F, int32_t, false, kFbgemmSums>(dim);
 }
 
 template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {
   bool isMax = job.pooling == Pooling::kMax;
   if (!isMax) {
-    const bool weighted = job.weights != nullptr;
-    auto fn = job.idsAre64
-                  ? (weighted ? wholeRowPooling<F, int64_t, true>(job.table.dim)
-                              : wholeRowPooling<F, int64_t, false>(job.table.dim))
-                  : (weighted ? wholeRowPooling<F, int32_t, true>(job.table.dim)
-                              : wholeRowPooling<F, int32_t, false>(job.table.dim));
+    auto fn = isQuantized(F) && job.quantizedSums == QuantizedSums::kFbgemm
+                  ? wholeRowPoolingFor<F, isQuantized(F)>(job)
+                  : wholeRowPoolingFor<F, false>(job);
     if (fn)
       return fn(job);
   }

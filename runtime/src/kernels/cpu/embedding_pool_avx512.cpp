@@ -150,17 +150,20 @@ template <TableFormat F> struct RowOps {
 
 /// Pools bag [begin, end) into columns [c0, c0 + 16 * NV) of `out` (the
 /// last vector masked by `tail`) with the accumulators in registers.
-/// Returns false (and fills `result`) when it stops at an invalid id.
+/// Returns false (and fills `result`) when it stops at an invalid id. For
+/// quantized sums in the fast order the first block (c0 == 0) sums the
+/// bag's weighted biases into `biasSum`, which every block adds.
 template <TableFormat F, typename IndexT, bool kMax, int NV>
 EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
                                  int64_t c0, __mmask16 tail, bool prefetch,
                                  int64_t distance, int64_t idsEnd, float *out,
-                                 PoolResult &result) {
+                                 float &biasSum, PoolResult &result) {
   const IndexT *ids = static_cast<const IndexT *>(job.ids);
   const uint8_t *table = job.table.data;
   const int64_t rows = job.table.rows, rowBytes = job.table.rowBytes,
                 dim = job.table.dim;
   const bool hasPadding = job.paddingIdx >= 0;
+  const bool fbgemmOrder = job.quantizedSums == QuantizedSums::kFbgemm;
   __m512 acc[NV];
   const __m512 init =
       kMax ? _mm512_set1_ps(-std::numeric_limits<float>::infinity())
@@ -212,13 +215,23 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
       const float w = job.weights ? job.weights[i] : 1.0f;
       const __m512 vws = _mm512_set1_ps(w * s);
       if constexpr (isQuantized(F)) {
-        const __m512 vwb = _mm512_set1_ps(w * b);
+        if (fbgemmOrder) {
+          const __m512 vwb = _mm512_set1_ps(w * b);
 #pragma GCC unroll 8
-        for (int k = 0; k < NV; ++k) {
-          __m512 v =
-              Load16<F>::at(row, c0 + k * kLanes, k == NV - 1 ? tail : 0xffff);
-          // FBGEMM's order (bit-identical sums): v * ws + (acc + wb).
-          acc[k] = _mm512_fmadd_ps(v, vws, _mm512_add_ps(acc[k], vwb));
+          for (int k = 0; k < NV; ++k) {
+            __m512 v = Load16<F>::at(row, c0 + k * kLanes,
+                                     k == NV - 1 ? tail : 0xffff);
+            // FBGEMM's order (bit-identical sums): v * ws + (acc + wb).
+            acc[k] = _mm512_fmadd_ps(v, vws, _mm512_add_ps(acc[k], vwb));
+          }
+        } else {
+#pragma GCC unroll 8
+          for (int k = 0; k < NV; ++k)
+            acc[k] = _mm512_fmadd_ps(Load16<F>::at(row, c0 + k * kLanes,
+                                                   k == NV - 1 ? tail : 0xffff),
+                                     vws, acc[k]);
+          if (c0 == 0)
+            biasSum += w * b;
         }
       } else {
 #pragma GCC unroll 8
@@ -228,6 +241,12 @@ EMBER_POOL_TARGET bool poolBlock(const PoolJob &job, int64_t begin, int64_t end,
               vws, acc[k]);
       }
     }
+  }
+  if (!kMax && isQuantized(F) && !fbgemmOrder) {
+    const __m512 vb = _mm512_set1_ps(biasSum);
+#pragma GCC unroll 8
+    for (int k = 0; k < NV; ++k)
+      acc[k] = _mm512_add_ps(acc[k], vb);
   }
   if (count == 0) {
 #pragma GCC unroll 8
@@ -250,7 +269,7 @@ template <TableFormat F, typename IndexT, bool kMax>
 EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
   using BlockFn =
       bool (*)(const PoolJob &, int64_t, int64_t, int64_t, __mmask16, bool,
-               int64_t, int64_t, float *, PoolResult &);
+               int64_t, int64_t, float *, float &, PoolResult &);
   static constexpr BlockFn kBlocks[kMaxVecs] = {
       poolBlock<F, IndexT, kMax, 1>, poolBlock<F, IndexT, kMax, 2>,
       poolBlock<F, IndexT, kMax, 3>, poolBlock<F, IndexT, kMax, 4>,
@@ -269,12 +288,13 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
   for (int64_t bag = 0; bag < job.numBags; ++bag) {
     const int64_t begin = job.offsets[bag], end = job.offsets[bag + 1];
     float *out = job.out + bag * job.outStride;
+    float biasSum = 0.0f; // summed by the first block (quantized, kFast)
     for (int64_t c0 = 0; c0 < dim; c0 += kMaxVecs * kLanes) {
       const int64_t width = std::min<int64_t>(dim - c0, kMaxVecs * kLanes);
       const int64_t vecs = (width + kLanes - 1) / kLanes;
       const __mmask16 tail = laneMask(width - (vecs - 1) * kLanes);
       if (!kBlocks[vecs - 1](job, begin, end, c0, tail, c0 == 0 && distance > 0,
-                             distance, idsEnd, out, result))
+                             distance, idsEnd, out, biasSum, result))
         return result;
     }
   }
@@ -289,31 +309,56 @@ EMBER_POOL_TARGET PoolResult poolBagsBlocked(const PoolJob &job) {
 template <TableFormat F, int NV>
 constexpr bool kPairBags = isQuantized(F) && NV <= 8;
 
-template <TableFormat F, typename IndexT, bool kWeighted>
+template <TableFormat F, typename IndexT, bool kWeighted, bool kFbgemmSums>
 PoolResult (*wholeRowPooling(int64_t dim))(const PoolJob &) {
+  auto loop = [](auto nv) {
+    constexpr int NV = decltype(nv)::value;
+    return poolWholeRows<V512, F, IndexT, NV, kWeighted, kPairBags<F, NV>, 1,
+                         true, kFbgemmSums>;
+  };
+  using std::integral_constant;
   switch ((dim + kLanes - 1) / kLanes) {
-  case 1: return poolWholeRows<V512, F, IndexT, 1, kWeighted, kPairBags<F, 1>>;
-  case 2: return poolWholeRows<V512, F, IndexT, 2, kWeighted, kPairBags<F, 2>>;
-  case 3: return poolWholeRows<V512, F, IndexT, 3, kWeighted, kPairBags<F, 3>>;
-  case 4: return poolWholeRows<V512, F, IndexT, 4, kWeighted, kPairBags<F, 4>>;
-  case 5: return poolWholeRows<V512, F, IndexT, 5, kWeighted, kPairBags<F, 5>>;
-  case 6: return poolWholeRows<V512, F, IndexT, 6, kWeighted, kPairBags<F, 6>>;
-  case 7: return poolWholeRows<V512, F, IndexT, 7, kWeighted, kPairBags<F, 7>>;
-  case 8: return poolWholeRows<V512, F, IndexT, 8, kWeighted, kPairBags<F, 8>>;
-  case 16: return poolWholeRows<V512, F, IndexT, 16, kWeighted, kPairBags<F, 16>>;
+  case 1:
+    return loop(integral_constant<int, 1>());
+  case 2:
+    return loop(integral_constant<int, 2>());
+  case 3:
+    return loop(integral_constant<int, 3>());
+  case 4:
+    return loop(integral_constant<int, 4>());
+  case 5:
+    return loop(integral_constant<int, 5>());
+  case 6:
+    return loop(integral_constant<int, 6>());
+  case 7:
+    return loop(integral_constant<int, 7>());
+  case 8:
+    return loop(integral_constant<int, 8>());
+  case 16:
+    return loop(integral_constant<int, 16>());
   default: return nullptr;
   }
+}
+
+/// The whole-row loop for `job` (its index type, weights and, for
+/// quantized rows, order of sums), or nullptr.
+template <TableFormat F, bool kFbgemmSums>
+PoolResult (*wholeRowPoolingFor(const PoolJob &job))(const PoolJob &) {
+  const int64_t dim = job.table.dim;
+  const bool weighted = job.weights != nullptr;
+  if (job.idsAre64)
+    return weighted ? wholeRowPooling<F, int64_t, true, kFbgemmSums>(dim)
+                    : wholeRowPooling<F, int64_t, false, kFbgemmSums>(dim);
+  return weighted ? wholeRowPooling<F, int32_t, true, kFbgemmSums>(dim)
+                  : wholeRowPooling<F, int32_t, false, kFbgemmSums>(dim);
 }
 
 template <TableFormat F> PoolResult poolBagsBlockedFor(const PoolJob &job) {
   bool isMax = job.pooling == Pooling::kMax;
   if (!isMax) {
-    const bool weighted = job.weights != nullptr;
-    auto fn = job.idsAre64
-                  ? (weighted ? wholeRowPooling<F, int64_t, true>(job.table.dim)
-                              : wholeRowPooling<F, int64_t, false>(job.table.dim))
-                  : (weighted ? wholeRowPooling<F, int32_t, true>(job.table.dim)
-                              : wholeRowPooling<F, int32_t, false>(job.table.dim));
+    auto fn = isQuantized(F) && job.quantizedSums == QuantizedSums::kFbgemm
+                  ? wholeRowPoolingFor<F, isQuantized(F)>(job)
+                  : wholeRowPoolingFor<F, false>(job);
     if (fn)
       return fn(job);
   }

@@ -36,6 +36,7 @@ using ember::TableFormat;
 using ember::embedding::Pooling;
 using ember::embedding::PoolJob;
 using ember::embedding::PoolResult;
+using ember::embedding::QuantizedSums;
 
 /// Rows to prefetch ahead: prefetchBytes() of rows (16 KiB by default, 2 KiB
 /// on AMD without AVX-512) in flight per thread, at least 2 and at most 32
@@ -95,6 +96,7 @@ EMBER_POOL_TARGET PoolResult poolBagsLoop(const PoolJob &job) {
   const int64_t padding = job.paddingIdx;
   const bool hasPadding = padding >= 0;
   const bool check = job.checkBounds;
+  const bool fbgemmOrder = job.quantizedSums == QuantizedSums::kFbgemm;
   // Prime the prefetcher with the first rows of the job.
   for (int64_t i = job.offsets[0];
        i < std::min(idsEnd, job.offsets[0] + distance); ++i)
@@ -104,6 +106,7 @@ EMBER_POOL_TARGET PoolResult poolBagsLoop(const PoolJob &job) {
     float *acc = job.out + b * job.outStride;
     Ops::fill(acc, kMax ? -std::numeric_limits<float>::infinity() : 0.0f, dim);
     int64_t count = 0;
+    float biasSum = 0.0f; // quantized rows, kFast: the bag's weighted biases
     for (int64_t i = begin; i < end; ++i) {
       if (distance > 0 && i + distance < idsEnd)
         prefetchRow(table, ids[i + distance], rows, rowBytes);
@@ -126,8 +129,12 @@ EMBER_POOL_TARGET PoolResult poolBagsLoop(const PoolJob &job) {
       if (kMax)
         Ops::maxRow(acc, row, dim);
       else
-        Ops::addRow(acc, row, weights ? weights[i] : 1.0f, dim);
+        Ops::addRow(acc, row, weights ? weights[i] : 1.0f, dim, fbgemmOrder,
+                    biasSum);
     }
+    if (!kMax && Ops::kQuantized && !fbgemmOrder)
+      for (int64_t d = 0; d < dim; ++d)
+        acc[d] += biasSum;
     if (count == 0) {
       if (kMax)
         Ops::fill(acc, 0.0f, dim);

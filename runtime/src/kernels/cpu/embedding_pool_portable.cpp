@@ -20,6 +20,7 @@ namespace {
 using namespace ember::embedding::rowdecode;
 
 template <TableFormat F> struct RowOps {
+  static constexpr bool kQuantized = isQuantized(F);
   static void fill(float *acc, float v, int64_t dim) {
     std::fill(acc, acc + dim, v);
   }
@@ -31,7 +32,12 @@ template <TableFormat F> struct RowOps {
     for (int64_t d = 0; d < dim; ++d)
       acc[d] = std::max(acc[d], 0.0f);
   }
-  static void addRow(float *acc, const uint8_t *row, float w, int64_t dim) {
+  /// Adds row * w to acc. Quantized rows: in FBGEMM's order with
+  /// `fbgemmOrder` (bias added per row; bit-identical to its kernels and to
+  /// the AVX routines), else codes * scale only, the bias added to
+  /// `biasSum` (the caller adds it to the bag at the end).
+  static void addRow(float *acc, const uint8_t *row, float w, int64_t dim,
+                     bool fbgemmOrder, float &biasSum) {
     if constexpr (F == TableFormat::kFloat32) {
       const float *r = reinterpret_cast<const float *>(row);
       for (int64_t d = 0; d < dim; ++d)
@@ -39,10 +45,14 @@ template <TableFormat F> struct RowOps {
     } else if constexpr (isQuantized(F)) {
       const uint8_t *sb = row + codeBytes(F, dim);
       float ws = w * loadFloat(sb), wb = w * loadFloat(sb + 4);
-      // FBGEMM's order, the multiply-add fused as in its kernels, so that
-      // the sums are bit-identical to them (and to the AVX routines).
-      for (int64_t d = 0; d < dim; ++d)
-        acc[d] = std::fma(Decode<F>::at(row, d), ws, acc[d] + wb);
+      if (fbgemmOrder) {
+        for (int64_t d = 0; d < dim; ++d)
+          acc[d] = std::fma(Decode<F>::at(row, d), ws, acc[d] + wb);
+      } else {
+        for (int64_t d = 0; d < dim; ++d)
+          acc[d] = std::fma(Decode<F>::at(row, d), ws, acc[d]);
+        biasSum += wb;
+      }
     } else {
       for (int64_t d = 0; d < dim; ++d)
         acc[d] += w * Decode<F>::at(row, d);

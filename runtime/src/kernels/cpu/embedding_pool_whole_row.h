@@ -68,15 +68,18 @@ template <class V, TableFormat F, int NV> constexpr int64_t wholeRowCodeBytes() 
 }
 
 /// Adds vectors [K0, K0 + NK) of one row (NV vectors in all) to the NK
-/// accumulators: codes * s + (acc + b) for quantized rows (FBGEMM's order,
-/// the multiply-add fused: int8 sums are bit-identical to its kernels),
+/// accumulators: for quantized rows codes * s + (acc + b) with
+/// kFbgemmOrder (FBGEMM's order, the multiply-add fused: int8 sums are
+/// bit-identical to its kernels), else codes * s + acc with b added to
+/// `biasSum` by the row's first vectors (K0 == 0; QuantizedSums::kFast);
 /// w * row + acc for weighted float rows, row + acc otherwise. `w` is the
-/// id's weight (1 unweighted); the row's last vector is masked by `tail`.
-template <class V, TableFormat F, int NV, bool kWeighted, int K0 = 0,
-          int NK = NV>
+/// id's weight (1 unweighted; s and b are multiplied by it); the row's last
+/// vector is masked by `tail`.
+template <class V, TableFormat F, int NV, bool kWeighted, bool kFbgemmOrder,
+          int K0 = 0, int NK = NV>
 EMBER_POOL_TARGET __attribute__((always_inline)) inline void
 addWholeRow(typename V::Reg (&acc)[NK], const uint8_t *row, int64_t scaleAt,
-            float w, typename V::Mask tail) {
+            float w, typename V::Mask tail, float &biasSum) {
   using ember::embedding::rowdecode::isQuantized;
   using ember::embedding::rowdecode::loadFloat;
   static_assert(K0 >= 0 && K0 + NK <= NV, "vectors outside the row");
@@ -89,11 +92,24 @@ addWholeRow(typename V::Reg (&acc)[NK], const uint8_t *row, int64_t scaleAt,
       s *= w;
       b *= w;
     }
-    const typename V::Reg vs = V::set1(s), vb = V::set1(b);
+    const typename V::Reg vs = V::set1(s);
+    if constexpr (kFbgemmOrder) {
+      const typename V::Reg vb = V::set1(b);
 #pragma GCC unroll 16
-    for (int k = 0; k < NK; ++k)
-      acc[k] = V::fmadd(V::template load<F>(row, K0 + k, mask(k)), vs,
-                        V::add(acc[k], vb));
+      for (int k = 0; k < NK; ++k)
+        acc[k] = V::fmadd(V::template load<F>(row, K0 + k, mask(k)), vs,
+                          V::add(acc[k], vb));
+    } else {
+      // One FMA per vector on each accumulator's chain (two with the bias
+      // added per row): the chains of a memory-bound bag are what held the
+      // loads back (1.08-1.44x, docs/performance.md).
+#pragma GCC unroll 16
+      for (int k = 0; k < NK; ++k)
+        acc[k] =
+            V::fmadd(V::template load<F>(row, K0 + k, mask(k)), vs, acc[k]);
+      if constexpr (K0 == 0)
+        biasSum += b;
+    }
   } else if constexpr (kWeighted) {
     const typename V::Reg vw = V::set1(w);
 #pragma GCC unroll 16
@@ -107,12 +123,19 @@ addWholeRow(typename V::Reg (&acc)[NK], const uint8_t *row, int64_t scaleAt,
   }
 }
 
-/// Divides by the bag's count for mean pooling and stores vectors
+/// Adds the bag's bias sum (kAddBias: quantized rows in the fast order),
+/// divides by the bag's count for mean pooling and stores vectors
 /// [K0, K0 + NK) of the bag's row (NV vectors in all).
-template <class V, int NV, int K0 = 0, int NK = NV>
+template <class V, int NV, bool kAddBias, int K0 = 0, int NK = NV>
 EMBER_POOL_TARGET __attribute__((always_inline)) inline void
-storeWholeRow(typename V::Reg (&acc)[NK], float *out, bool mean,
-              int64_t count, typename V::Mask tail) {
+storeWholeRow(typename V::Reg (&acc)[NK], float *out, bool mean, int64_t count,
+              typename V::Mask tail, float biasSum) {
+  if constexpr (kAddBias) {
+    const typename V::Reg vb = V::set1(biasSum);
+#pragma GCC unroll 16
+    for (int k = 0; k < NK; ++k)
+      acc[k] = V::add(acc[k], vb);
+  }
   if (mean && count > 1) {
     const typename V::Reg c = V::set1(static_cast<float>(count));
 #pragma GCC unroll 16
@@ -145,15 +168,18 @@ constexpr int64_t kPairMinMeanLength = 48;
 /// each (FBGEMM's JIT kernel does the same when a row does not fit its
 /// registers): the first pass prefetches and reads the rows from memory,
 /// the later ones find them in L1. The accumulators take
-/// (kPairs ? 2 : 1) * NV / kPasses registers.
+/// (kPairs ? 2 : 1) * NV / kPasses registers. kFbgemmSums: quantized rows
+/// in FBGEMM's order (QuantizedSums::kFbgemm), else the fast order.
 template <class V, TableFormat F, typename IndexT, int NV, bool kWeighted,
-          bool kPairs, int kPasses = 1, bool kMayPrime = true>
+          bool kPairs, int kPasses = 1, bool kMayPrime = true,
+          bool kFbgemmSums = false>
 EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   using ember::embedding::rowdecode::codeBytes;
   using ember::embedding::rowdecode::isQuantized;
   using Reg = typename V::Reg;
   static_assert(kPasses >= 1 && NV % kPasses == 0, "passes split the row");
   constexpr int NVP = NV / kPasses; // vectors per pass
+  constexpr bool kAddBias = isQuantized(F) && !kFbgemmSums;
   using Passes = std::make_integer_sequence<int, kPasses>;
   PoolResult result;
   if (job.numBags <= 0)
@@ -276,6 +302,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
                     e = offsets[bag + 2];
       const int64_t common = std::min(b - a, e - b);
       bool ok = true;
+      float biasA = 0.0f, biasB = 0.0f; // summed by the first pass
       forEachPass(Passes(), [&](auto pass) EMBER_POOL_TARGET
                   __attribute__((always_inline)) {
         constexpr int K0 = decltype(pass)::value * NVP;
@@ -284,9 +311,10 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
           return;
         // Adds row i to `acc` (padding skipped, invalid ids counted once);
         // false at an invalid id with kFatal.
-        auto addAt = [&](Reg(&acc)[NVP], int64_t i, int64_t &count)
-                         EMBER_POOL_TARGET
-                         __attribute__((always_inline)) -> bool {
+        auto addAt = [&](Reg(&acc)[NVP], int64_t i, int64_t & count,
+                         float &biasSum) EMBER_POOL_TARGET
+                     __attribute__((always_inline))
+                         ->bool {
           const int64_t id = ids[i];
           if (hasPadding && id == padding)
             return true;
@@ -299,9 +327,9 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
               ++result.invalidIds;
             return true;
           }
-          addWholeRow<V, F, NV, kWeighted, K0, NVP>(
+          addWholeRow<V, F, NV, kWeighted, kFbgemmSums, K0, NVP>(
               acc, table + id * rowBytes, scaleAt,
-              kWeighted ? weights[i] : 1.0f, tail);
+              kWeighted ? weights[i] : 1.0f, tail, biasSum);
           return true;
         };
         Reg accA[NVP], accB[NVP];
@@ -314,27 +342,28 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
             prefetchStream(a + j, b, bag + 2);
             prefetchStream(b + j, e, bag + 3);
           }
-          ok = addAt(accA, a + j, countA) && addAt(accB, b + j, countB);
+          ok = addAt(accA, a + j, countA, biasA) &&
+               addAt(accB, b + j, countB, biasB);
         }
         for (int64_t i = a + common; i < b && ok; ++i) {
           if (kFirst)
             prefetchStream(i, b, bag + 2);
-          ok = addAt(accA, i, countA);
+          ok = addAt(accA, i, countA, biasA);
         }
         for (int64_t i = b + common; i < e && ok; ++i) {
           if (kFirst)
             prefetchStream(i, e, bag + 3);
-          ok = addAt(accB, i, countB);
+          ok = addAt(accB, i, countB, biasB);
         }
         // An invalid id with kFatal (found by the first pass, before
         // anything of the pair is stored): the bags are pooled again one
         // at a time below, which stops at the first invalid id in order.
         if (!ok)
           return;
-        storeWholeRow<V, NV, K0, NVP>(accA, outBase + bag * outStride, mean,
-                                      countA, tail);
-        storeWholeRow<V, NV, K0, NVP>(accB, outBase + (bag + 1) * outStride,
-                                      mean, countB, tail);
+        storeWholeRow<V, NV, kAddBias, K0, NVP>(accA, outBase + bag * outStride,
+                                                mean, countA, tail, biasA);
+        storeWholeRow<V, NV, kAddBias, K0, NVP>(
+            accB, outBase + (bag + 1) * outStride, mean, countB, tail, biasB);
       });
       if (!ok)
         break;
@@ -362,6 +391,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
                          ->bool {
     constexpr bool kLastLine = decltype(withLastLine)::value;
     Reg acc[NV];
+    float biasSum = 0.0f;
 #pragma GCC unroll 16
     for (int k = 0; k < NV; ++k)
       acc[k] = V::zero();
@@ -378,12 +408,12 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
         ++result.invalidIds;
         continue;
       }
-      addWholeRow<V, F, NV, kWeighted, 0, NV>(
+      addWholeRow<V, F, NV, kWeighted, kFbgemmSums, 0, NV>(
           acc, table + id * rowBytes, scaleAt, kWeighted ? weights[i] : 1.0f,
-          tail);
+          tail, biasSum);
     }
-    storeWholeRow<V, NV, 0, NV>(acc, outBase + bag * outStride, mean,
-                                end - begin, tail);
+    storeWholeRow<V, NV, kAddBias, 0, NV>(acc, outBase + bag * outStride, mean,
+                                          end - begin, tail, biasSum);
     return true;
   };
   for (; bag < numBags; ++bag) {
@@ -397,6 +427,7 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
       }
     }
     bool ok = true;
+    float biasSum = 0.0f; // summed by the first pass
     forEachPass(Passes(), [&](auto pass) EMBER_POOL_TARGET
                 __attribute__((always_inline)) {
       constexpr int K0 = decltype(pass)::value * NVP;
@@ -430,12 +461,12 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
             ++result.invalidIds;
           continue;
         }
-        addWholeRow<V, F, NV, kWeighted, K0, NVP>(
-            acc, table + id * rowBytes, scaleAt,
-            kWeighted ? weights[i] : 1.0f, tail);
+        addWholeRow<V, F, NV, kWeighted, kFbgemmSums, K0, NVP>(
+            acc, table + id * rowBytes, scaleAt, kWeighted ? weights[i] : 1.0f,
+            tail, biasSum);
       }
-      storeWholeRow<V, NV, K0, NVP>(acc, outBase + bag * outStride, mean,
-                                    count, tail);
+      storeWholeRow<V, NV, kAddBias, K0, NVP>(acc, outBase + bag * outStride,
+                                              mean, count, tail, biasSum);
     });
     if (!ok)
       return result;

@@ -90,6 +90,7 @@ Status run(KernelContext &ctx) {
       std::memset(outData + b * W + begin, 0, (end - begin) * sizeof(float));
 
   const BoundsCheckMode mode = ctx.boundsCheck();
+  const QuantizedSums sums = quantizedSums();
   const int64_t numBags = F * B;
   int64_t maxDim = 1;
   for (auto &t : tables)
@@ -117,6 +118,7 @@ Status run(KernelContext &ctx) {
           job.pooling = a.pooling[f];
           job.checkBounds = mode != BoundsCheckMode::kIgnore;
           job.stopAtInvalid = mode == BoundsCheckMode::kFatal;
+          job.quantizedSums = sums;
           outcome.merge(poolBags(job), f);
         }
       });
