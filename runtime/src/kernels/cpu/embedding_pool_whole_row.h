@@ -374,51 +374,66 @@ EMBER_POOL_TARGET PoolResult poolWholeRows(const PoolJob &job) {
   // rows are in flight while this one finishes.
   const int64_t prefetchEnd = distance > 0 ? idsEnd - distance : offsets[0];
   const int64_t primeEnd = idsEnd - primeAhead;
-  // The lean loop, for bags pooled in one pass with no TLB priming and no
-  // padding id whose rows `distance` ahead all lie inside the ids (all but
-  // the last few): no per-id test of the prefetch's range, of the padding
-  // id or of the count (a bag's count is its length, invalid ids included,
-  // as below), and the last-line prefetch chosen once per job. The same
-  // sums, bit for bit. In one process on one table (Zen 3, 4 KiB pages,
+  // The lean loop, for bags pooled with no TLB priming and no padding id
+  // whose rows `distance` ahead all lie inside the ids (all but the last
+  // few): no per-id test of the prefetch's range, of the padding id or of
+  // the count (a bag's count is its length, invalid ids included, as
+  // below), and the last-line prefetch chosen once per job. The same sums,
+  // bit for bit. In one process on one table (Zen 3, 4 KiB pages,
   // 1 thread, 11-15 rounds x 5), against the general loop: fp32 rows of 64
   // columns 1.07-1.14x (1M and 10M rows, B 2,048 and 16,384, L 20 and 80;
   // huge pages 1.04x), 128 columns 1.06-1.12x, 32 columns 1.13x; int8 rows
-  // of 64 columns 0.96-1.01x (level). Those per-id instructions cost a
+  // of 64 columns 0.96-1.01x (level); int8 rows of 128 columns in two
+  // passes, quantized sums in the fast order, 1.00-1.05x (1M and 10M rows,
+  // L 20 and 80, 4 KiB and huge pages). Those per-id instructions cost a
   // memory-bound loop that much because they sit between the loads the
   // out-of-order window keeps in flight.
   auto leanBag = [&](int64_t begin, int64_t end, auto withLastLine)
                      EMBER_POOL_TARGET __attribute__((always_inline))
                          ->bool {
     constexpr bool kLastLine = decltype(withLastLine)::value;
-    Reg acc[NV];
+    bool ok = true;
     float biasSum = 0.0f;
+    forEachPass(
+        Passes(), [&](auto pass) EMBER_POOL_TARGET
+        __attribute__((always_inline)) {
+          constexpr int K0 = decltype(pass)::value * NVP;
+          constexpr bool kFirst = K0 == 0;
+          if (!ok)
+            return;
+          Reg acc[NVP];
 #pragma GCC unroll 16
-    for (int k = 0; k < NV; ++k)
-      acc[k] = V::zero();
-    for (int64_t i = begin; i < end; ++i) {
-      prefetchRowLines<kLines, kLineStep>(table, ids[i + distance], rows,
-                                          rowBytes, kLastLine);
-      const int64_t id = ids[i];
-      if (check && static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
-        if (stopAtInvalid) {
-          result.firstInvalidPos = i;
-          result.firstInvalidId = id;
-          return false;
-        }
-        ++result.invalidIds;
-        continue;
-      }
-      addWholeRow<V, F, NV, kWeighted, kFbgemmSums, 0, NV>(
-          acc, table + id * rowBytes, scaleAt, kWeighted ? weights[i] : 1.0f,
-          tail, biasSum);
-    }
-    storeWholeRow<V, NV, kAddBias, 0, NV>(acc, outBase + bag * outStride, mean,
-                                          end - begin, tail, biasSum);
-    return true;
+          for (int k = 0; k < NVP; ++k)
+            acc[k] = V::zero();
+          for (int64_t i = begin; i < end; ++i) {
+            if (kFirst)
+              prefetchRowLines<kLines, kLineStep>(table, ids[i + distance],
+                                                  rows, rowBytes, kLastLine);
+            const int64_t id = ids[i];
+            if (check &&
+                static_cast<uint64_t>(id) >= static_cast<uint64_t>(rows)) {
+              if (stopAtInvalid) {
+                result.firstInvalidPos = i;
+                result.firstInvalidId = id;
+                ok = false;
+                return;
+              }
+              if (kFirst)
+                ++result.invalidIds;
+              continue;
+            }
+            addWholeRow<V, F, NV, kWeighted, kFbgemmSums, K0, NVP>(
+                acc, table + id * rowBytes, scaleAt,
+                kWeighted ? weights[i] : 1.0f, tail, biasSum);
+          }
+          storeWholeRow<V, NV, kAddBias, K0, NVP>(
+              acc, outBase + bag * outStride, mean, end - begin, tail, biasSum);
+        });
+    return ok;
   };
   for (; bag < numBags; ++bag) {
     const int64_t begin = offsets[bag], end = offsets[bag + 1];
-    if constexpr (kPasses == 1 && !kPrime) {
+    if constexpr (!kPrime) {
       if (!hasPadding && distance > 0 && end <= prefetchEnd) {
         if (!(lastLine ? leanBag(begin, end, std::true_type())
                        : leanBag(begin, end, std::false_type())))
