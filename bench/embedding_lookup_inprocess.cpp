@@ -18,6 +18,11 @@
 //       once (checks the inputs, allocates the output). Null on error, with
 //       the message in err.
 //   int ember_bench_lookup_run(h, err, err_len)       one lookup; 0 or -1
+//   int ember_bench_lookup_set_quantized_sums(h, order)  "fast" or "fbgemm":
+//       this handle's later lookups add quantized rows in that order
+//       (QuantizedSums; the process's default otherwise), so that two
+//       handles on the same buffers compare the orders in one process;
+//       0, or -1 for another order
 //   int ember_bench_lookup_output(h, float *dst)      copies the [num_bags,
 //                                                     dim] output; 0 or -1
 //   double ember_bench_lookup_ceiling(h, distance)    seconds of one pass of
@@ -34,9 +39,12 @@
 #include "embedding_bag_inputs.h"
 #include "row_read_ceiling.h"
 
+#include "kernels/cpu/embedding_pool.h"
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +57,7 @@ struct Lookup {
   bench::BenchKernelContext ctx;
   bench::RowReads reads;
   std::vector<uint64_t> flush;
+  std::optional<embedding::QuantizedSums> sums; // nullopt: the default
 };
 
 void setError(char *err, size_t errLen, const std::string &message) {
@@ -104,11 +113,26 @@ void *ember_bench_lookup_open(const void *table, int64_t rows, int64_t dim,
 }
 
 int ember_bench_lookup_run(void *handle, char *err, size_t errLen) {
-  Status s = static_cast<Lookup *>(handle)->ctx.run("embedding_bag");
+  Lookup *lookup = static_cast<Lookup *>(handle);
+  // The order is a process setting: set for this run only.
+  if (lookup->sums)
+    embedding::setQuantizedSumsOverride(lookup->sums);
+  Status s = lookup->ctx.run("embedding_bag");
+  if (lookup->sums)
+    embedding::setQuantizedSumsOverride(std::nullopt);
   if (s.isOk())
     return 0;
   setError(err, errLen, s.toString());
   return -1;
+}
+
+int ember_bench_lookup_set_quantized_sums(void *handle, const char *order) {
+  std::optional<embedding::QuantizedSums> sums =
+      order ? embedding::parseQuantizedSums(order) : std::nullopt;
+  if (!sums)
+    return -1;
+  static_cast<Lookup *>(handle)->sums = sums;
+  return 0;
 }
 
 int ember_bench_lookup_output(void *handle, float *dst) {

@@ -9,7 +9,7 @@ Peers (all from PyPI, in the venv of scripts/setup-torchrec-venv.sh):
     python3 bench/embedding_vs_peers.py [--quick] [--build build/release]
         [--venv build/torchrec-venv] [--make-venv] [--rounds 7] [--iters 3]
         [--only fp32,int8,grouped] [--threads 1,2] [--hugepages] [--ember-process]
-        [--no-ceiling] [--int8-sums fast|fbgemm] [--baseline-driver OLD_DRIVER]
+        [--no-ceiling] [--int8-sums fast|fbgemm|both] [--baseline-driver OLD_DRIVER]
         [--json FILE]
 
 Run with any python3: unless the running interpreter has torch 2.x and
@@ -131,10 +131,12 @@ def parse_args(argv):
     p.add_argument("--no-ceiling", dest="ceiling", action="store_false",
                    help="skip the loads-only ceiling (bench/row_read_ceiling.h), which "
                         "otherwise runs as one more side in every single-table configuration")
-    p.add_argument("--int8-sums", choices=("fast", "fbgemm"), default="fast",
+    p.add_argument("--int8-sums", choices=("fast", "fbgemm", "both"), default="fast",
                    help="Ember's order of quantized sums (EMBER_QUANTIZED_SUMS): 'fast' (the "
-                        "default: biases summed once per bag) or 'fbgemm' (FBGEMM's order, "
-                        "bit-identical to torch's quantized op, which is then required)")
+                        "default: biases summed once per bag), 'fbgemm' (FBGEMM's order, "
+                        "bit-identical to torch's quantized op, which is then required) or "
+                        "'both' (fast, and FBGEMM's order as one more side, 'ember_fbgemm', "
+                        "in the same process and rounds: bit-identical to torch's op)")
     p.add_argument("--json", help="also write the results to this file")
     p.add_argument("--baseline-driver",
                    help="another ember_embedding_driver (e.g. a copy built before a change): "
@@ -161,7 +163,7 @@ def parse_args(argv):
     if args.rounds < 1 or args.iters < 1:
         p.error("--rounds and --iters must be positive")
     # Read once by Ember's library and drivers (this process and its children).
-    os.environ["EMBER_QUANTIZED_SUMS"] = args.int8_sums
+    os.environ["EMBER_QUANTIZED_SUMS"] = "fbgemm" if args.int8_sums == "fbgemm" else "fast"
     if args.quick:
         args.thread_list = [1]
         args.rounds = 3
@@ -295,7 +297,7 @@ class EmberInProcess:
     """
 
     def __init__(self, lib_path, np, table, rows, dim, fmt, ids, offsets, threads, flush,
-                 flush_mib):
+                 flush_mib, quantized_sums=None):
         import ctypes
         # The library trusts these buffers: check what it will read.
         row_bytes = dim + 8 if fmt == "int8_rowwise" else dim * table.itemsize
@@ -320,6 +322,7 @@ class EmberInProcess:
         self.lib.ember_bench_lookup_ceiling_distance.restype = c.c_int64
         self.lib.ember_bench_lookup_ceiling_distance.argtypes = [c.c_void_p]
         self.lib.ember_bench_lookup_close.argtypes = [c.c_void_p]
+        self.lib.ember_bench_lookup_set_quantized_sums.argtypes = [c.c_void_p, c.c_char_p]
         # Keep the buffers alive as long as the handle.
         self.table, self.ids, self.offsets = table, ids, offsets
         self.err = ctypes.create_string_buffer(4096)
@@ -328,6 +331,10 @@ class EmberInProcess:
             offsets.ctypes.data, offsets.size - 1, threads, flush_mib, self.err, len(self.err))
         if not self.handle:
             sys.exit(f"embedding_vs_peers: {lib_path}: {self.err.value.decode()}")
+        if quantized_sums and self.lib.ember_bench_lookup_set_quantized_sums(
+                self.handle, quantized_sums.encode()) != 0:
+            sys.exit(f"embedding_vs_peers: {lib_path}: unknown order of quantized sums "
+                     f"'{quantized_sums}'")
         self.distance = None
 
     def times(self, iters):
@@ -426,6 +433,13 @@ def run_config(args, cfg, np, torch, peers):
         driver = EmberDriver(cfg["driver_cmd"])
     base = (EmberDriver([args.baseline_driver] + cfg["driver_cmd"][1:])
             if args.baseline_driver else None)
+    # --int8-sums both: Ember in FBGEMM's order too, on the same buffers.
+    fbgemm_order = None
+    if args.int8_sums == "both" and cfg["kind"] == "int8" and isinstance(driver, EmberInProcess):
+        ip = cfg["in_process"]
+        fbgemm_order = EmberInProcess(lookup_library(args.build), np, ip["table"], ip["rows"],
+                                      ip["dim"], ip["format"], ip["ids"], ip["offsets"],
+                                      cfg["threads"], flush, args.flush_mib, "fbgemm")
     torch.set_num_threads(cfg["threads"])
     load_before = os.getloadavg()[0]
     # With 1 thread only: a second thread's loads-only loop (thread start,
@@ -433,7 +447,7 @@ def run_config(args, cfg, np, torch, peers):
     # kernels' time on the 2-vCPU VM, no bound at all.
     ceiling = args.ceiling and cfg["kind"] in ("fp32", "int8") and cfg["threads"] == 1
     sides = (["ember"] + list(peers) + (["ember_base"] if base else []) +
-             (["ceiling"] if ceiling else []))
+             (["ember_fbgemm"] if fbgemm_order else []) + (["ceiling"] if ceiling else []))
     ceiling_distance = None
     outs = {}
     # One untimed call per peer (warm-up, and the output to compare).
@@ -444,8 +458,8 @@ def run_config(args, cfg, np, torch, peers):
     for r in range(args.rounds):
         order = sides[r % len(sides):] + sides[:r % len(sides)]
         for side in order:
-            if side in ("ember", "ember_base"):
-                d = driver if side == "ember" else base
+            if side in ("ember", "ember_base", "ember_fbgemm"):
+                d = {"ember": driver, "ember_base": base, "ember_fbgemm": fbgemm_order}[side]
                 per_round[side].append(statistics.median(d.times(args.iters)))
                 continue
             if side == "ceiling":
@@ -481,6 +495,13 @@ def run_config(args, cfg, np, torch, peers):
         base_out = np.fromfile(out_path + ".base", dtype=np.float32).reshape(cfg["out_shape"])
         if not np.array_equal(base_out, ember_out):
             mismatches.append("ember_base: not bit-identical to ember")
+    if fbgemm_order:
+        # In FBGEMM's order Ember's int8 sums are FBGEMM's: bit-identical.
+        fbgemm_out = fbgemm_order.output_array(np, out_path + ".fbgemm", cfg["out_shape"])
+        fbgemm_order.close()
+        for name, ref in outs.items():
+            if ref.shape != fbgemm_out.shape or not np.array_equal(fbgemm_out, ref):
+                mismatches.append(f"ember_fbgemm: not bit-identical to {name}")
     exact = {}
     for name, ref in outs.items():
         if ref.shape == ember_out.shape:
@@ -503,9 +524,10 @@ def run_config(args, cfg, np, torch, peers):
         ratios[name] = quartiles([p / e for p, e in zip(per_round[name], per_round["ember"])])
     best_peer = [min(per_round[n][i] for n in peers) for i in range(args.rounds)]
     ratios["best"] = quartiles([p / e for p, e in zip(best_peer, per_round["ember"])])
-    if base:
-        ratios["ember_base"] = quartiles(
-            [b / e for b, e in zip(per_round["ember_base"], per_round["ember"])])
+    for other in ("ember_base", "ember_fbgemm"):
+        if other in per_round:
+            ratios[other] = quartiles(
+                [b / e for b, e in zip(per_round[other], per_round["ember"])])
     if ceiling:
         # Speed as a fraction of the loads-only loop's (<= 1 up to noise), and
         # the most any kernel could lead the best peer by: best peer / ceiling.
@@ -536,7 +558,7 @@ def print_header(kinds):
 
 
 def print_row(row):
-    peers = [p for p in row["ms"] if p not in ("ember", "ember_base", "ceiling")]
+    peers = [p for p in row["ms"] if p not in ("ember", "ember_base", "ember_fbgemm", "ceiling")]
     peer_ms = " ".join(f"{p}={row['ms'][p]:.2f}" for p in peers)
     q1, med, q3 = row["ratios"]["best"]
     print(f"{row['name']:<34} {row['threads']:>3} {row['ms']['ember']:>9.2f} {peer_ms:>22} "
@@ -549,6 +571,10 @@ def print_row(row):
         q1, med, q3 = row["ratios"]["ember_base"]
         print(f"{'':<34}     vs ember_base (before the change, "
               f"{row['ms']['ember_base']:.2f} ms): {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
+    if "ember_fbgemm" in row["ratios"]:
+        q1, med, q3 = row["ratios"]["ember_fbgemm"]
+        print(f"{'':<34}     Ember in FBGEMM's order ({row['ms']['ember_fbgemm']:.2f} ms) / "
+              f"in the fast order: {med:.2f}x (IQR {q1:.2f}-{q3:.2f})")
     if "ember_of_ceiling" in row["ratios"]:
         e, p, h = (row["ratios"][k] for k in
                    ("ember_of_ceiling", "best_peer_of_ceiling", "best_peer_over_ceiling"))
@@ -771,12 +797,14 @@ def main(argv):
     driver = tool(args.build, "ember_embedding_driver")
     tool(args.build, "bench_stream_read")
     rng = np.random.default_rng(args.seed)
+    sums_order = ("Ember's quantized sums in the fast order, and in FBGEMM's as ember_fbgemm"
+                  if args.int8_sums == "both" else
+                  f"Ember's quantized sums in the {args.int8_sums} order")
     print(f"embedding_vs_peers: torch {torch.__version__}, fbgemm_gpu "
           f"{getattr(fbgemm_gpu, '__version__', '?')}, {os.cpu_count()} CPUs, "
           f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
           f"tables in {'transparent huge pages' if args.hugepages else '4 KiB pages'}; "
-          f"{args.rounds} rounds x {args.iters} lookups per side; "
-          f"Ember's quantized sums in the {args.int8_sums} order")
+          f"{args.rounds} rounds x {args.iters} lookups per side; {sums_order}")
     print("ratios: peer time / Ember time per round (> 1: Ember faster), median and IQR; "
           "GB/s: Ember's useful bytes (rows read + output written) per second; "
           "%strm: of bench_stream_read with as many threads; load: 1-min load before/after")

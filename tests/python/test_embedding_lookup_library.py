@@ -77,6 +77,45 @@ def test_int8_rowwise_matches_numpy():
     lookup.close()
 
 
+def test_int8_orders_of_sums_in_one_process():
+    # Two handles on the same buffers, one in the default (fast) order and one
+    # in FBGEMM's: both match numpy, and they are not the same bits (the
+    # order took effect per handle, not per process).
+    rng = np.random.default_rng(13)
+    rows, dim, batch = 400, 64, 48
+    packed = np.empty((rows, dim + 8), dtype=np.uint8)
+    packed[:, :dim] = rng.integers(0, 256, size=(rows, dim), dtype=np.uint8)
+    scale = rng.uniform(0.001, 0.02, size=rows).astype(np.float32)
+    bias = rng.uniform(-1, 1, size=rows).astype(np.float32)
+    packed[:, dim:dim + 4] = scale.view(np.uint8).reshape(rows, 4)
+    packed[:, dim + 4:] = bias.view(np.uint8).reshape(rows, 4)
+    ids, offsets = bags(rng, rows, batch, 60)
+    deq = packed[:, :dim].astype(np.float64) * scale[:, None] + bias[:, None]
+    ref = np.stack([deq[ids[offsets[b]:offsets[b + 1]]].sum(axis=0) for b in range(batch)])
+    outs = {}
+    for order in ("fast", "fbgemm", "fast"):
+        lookup = bench.EmberInProcess(LIB, np, packed, rows, dim, "int8_rowwise", ids, offsets,
+                                      1, FLUSH, 0, order)
+        lookup.times(1)
+        out = lookup.output_array(np, None, (batch, dim))
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+        if order in outs:  # the fast order again, after FBGEMM's: the same bits
+            np.testing.assert_array_equal(out, outs[order])
+        outs[order] = out
+        lookup.close()
+    assert np.count_nonzero(outs["fast"] != outs["fbgemm"]) > 0
+
+
+def test_unknown_order_of_sums_is_a_clear_error():
+    rows, dim = 10, 8
+    table = np.zeros((rows, dim), dtype=np.float32)
+    ids, offsets = np.zeros(4, dtype=np.int64), np.array([0, 2, 4], dtype=np.int64)
+    with pytest.raises(SystemExit) as e:
+        bench.EmberInProcess(LIB, np, table, rows, dim, "float32", ids, offsets, 1, FLUSH, 0,
+                             "fbgemm-ish")
+    assert "unknown order of quantized sums 'fbgemm-ish'" in str(e.value)
+
+
 def expect_open_error(capsys, message, *args):
     with pytest.raises(SystemExit) as e:
         open_lookup(*args)
