@@ -26,9 +26,8 @@ namespace ember::embedding {
 /// kFast: each column accumulates code * (weight * scale) with one fused
 /// multiply-add per row, and the rows' weight * bias are summed once per bag
 /// and added at the end: one rounding per row and column, and an
-/// accumulator chain of one FMA per row (on a Zen 3 int8 lookups of 64
-/// columns are 1.09-1.24x faster than in FBGEMM's order, of 128 columns
-/// 1.00-1.08x; docs/performance.md). kFbgemm:
+/// accumulator chain of one FMA per row (on a Zen 3 int8 lookups are
+/// 1.03-1.21x faster than in FBGEMM's order; docs/performance.md). kFbgemm:
 /// FBGEMM's order, code * scale + (acc + bias) per row with the
 /// multiply-add fused: bit-identical to FBGEMM's CPU kernels (and torch's
 /// quantized embedding_bag ops built on them), two roundings per row. Every

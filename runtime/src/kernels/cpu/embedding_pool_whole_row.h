@@ -102,8 +102,7 @@ addWholeRow(typename V::Reg (&acc)[NK], const uint8_t *row, int64_t scaleAt,
     } else {
       // One FMA per vector on each accumulator's chain (two with the bias
       // added per row): long chains hold back the loads of a memory-bound
-      // bag (int8 64 columns 1.09-1.24x, 128 columns 1.00-1.08x on a Zen 3,
-      // docs/performance.md).
+      // bag (int8 1.03-1.21x on a Zen 3, docs/performance.md).
 #pragma GCC unroll 16
       for (int k = 0; k < NK; ++k)
         acc[k] =
