@@ -59,19 +59,24 @@ def test_fp32_sum_matches_numpy(threads):
     lookup.close()
 
 
-def test_int8_rowwise_matches_numpy():
-    rng = np.random.default_rng(11)
-    rows, dim, batch = 500, 16, 32
+def int8_rowwise_table(rng, rows, dim):
+    """Random int8 row-wise rows (codes, float32 scale and bias) and their float64 values."""
     packed = np.empty((rows, dim + 8), dtype=np.uint8)
     packed[:, :dim] = rng.integers(0, 256, size=(rows, dim), dtype=np.uint8)
     scale = rng.uniform(0.001, 0.02, size=rows).astype(np.float32)
     bias = rng.uniform(-1, 1, size=rows).astype(np.float32)
     packed[:, dim:dim + 4] = scale.view(np.uint8).reshape(rows, 4)
     packed[:, dim + 4:] = bias.view(np.uint8).reshape(rows, 4)
+    return packed, packed[:, :dim].astype(np.float64) * scale[:, None] + bias[:, None]
+
+
+def test_int8_rowwise_matches_numpy():
+    rng = np.random.default_rng(11)
+    rows, dim, batch = 500, 16, 32
+    packed, deq = int8_rowwise_table(rng, rows, dim)
     ids, offsets = bags(rng, rows, batch, 6)
     lookup = open_lookup(packed, rows, dim, "int8_rowwise", ids, offsets)
     out = lookup.output_array(np, None, (batch, dim))
-    deq = packed[:, :dim].astype(np.float64) * scale[:, None] + bias[:, None]
     ref = np.stack([deq[ids[offsets[b]:offsets[b + 1]]].sum(axis=0) for b in range(batch)])
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
     lookup.close()
@@ -83,14 +88,8 @@ def test_int8_orders_of_sums_in_one_process():
     # order took effect per handle, not per process).
     rng = np.random.default_rng(13)
     rows, dim, batch = 400, 64, 48
-    packed = np.empty((rows, dim + 8), dtype=np.uint8)
-    packed[:, :dim] = rng.integers(0, 256, size=(rows, dim), dtype=np.uint8)
-    scale = rng.uniform(0.001, 0.02, size=rows).astype(np.float32)
-    bias = rng.uniform(-1, 1, size=rows).astype(np.float32)
-    packed[:, dim:dim + 4] = scale.view(np.uint8).reshape(rows, 4)
-    packed[:, dim + 4:] = bias.view(np.uint8).reshape(rows, 4)
+    packed, deq = int8_rowwise_table(rng, rows, dim)
     ids, offsets = bags(rng, rows, batch, 60)
-    deq = packed[:, :dim].astype(np.float64) * scale[:, None] + bias[:, None]
     ref = np.stack([deq[ids[offsets[b]:offsets[b + 1]]].sum(axis=0) for b in range(batch)])
     outs = {}
     for order in ("fast", "fbgemm", "fast"):
