@@ -160,68 +160,6 @@ TEST(EmbeddingBag, EveryRowIsaAgreesWithPortableOnLongRows) {
   }
 }
 
-/// FBGEMM's int8 row-wise sum, element by element: per row, scale and bias
-/// times the weight, then acc = code * scale + (acc + bias) with the
-/// multiply-add fused, as its JIT EmbeddingSpMDM kernel (and the
-/// embedding_bag_byte_rowwise_offsets op of torch built on it) computes it.
-std::vector<float> fbgemmInt8Sum(const TestTable &table, const BagCase &c) {
-  const int64_t dim = table.dim, rowBytes = dim + 8;
-  const uint8_t *data = table.tensor.data<uint8_t>();
-  std::vector<int64_t> offsets = offsetsOf(c.lengths);
-  std::vector<float> out(c.lengths.size() * dim, 0.0f);
-  for (size_t b = 0; b + 1 < offsets.size(); ++b) {
-    float *acc = out.data() + b * dim;
-    for (int64_t i = offsets[b]; i < offsets[b + 1]; ++i) {
-      const uint8_t *row = data + c.ids[i] * rowBytes;
-      float s, bias;
-      std::memcpy(&s, row + dim, 4);
-      std::memcpy(&bias, row + dim + 4, 4);
-      const float w = c.weights.empty() ? 1.0f : c.weights[i];
-      s *= w;
-      bias *= w;
-      for (int64_t d = 0; d < dim; ++d)
-        acc[d] = std::fma(static_cast<float>(row[d]), s, acc[d] + bias);
-    }
-  }
-  return out;
-}
-
-TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
-  QuantizedSumsGuard order(embedding::QuantizedSums::kFbgemm);
-  std::mt19937 gen(18);
-  int compared = 0;
-  for (RowIsa isa : supportedRowIsas()) {
-    RowIsaGuard guard(isa);
-    // Whole rows in registers (8..128, 256 on AVX-512; D % 8 == 0 up to 64
-    // on AVX2), the blocked loops (136, 150, 264) and masked or scalar
-    // tails (7, 37, 150).
-    for (int64_t dim : {7, 8, 24, 37, 64, 72, 128, 136, 150, 256, 264}) {
-      TestTable table = makeTable(300, dim, TableFormat::kInt8RowWise, 3 + dim);
-      for (bool weighted : {false, true}) {
-        BagCase c;
-        c.lengths = randomLengths(17, 120, gen); // mean 60: paired bags
-        c.lengths[3] = 0; // an empty bag
-        c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
-        if (weighted)
-          c.weights = randomWeights(c.ids.size(), gen);
-        TestKernelContext ctx;
-        ASSERT_TRUE(runBag(table, c, ctx).isOk());
-        const Tensor &out = ctx.output(0);
-        std::vector<float> want = fbgemmInt8Sum(table, c);
-        ASSERT_EQ(out.numel(), static_cast<int64_t>(want.size()));
-        const float *got = out.data<float>();
-        for (size_t e = 0; e < want.size(); ++e)
-          ASSERT_EQ(got[e], want[e])
-              << embedding::rowIsaName(isa) << " dim " << dim
-              << (weighted ? " weighted" : "") << " bag " << e / dim
-              << " column " << e % dim;
-        ++compared;
-      }
-    }
-  }
-  EXPECT_GE(compared, 22);
-}
-
 /// Code d of a quantized row (int8 or int4 row-wise).
 float quantizedCode(const uint8_t *row, TableFormat format, int64_t d) {
   if (format == TableFormat::kInt8RowWise)
@@ -230,12 +168,16 @@ float quantizedCode(const uint8_t *row, TableFormat format, int64_t d) {
   return (d & 1) ? (byte >> 4) : (byte & 0x0f);
 }
 
-/// The fast order of quantized sums (QuantizedSums::kFast), element by
-/// element: per valid id (padding skipped, out-of-range ids zero rows that
-/// count for mean), acc = code * (w * scale) + acc with the multiply-add
-/// fused, and the bag's w * bias summed in id order; then acc + bias, and
-/// mean divides by the count.
-std::vector<float> fastQuantizedPool(const TestTable &table, const BagCase &c) {
+/// Quantized sum/mean pooling element by element, in either order. Per
+/// valid id (padding skipped, out-of-range ids zero rows that count for
+/// mean), scale and bias times the weight, then kFbgemm: acc = code * scale +
+/// (acc + bias) with the multiply-add fused, as FBGEMM's JIT EmbeddingSpMDM
+/// kernel (and torch's embedding_bag_byte_rowwise_offsets) computes it;
+/// kFast: acc = code * scale + acc, the bag's biases summed in id order and
+/// added at the end. Mean divides by the count.
+std::vector<float> quantizedPool(const TestTable &table, const BagCase &c,
+                                 embedding::QuantizedSums order) {
+  const bool fbgemm = order == embedding::QuantizedSums::kFbgemm;
   const int64_t dim = table.dim;
   const int64_t rowBytes = tableRowBytes(table.format, dim);
   const int64_t scaleAt = rowBytes - 8;
@@ -260,12 +202,16 @@ std::vector<float> fastQuantizedPool(const TestTable &table, const BagCase &c) {
       const float w = c.weights.empty() ? 1.0f : c.weights[i];
       s *= w;
       rowBias *= w;
-      for (int64_t d = 0; d < dim; ++d)
-        acc[d] = std::fma(quantizedCode(row, table.format, d), s, acc[d]);
+      for (int64_t d = 0; d < dim; ++d) {
+        const float code = quantizedCode(row, table.format, d);
+        acc[d] = fbgemm ? std::fma(code, s, acc[d] + rowBias)
+                        : std::fma(code, s, acc[d]);
+      }
       bias += rowBias;
     }
     for (int64_t d = 0; d < dim; ++d) {
-      acc[d] += bias;
+      if (!fbgemm)
+        acc[d] += bias;
       if (count == 0)
         acc[d] = 0.0f;
       else if (c.pooling == Pooling::kMean && count > 1)
@@ -273,6 +219,43 @@ std::vector<float> fastQuantizedPool(const TestTable &table, const BagCase &c) {
     }
   }
   return out;
+}
+
+TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {
+  QuantizedSumsGuard order(embedding::QuantizedSums::kFbgemm);
+  std::mt19937 gen(18);
+  int compared = 0;
+  for (RowIsa isa : supportedRowIsas()) {
+    RowIsaGuard guard(isa);
+    // Whole rows in registers (8..128, 256 on AVX-512; D % 8 == 0 up to 64
+    // on AVX2), the blocked loops (136, 150, 264) and masked or scalar
+    // tails (7, 37, 150).
+    for (int64_t dim : {7, 8, 24, 37, 64, 72, 128, 136, 150, 256, 264}) {
+      TestTable table = makeTable(300, dim, TableFormat::kInt8RowWise, 3 + dim);
+      for (bool weighted : {false, true}) {
+        BagCase c;
+        c.lengths = randomLengths(17, 120, gen); // mean 60: paired bags
+        c.lengths[3] = 0;                        // an empty bag
+        c.ids = randomIds(offsetsOf(c.lengths).back(), table.rows, gen);
+        if (weighted)
+          c.weights = randomWeights(c.ids.size(), gen);
+        TestKernelContext ctx;
+        ASSERT_TRUE(runBag(table, c, ctx).isOk());
+        const Tensor &out = ctx.output(0);
+        std::vector<float> want =
+            quantizedPool(table, c, embedding::QuantizedSums::kFbgemm);
+        ASSERT_EQ(out.numel(), static_cast<int64_t>(want.size()));
+        const float *got = out.data<float>();
+        for (size_t e = 0; e < want.size(); ++e)
+          ASSERT_EQ(got[e], want[e])
+              << embedding::rowIsaName(isa) << " dim " << dim
+              << (weighted ? " weighted" : "") << " bag " << e / dim
+              << " column " << e % dim;
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 22);
 }
 
 TEST(EmbeddingBag, QuantizedFastSumsAreTheSameBitsOnEveryRowIsa) {
@@ -309,7 +292,8 @@ TEST(EmbeddingBag, QuantizedFastSumsAreTheSameBitsOnEveryRowIsa) {
           Status s = runBag(table, c, ctx);
           ASSERT_TRUE(s.isOk()) << s.toString();
           const Tensor &out = ctx.output(0);
-          std::vector<float> want = fastQuantizedPool(table, c);
+          std::vector<float> want =
+              quantizedPool(table, c, embedding::QuantizedSums::kFast);
           ASSERT_EQ(out.numel(), static_cast<int64_t>(want.size()));
           const float *got = out.data<float>();
           for (size_t e = 0; e < want.size(); ++e)
