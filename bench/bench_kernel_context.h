@@ -54,6 +54,10 @@ public:
   BoundsCheckMode boundsCheck() const override {
     return BoundsCheckMode::kFatal;
   }
+  /// The process default (EMBER_QUANTIZED_SUMS, else fast).
+  embedding::QuantizedSums quantizedSums() const override {
+    return embedding::quantizedSums();
+  }
   void reportInvalidIds(int64_t) override {}
   std::string location() const override { return "bench"; }
 

@@ -210,10 +210,12 @@ public:
             const std::string &boundsCheck, bool verifyChecksums,
             bool launchEnvironment, double timeoutSeconds,
             int64_t maxTensorBytes, const std::string &rendezvous,
-            const std::string &weightMemory, const std::string &overlap) {
+            const std::string &weightMemory, const std::string &overlap,
+            const std::string &quantizedSums) {
     ember::SessionOptions options;
     options.weightMemory = weightMemory;
     options.overlap = overlap;
+    options.quantizedSums = quantizedSums;
     options.threads = threads;
     options.device = device;
     options.verifyChecksums = verifyChecksums;
@@ -376,13 +378,14 @@ PYBIND11_MODULE(_ember_runtime, m) {
       .def(py::init<const std::string &, int, const std::string &,
                     const std::string &, bool, bool, double, int64_t,
                     const std::string &, const std::string &,
-                    const std::string &>(),
+                    const std::string &, const std::string &>(),
            py::arg("plan"), py::arg("threads") = 1, py::arg("device") = "cpu",
            py::arg("bounds_check") = "fatal",
            py::arg("verify_checksums") = true,
            py::arg("launch_environment") = true, py::arg("timeout") = 60.0,
            py::arg("max_tensor_bytes") = 0, py::arg("rendezvous") = "",
-           py::arg("weight_memory") = "mmap", py::arg("overlap") = "auto")
+           py::arg("weight_memory") = "mmap", py::arg("overlap") = "auto",
+           py::arg("quantized_sums") = "auto")
       .def("run", &PySession::run, py::arg("inputs"), py::arg("gather") = false)
       .def("run_pipelined", &PySession::runPipelined, py::arg("batches"),
            py::arg("depth") = 2, py::arg("gather") = false)

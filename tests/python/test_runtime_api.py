@@ -153,6 +153,19 @@ def test_weight_memory_modes_agree(plan):
         ember.Session(path, weight_memory="swap")
 
 
+def test_quantized_sums_option(plan):
+    """quantized_sums= reaches the session; float tables add up the same in any order."""
+    _, path, _ = plan
+    dense, kjt = inputs(8, 10)
+    want = ember.Session(path).run({"dense": dense, "features": kjt})
+    for order in ("fast", "fbgemm", "auto"):
+        got = ember.Session(path, quantized_sums=order).run({"dense": dense, "features": kjt})
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k], err_msg=f"{order} {k}")
+    with pytest.raises(ember.EmberError, match="quantizedSums 'exact': expected auto, fast"):
+        ember.Session(path, quantized_sums="exact")
+
+
 def test_threads_share_one_session(plan):
     _, path, _ = plan
     session = ember.Session(path, threads=2)

@@ -148,6 +148,10 @@ def test_quantized_dlrm_matches_torchrec_eager(bits, sharding, tmp_path, record_
     assert got.shape == want.shape == (7, 1)
     assert_allclose(got, want, rtol=RTOL, atol=ATOL)
     assert np.ptp(want) > 1e-2
+    if sharding is None:  # quantized sums in FBGEMM's order: as close
+        (fbgemm,) = run_plan(plan, run_inputs(dense, kjt), tmp_path, "qdlrm_fbgemm",
+                             run_args=("--quantized-sums", "fbgemm"))
+        assert_allclose(fbgemm, want, rtol=RTOL, atol=ATOL)
     # The quantization shows: the float model's output is not within the tolerance.
     assert not np.allclose(eager(make_model("DLRM"), dense, kjt), want, rtol=RTOL, atol=ATOL)
     record_property("max_abs_diff", float(np.abs(got - want).max()))

@@ -3,6 +3,7 @@
 // ember-run PLAN [--input NAME=FILE.npy ...] [--inputs FILE.npz]
 //           [--output-dir DIR] [--repeat N] [--warmup K] [--threads T]
 //           [--bounds-check fatal|warning|ignore] [--report-json FILE]
+//           [--quantized-sums fast|fbgemm|auto]
 //           [--overlap streams|off] [--trace FILE] [--stats]
 //           [--inputs A.npz,B.npz,...|DIR] [--pipeline-depth N]
 //
@@ -324,6 +325,7 @@ int run(const RunOptions &o) {
   sessionOptions.threads = o.threads;
   sessionOptions.boundsCheck = o.boundsCheck;
   sessionOptions.weightMemory = o.weightMemory;
+  sessionOptions.quantizedSums = o.quantizedSums;
   sessionOptions.overlap = o.overlap;
   sessionOptions.recordTrace = !o.tracePath.empty() || o.stats;
   Status s = applyLaunchEnvironment(sessionOptions);

@@ -38,6 +38,12 @@ read from NumPy files and writes its outputs as NAME.npy files.
                            zero-copy), huge_pages (tables of 2 MiB and more
                            copied into transparent huge pages at load) or
                            auto (huge_pages when the kernel enables them)
+  --quantized-sums ORDER   how pooled lookups add up int8/int4 rows: fast
+                           (one fused multiply-add per row and column, the
+                           biases summed once per bag), fbgemm (FBGEMM's
+                           order: the same bits as torch's quantized ops)
+                           or auto (default: EMBER_QUANTIZED_SUMS, else
+                           fast)
   --device DEV             cpu (default), cuda or cuda:N: run on a GPU (a
                            plan compiled with --target cuda); with --nproc
                            or a launcher, cuda means cuda:LOCAL_RANK
@@ -208,6 +214,13 @@ Result<RunOptions> parseRunOptions(int argc, char **argv) {
         return invalidArgument(
             "--weight-memory must be mmap, huge_pages or auto, not '" +
             o.weightMemory + "'");
+    } else if (arg == "--quantized-sums") {
+      EMBER_ASSIGN_OR_RETURN(o.quantizedSums, next());
+      if (o.quantizedSums != "fast" && o.quantizedSums != "fbgemm" &&
+          o.quantizedSums != "auto")
+        return invalidArgument(
+            "--quantized-sums must be fast, fbgemm or auto, not '" +
+            o.quantizedSums + "'");
     } else if (arg == "--bounds-check") {
       EMBER_ASSIGN_OR_RETURN(std::string v, next());
       auto mode = parseBoundsCheckMode(v);

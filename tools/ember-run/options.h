@@ -25,6 +25,7 @@ struct RunOptions {
   std::string reportJson;
   BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
   std::string weightMemory = "mmap"; // --weight-memory mmap|huge_pages|auto
+  std::string quantizedSums = "auto"; // --quantized-sums fast|fbgemm|auto
   bool listKernels = false;
   std::string device = "cpu"; // --device cpu | cuda | cuda:N
   bool verbose = false;       // --verbose: device and host-run instructions

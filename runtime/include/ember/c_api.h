@@ -120,6 +120,11 @@ ember_session_options_set_max_tensor_bytes(EmberSessionOptions *options,
 EmberStatusCode ember_session_options_set_overlap(EmberSessionOptions *options,
                                                   const char *mode,
                                                   EmberStatus **status);
+/* How pooled lookups add up quantized rows (SessionOptions::quantizedSums):
+ * "auto" (default: EMBER_QUANTIZED_SUMS, else fast), "fast" or "fbgemm"
+ * (FBGEMM's order and bits; docs/runtime.md, "Quantized lookups"). */
+EmberStatusCode ember_session_options_set_quantized_sums(
+    EmberSessionOptions *options, const char *order, EmberStatus **status);
 /* Non-zero: record when each instruction of each run ran
  * (SessionOptions::recordTrace), for ember_session_write_trace. */
 EmberStatusCode

@@ -100,6 +100,15 @@ struct SessionOptions {
   /// thread. Plans with one stream run in program order either way; the
   /// results are the same bit for bit. Other values are an InvalidArgument.
   std::string overlap = "auto";
+  /// The order in which pooled lookups add up quantized (int8/int4
+  /// row-wise) rows: "fast" (each column one fused multiply-add per row,
+  /// the rows' biases summed once per bag: one rounding per row and
+  /// column), "fbgemm" (FBGEMM's order, bit-identical to FBGEMM's CPU
+  /// kernels and torch's quantized embedding_bag ops: for validating a
+  /// migration bit for bit) or "auto" (the environment variable
+  /// EMBER_QUANTIZED_SUMS when it is set, else fast). Other values are an
+  /// InvalidArgument. docs/runtime.md, "Quantized lookups".
+  std::string quantizedSums = "auto";
   /// Record when each instruction of each run ran and how long the threads
   /// waited for each other (Session::takeTrace; docs/trace-format.md).
   /// Off: no clock is read.

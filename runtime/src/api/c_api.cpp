@@ -243,6 +243,26 @@ EmberStatusCode ember_session_options_set_overlap(EmberSessionOptions *options,
   return ok(status);
 }
 
+EmberStatusCode ember_session_options_set_quantized_sums(
+    EmberSessionOptions *options, const char *order, EmberStatus **status) {
+  const char *fn = "ember_session_options_set_quantized_sums";
+  if (!options)
+    return nullArgument(status, fn, "options");
+  if (!order)
+    return nullArgument(status, fn, "order");
+  try {
+    std::string o = order;
+    if (o != "auto" && o != "fast" && o != "fbgemm")
+      return fail(status, EMBER_INVALID_ARGUMENT,
+                  std::string(fn) + ": '" + o +
+                      "' is not auto, fast or fbgemm");
+    options->options.quantizedSums = o;
+  } catch (...) {
+    return fail(status, EMBER_RESOURCE_EXHAUSTED, "out of memory");
+  }
+  return ok(status);
+}
+
 EmberStatusCode
 ember_session_options_set_record_trace(EmberSessionOptions *options,
                                        int record, EmberStatus **status) {

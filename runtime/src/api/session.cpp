@@ -6,12 +6,13 @@
 
 #include "executor/executor.h"
 #include "executor/input_binding.h"
+#include "executor/pipeline_stages.h"
 #include "executor/run_context.h"
 #include "executor/run_trace.h"
-#include "executor/pipeline_stages.h"
 #include "executor/stream_executor.h"
 #include "executor/stream_schedule.h"
 #include "kernels/kernel_registry.h"
+#include "kernels/quantized_sums.h"
 #include "plan/loader.h"
 #include "plan/xxhash64.h"
 #include "threading/communication_thread.h"
@@ -30,6 +31,7 @@
 #include <deque>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 namespace ember {
 
@@ -88,6 +90,9 @@ const Tensor *RunOutputs::find(std::string_view name) const {
 struct Session::Impl {
   std::shared_ptr<const Program> program;
   SessionOptions options;
+  /// What every kernel of a run is told (options.boundsCheck and the
+  /// quantized sums' order options.quantizedSums chose).
+  KernelSettings kernelSettings;
   std::unique_ptr<ThreadPool> pool;
   /// Multi-rank sessions: the communicator, and one run at a time (every
   /// rank must issue its collectives in the same order).
@@ -186,6 +191,18 @@ Result<int64_t> effectiveMaxTensorBytes(const SessionOptions &options) {
                            "' is not a positive number of bytes");
   return static_cast<int64_t>(value);
 }
+/// SessionOptions::quantizedSums: "fast", "fbgemm", or "auto" (the process
+/// default: EMBER_QUANTIZED_SUMS, else fast).
+Result<embedding::QuantizedSums>
+parseSessionQuantizedSums(const std::string &name) {
+  if (name == "auto")
+    return embedding::quantizedSums();
+  if (std::optional<embedding::QuantizedSums> sums =
+          embedding::parseQuantizedSums(name))
+    return *sums;
+  return invalidArgument("SessionOptions.quantizedSums '" + name +
+                         "': expected auto, fast or fbgemm");
+}
 /// EMBER_TEST_COMM_DELAY_US: microseconds the communication thread sleeps
 /// before each instruction, so that tests see waits honoured (tests only).
 Result<int64_t> testCommDelayMicros() {
@@ -255,6 +272,10 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
       options.overlap != "off")
     return invalidArgument("SessionOptions.overlap '" + options.overlap +
                            "': expected auto, streams or off");
+  KernelSettings kernelSettings;
+  kernelSettings.boundsCheck = options.boundsCheck;
+  EMBER_ASSIGN_OR_RETURN(kernelSettings.quantizedSums,
+                         parseSessionQuantizedSums(options.quantizedSums));
   EMBER_ASSIGN_OR_RETURN(int64_t commDelayMicros, testCommDelayMicros());
   EMBER_ASSIGN_OR_RETURN(int64_t maxTensorBytes,
                          effectiveMaxTensorBytes(options));
@@ -309,6 +330,7 @@ Result<std::unique_ptr<Session>> Session::load(const std::string &planPath,
     impl->commThread = std::make_unique<CommunicationThread>();
   }
   impl->options = options;
+  impl->kernelSettings = kernelSettings;
   impl->options.maxTensorBytes = maxTensorBytes;
   if (options.worldSize > 1) {
     if (options.rendezvous.empty())
@@ -387,7 +409,7 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
   if (impl_->cuda) {
     Status status =
         impl_->cuda->run(inputs, outputs->entries_, &outputs->invalidIds_,
-                         *impl_->pool, impl_->options.boundsCheck);
+                         *impl_->pool, impl_->kernelSettings);
     if (!status.isOk())
       outputs->invalidIds_ = 0;
     impl_->runs.fetch_add(1, std::memory_order_relaxed);
@@ -406,13 +428,11 @@ Status Session::run(const RunInputs &inputs, RunOutputs *outputs) const {
     streams.commPool = impl_->commPool.get();
     streams.trace = trace.get();
     streams.commDelayMicros = impl_->commDelayMicros;
-    status = executeStreams(program, *ctx, *impl_->pool,
-                            impl_->options.boundsCheck, impl_->comm.get(),
-                            streams);
+    status = executeStreams(program, *ctx, *impl_->pool, impl_->kernelSettings,
+                            impl_->comm.get(), streams);
   } else if (status.isOk()) {
-    status = executeProgram(program, *ctx, *impl_->pool,
-                            impl_->options.boundsCheck, impl_->comm.get(),
-                            nullptr, trace.get());
+    status = executeProgram(program, *ctx, *impl_->pool, impl_->kernelSettings,
+                            impl_->comm.get(), nullptr, trace.get());
   }
   if (trace && status.isOk())
     impl_->keepTrace(*trace);
@@ -583,9 +603,9 @@ Status Session::runPipelined(const std::vector<RunInputs> &batches, int depth,
     f->streams.collectiveComm = impl_->collectiveChannel.get();
     f->streams.trace = f->trace.get();
     f->streams.commDelayMicros = impl_->commDelayMicros;
-    status = f->batch.start(program, *f->ctx, *impl_->pool,
-                            impl_->options.boundsCheck, impl_->comm.get(),
-                            f->streams, impl_->pipelineStages);
+    status =
+        f->batch.start(program, *f->ctx, *impl_->pool, impl_->kernelSettings,
+                       impl_->comm.get(), f->streams, impl_->pipelineStages);
     if (!status.isOk()) {
       impl_->giveBack(std::move(f->ctx));
       return status.withContext(batchName);

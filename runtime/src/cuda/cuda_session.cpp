@@ -462,7 +462,7 @@ struct CudaSession::Impl final : public ExecutionDevice {
   /// that cannot be captured leaves the run to be redone without a graph
   /// (`*retry`).
   Status captureAndLaunch(const std::vector<int64_t> &key, ThreadPool &pool,
-                          BoundsCheckMode mode, bool *retry) {
+                          const KernelSettings &settings, bool *retry) {
     *retry = false;
     dropGraph();
     // The input buffers the graph will read, taken now: the run releases a
@@ -480,7 +480,8 @@ struct CudaSession::Impl final : public ExecutionDevice {
       status = cudaStatus(cudaStreamWaitEvent(streams[i], forkEvent),
                           "forking the captured streams");
     if (status.isOk())
-      status = executeProgram(*program, *deviceCtx, pool, mode, hostComm, this);
+      status =
+          executeProgram(*program, *deviceCtx, pool, settings, hostComm, this);
     if (status.isOk())
       status = joinStreams();
     cudaGraph_t captured = nullptr;
@@ -530,7 +531,7 @@ CudaSession::create(std::shared_ptr<const Program> program, int device,
 
 Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
                         int64_t *invalidIds, ThreadPool &pool,
-                        BoundsCheckMode boundsCheck) {
+                        const KernelSettings &settings) {
   Impl &im = *impl_;
   const Program &p = *im.program;
   std::lock_guard<std::mutex> serial(im.runMutex);
@@ -557,7 +558,7 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
     bool retry = false;
     if (status.isOk() && im.graphsEnabled && im.capturable &&
         key == im.lastKey) {
-      status = im.captureAndLaunch(key, pool, boundsCheck, &retry);
+      status = im.captureAndLaunch(key, pool, settings, &retry);
       if (retry) {
         // Never try again on this session; redo the run without a graph.
         im.graphsEnabled = false;
@@ -568,7 +569,7 @@ Status CudaSession::run(const RunInputs &inputs, OutputEntries &entries,
     }
     if (status.isOk() && (!im.graph.exec || retry || key != im.graph.key)) {
       status =
-          executeProgram(p, *im.deviceCtx, pool, boundsCheck, im.hostComm, &im);
+          executeProgram(p, *im.deviceCtx, pool, settings, im.hostComm, &im);
       if (status.isOk())
         status = im.joinStreams();
       im.takeOutputsFromContext();

@@ -16,9 +16,9 @@
 #ifndef EMBER_CUDA_CUDA_SESSION_H
 #define EMBER_CUDA_CUDA_SESSION_H
 
-#include "ember/bounds_check.h"
 #include "ember/session.h"
 #include "ember/status.h"
+#include "kernels/kernel_context.h"
 
 #include <memory>
 #include <string>
@@ -52,7 +52,7 @@ public:
   using OutputEntries = std::vector<std::pair<std::string, Tensor>>;
   Status run(const RunInputs &inputs, OutputEntries &entries,
              int64_t *invalidIds, ThreadPool &pool,
-             BoundsCheckMode boundsCheck);
+             const KernelSettings &settings);
 
   /// "NVIDIA H100 80GB HBM3 (cuda:0, sm_90)".
   const std::string &description() const;

@@ -46,6 +46,9 @@ public:
   const Attributes &attrs() const override { return device_.attrs(); }
   ThreadPool &threadPool() override { return device_.threadPool(); }
   BoundsCheckMode boundsCheck() const override { return device_.boundsCheck(); }
+  embedding::QuantizedSums quantizedSums() const override {
+    return device_.quantizedSums();
+  }
   void reportInvalidIds(int64_t count) override {
     device_.reportInvalidIds(count);
   }

@@ -7,7 +7,7 @@
 namespace ember {
 
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      const KernelSettings &settings, Communicator *comm,
                       ExecutionDevice *device, RunTrace *trace) {
   // Constants are views of the mapped weights files (or their device copies).
   for (size_t s = 0; s < program.slots.size(); ++s)
@@ -18,7 +18,7 @@ Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
   EMBER_RETURN_IF_ERROR(
       ctx.staticArena.reserve(static_cast<size_t>(program.staticArenaBytes)));
   const bool reuse = !device || device->reusesMemoryWithinRun();
-  InstructionContext kctx(program, ctx, pool, boundsCheck, comm, device);
+  InstructionContext kctx(program, ctx, pool, settings, comm, device);
   for (size_t index = 0; index < program.instructions.size(); ++index) {
     const InstructionInfo &instr = program.instructions[index];
     kctx.setInstruction(&instr);

@@ -15,8 +15,8 @@
 #ifndef EMBER_EXECUTOR_EXECUTOR_H
 #define EMBER_EXECUTOR_EXECUTOR_H
 
-#include "ember/bounds_check.h"
 #include "executor/run_context.h"
+#include "kernels/kernel_context.h"
 #include "plan/program.h"
 
 namespace ember {
@@ -54,7 +54,8 @@ public:
 /// `device` the device backend (nullptr: the CPU backend); `trace` (not
 /// null) receives each instruction's timing, all on track 0.
 Status executeProgram(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck, Communicator *comm = nullptr,
+                      const KernelSettings &settings,
+                      Communicator *comm = nullptr,
                       ExecutionDevice *device = nullptr,
                       RunTrace *trace = nullptr);
 

@@ -43,12 +43,12 @@ private:
 class InstructionContext : public KernelContext {
 public:
   InstructionContext(const Program &program, RunContext &run, ThreadPool &pool,
-                     BoundsCheckMode mode, Communicator *comm,
+                     const KernelSettings &settings, Communicator *comm,
                      ExecutionDevice *device, std::mutex *shared = nullptr,
                      int thread = 0)
-      : program_(program), run_(run), pool_(pool), mode_(mode), comm_(comm),
-        device_(device), shared_(shared), scratch_(run.scratchBlocks[thread]) {
-  }
+      : program_(program), run_(run), pool_(pool), settings_(settings),
+        comm_(comm), device_(device), shared_(shared),
+        scratch_(run.scratchBlocks[thread]) {}
 
   /// Returns the scratch blocks of the instruction that ran to the arena
   /// (`reuse`) or forgets them (the arena frees them at the run's end).
@@ -164,7 +164,10 @@ public:
 
   const Attributes &attrs() const override { return instr_->attrs; }
   ThreadPool &threadPool() override { return pool_; }
-  BoundsCheckMode boundsCheck() const override { return mode_; }
+  BoundsCheckMode boundsCheck() const override { return settings_.boundsCheck; }
+  embedding::QuantizedSums quantizedSums() const override {
+    return settings_.quantizedSums;
+  }
   void reportInvalidIds(int64_t count) override {
     SharedLock lock(shared_);
     run_.invalidIds += count;
@@ -194,7 +197,7 @@ private:
   const Program &program_;
   RunContext &run_;
   ThreadPool &pool_;
-  BoundsCheckMode mode_;
+  KernelSettings settings_;
   Communicator *comm_;
   ExecutionDevice *device_;
   std::mutex *shared_;

@@ -267,15 +267,15 @@ Status prepare(const Program &program, RunContext &ctx) {
 } // namespace
 
 Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      const KernelSettings &settings, Communicator *comm,
                       const StreamExecution &streams) {
   EMBER_RETURN_IF_ERROR(checkStreams(streams));
   EMBER_RETURN_IF_ERROR(prepare(program, ctx));
   const size_t n = program.instructions.size();
   StreamRun run(program, ctx, streams);
-  InstructionContext computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
+  InstructionContext computeCtx(program, ctx, pool, settings, comm, nullptr,
                                 &run.shared());
-  InstructionContext commCtx(program, ctx, *streams.commPool, boundsCheck, comm,
+  InstructionContext commCtx(program, ctx, *streams.commPool, settings, comm,
                              nullptr, &run.shared(), /*thread=*/1);
   submitJob(*streams.commThread, run, /*last=*/true, [&run, &commCtx, n] {
     return run.runInstructions(1, commCtx, 0, n, 1, 0);
@@ -304,18 +304,17 @@ Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
 
 struct PipelinedBatch::State {
   State(const Program &program, RunContext &ctx, ThreadPool &pool,
-        BoundsCheckMode boundsCheck, Communicator *comm,
+        const KernelSettings &settings, Communicator *comm,
         const StreamExecution &streams, const PipelineStages &stages)
       : streams(streams), run(program, ctx, this->streams),
-        computeCtx(program, ctx, pool, boundsCheck, comm, nullptr,
-                   &run.shared()),
-        commCtx(program, ctx, *streams.commPool, boundsCheck, comm, nullptr,
+        computeCtx(program, ctx, pool, settings, comm, nullptr, &run.shared()),
+        commCtx(program, ctx, *streams.commPool, settings, comm, nullptr,
                 &run.shared(), /*thread=*/1),
         collectiveThread(streams.collectiveThread ? 2 : 1),
         collectiveCtx(
             program, ctx,
             collectiveThread == 2 ? *streams.collectivePool : *streams.commPool,
-            boundsCheck, collectiveThread == 2 ? streams.collectiveComm : comm,
+            settings, collectiveThread == 2 ? streams.collectiveComm : comm,
             nullptr, &run.shared(), collectiveThread),
         stageEnd(static_cast<size_t>(stages.inputDistributionEnd)),
         aheadEnd(static_cast<size_t>(stages.computeAheadEnd)),
@@ -337,9 +336,8 @@ PipelinedBatch::PipelinedBatch() = default;
 PipelinedBatch::~PipelinedBatch() { abandon(); }
 
 Status PipelinedBatch::start(const Program &program, RunContext &ctx,
-                             ThreadPool &pool, BoundsCheckMode boundsCheck,
-                             Communicator *comm,
-                             const StreamExecution &streams,
+                             ThreadPool &pool, const KernelSettings &settings,
+                             Communicator *comm, const StreamExecution &streams,
                              const PipelineStages &stages) {
   EMBER_RETURN_IF_ERROR(checkStreams(streams));
   const size_t n = program.instructions.size();
@@ -350,8 +348,8 @@ Status PipelinedBatch::start(const Program &program, RunContext &ctx,
     return internalError("PipelinedBatch: the program has no input "
                          "distribution to pipeline");
   EMBER_RETURN_IF_ERROR(prepare(program, ctx));
-  state_ = std::make_unique<State>(program, ctx, pool, boundsCheck, comm,
-                                   streams, stages);
+  state_ = std::make_unique<State>(program, ctx, pool, settings, comm, streams,
+                                   stages);
   State *s = state_.get();
   try {
     submitJob(*s->streams.commThread, s->run, /*last=*/false, [s] {

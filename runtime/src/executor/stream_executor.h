@@ -56,7 +56,7 @@ struct StreamExecution {
 };
 
 Status executeStreams(const Program &program, RunContext &ctx, ThreadPool &pool,
-                      BoundsCheckMode boundsCheck, Communicator *comm,
+                      const KernelSettings &settings, Communicator *comm,
                       const StreamExecution &streams);
 
 /// One batch of a pipelined run (docs/runtime.md, "Cross-batch
@@ -88,7 +88,7 @@ public:
   PipelinedBatch &operator=(const PipelinedBatch &) = delete;
 
   Status start(const Program &program, RunContext &ctx, ThreadPool &pool,
-               BoundsCheckMode boundsCheck, Communicator *comm,
+               const KernelSettings &settings, Communicator *comm,
                const StreamExecution &streams, const PipelineStages &stages);
   Status queueCollectives();
   Status computeAhead();

@@ -14,6 +14,7 @@
 #include "ember/status.h"
 #include "ember/tensor.h"
 #include "kernels/attributes.h"
+#include "kernels/quantized_sums.h"
 
 #include <cstddef>
 #include <string>
@@ -26,6 +27,15 @@ struct CollectiveInfo;
 namespace cuda {
 struct KernelEnv;
 }
+
+/// What a session's options tell every kernel of its runs.
+struct KernelSettings {
+  /// What lookups do with ids outside their table
+  /// (SessionOptions::boundsCheck).
+  BoundsCheckMode boundsCheck = BoundsCheckMode::kFatal;
+  /// How lookups add up quantized rows (SessionOptions::quantizedSums).
+  embedding::QuantizedSums quantizedSums = embedding::defaultQuantizedSums();
+};
 
 class KernelContext {
 public:
@@ -47,6 +57,8 @@ public:
   virtual const Attributes &attrs() const = 0;
   virtual ThreadPool &threadPool() = 0;
   virtual BoundsCheckMode boundsCheck() const = 0;
+  /// The order in which pooled lookups add up quantized rows.
+  virtual embedding::QuantizedSums quantizedSums() const = 0;
   /// In BoundsCheckMode::kWarning, lookups report how many ids they zeroed.
   virtual void reportInvalidIds(int64_t count) = 0;
   /// Where the kernel runs, for error messages: e.g.

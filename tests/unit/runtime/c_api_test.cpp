@@ -141,6 +141,35 @@ TEST_F(CApiTest, RunsTheDlrmLikeTheReference) {
   ember_session_free(session);
 }
 
+TEST_F(CApiTest, QuantizedSumsOption) {
+  StatusHolder st;
+  EmberSessionOptions *options = ember_session_options_create();
+  EXPECT_EQ(
+      ember_session_options_set_quantized_sums(options, "exact", st.out()),
+      EMBER_INVALID_ARGUMENT);
+  EXPECT_NE(st.message().find("'exact' is not auto, fast or fbgemm"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(
+      ember_session_options_set_quantized_sums(options, nullptr, st.out()),
+      EMBER_INVALID_ARGUMENT);
+  EXPECT_EQ(ember_session_options_set_quantized_sums(nullptr, "fast", st.out()),
+            EMBER_INVALID_ARGUMENT);
+  for (const char *order : {"fbgemm", "fast", "auto"}) {
+    ASSERT_EQ(
+        ember_session_options_set_quantized_sums(options, order, st.out()),
+        EMBER_OK)
+        << order;
+    EmberSession *session = nullptr;
+    ASSERT_EQ(
+        ember_session_create(planPath_.c_str(), options, &session, st.out()),
+        EMBER_OK)
+        << order << ": " << st.message();
+    ember_session_free(session);
+  }
+  ember_session_options_free(options);
+}
+
 TEST_F(CApiTest, OverlapAndTraceOptions) {
   StatusHolder st;
   EmberSessionOptions *options = ember_session_options_create();

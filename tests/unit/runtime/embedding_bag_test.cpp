@@ -160,65 +160,11 @@ TEST(EmbeddingBag, EveryRowIsaAgreesWithPortableOnLongRows) {
   }
 }
 
-/// Code d of a quantized row (int8 or int4 row-wise).
-float quantizedCode(const uint8_t *row, TableFormat format, int64_t d) {
-  if (format == TableFormat::kInt8RowWise)
-    return row[d];
-  const uint8_t byte = row[d / 2];
-  return (d & 1) ? (byte >> 4) : (byte & 0x0f);
-}
-
-/// Quantized sum/mean pooling element by element, in either order. Per
-/// valid id (padding skipped, out-of-range ids zero rows that count for
-/// mean), scale and bias times the weight, then kFbgemm: acc = code * scale +
-/// (acc + bias) with the multiply-add fused, as FBGEMM's JIT EmbeddingSpMDM
-/// kernel (and torch's embedding_bag_byte_rowwise_offsets) computes it;
-/// kFast: acc = code * scale + acc, the bag's biases summed in id order and
-/// added at the end. Mean divides by the count.
+/// quantizedPoolReference (embedding_test_support.h) of a case.
 std::vector<float> quantizedPool(const TestTable &table, const BagCase &c,
                                  embedding::QuantizedSums order) {
-  const bool fbgemm = order == embedding::QuantizedSums::kFbgemm;
-  const int64_t dim = table.dim;
-  const int64_t rowBytes = tableRowBytes(table.format, dim);
-  const int64_t scaleAt = rowBytes - 8;
-  const uint8_t *data = table.tensor.data<uint8_t>();
-  std::vector<int64_t> offsets = offsetsOf(c.lengths);
-  std::vector<float> out(c.lengths.size() * dim, 0.0f);
-  for (size_t b = 0; b + 1 < offsets.size(); ++b) {
-    float *acc = out.data() + b * dim;
-    float bias = 0.0f;
-    int64_t count = 0;
-    for (int64_t i = offsets[b]; i < offsets[b + 1]; ++i) {
-      const int64_t id = c.ids[i];
-      if (id == c.paddingIdx)
-        continue;
-      ++count;
-      if (id < 0 || id >= table.rows)
-        continue;
-      const uint8_t *row = data + id * rowBytes;
-      float s, rowBias;
-      std::memcpy(&s, row + scaleAt, 4);
-      std::memcpy(&rowBias, row + scaleAt + 4, 4);
-      const float w = c.weights.empty() ? 1.0f : c.weights[i];
-      s *= w;
-      rowBias *= w;
-      for (int64_t d = 0; d < dim; ++d) {
-        const float code = quantizedCode(row, table.format, d);
-        acc[d] = fbgemm ? std::fma(code, s, acc[d] + rowBias)
-                        : std::fma(code, s, acc[d]);
-      }
-      bias += rowBias;
-    }
-    for (int64_t d = 0; d < dim; ++d) {
-      if (!fbgemm)
-        acc[d] += bias;
-      if (count == 0)
-        acc[d] = 0.0f;
-      else if (c.pooling == Pooling::kMean && count > 1)
-        acc[d] /= static_cast<float>(count);
-    }
-  }
-  return out;
+  return quantizedPoolReference(table, c.ids, c.lengths, c.weights, c.pooling,
+                                c.paddingIdx, order);
 }
 
 TEST(EmbeddingBag, Int8SumsAreBitIdenticalToFbgemmOnEveryRowIsa) {

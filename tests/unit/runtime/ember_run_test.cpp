@@ -90,6 +90,22 @@ TEST(EmberRunOptions, WeightMemory) {
                StatusCode::kInvalidArgument, "--weight-memory needs a value");
 }
 
+TEST(EmberRunOptions, QuantizedSums) {
+  EXPECT_EQ(parse({"m.plan"})->quantizedSums, "auto");
+  for (const char *order : {"fast", "fbgemm", "auto"}) {
+    EXPECT_EQ(parse({"m.plan", "--quantized-sums", order})->quantizedSums,
+              order);
+    EXPECT_EQ(parse({"m.plan", std::string("--quantized-sums=") + order})
+                  ->quantizedSums,
+              order);
+  }
+  EXPECT_ERROR(parse({"m.plan", "--quantized-sums", "exact"}).status(),
+               StatusCode::kInvalidArgument,
+               "--quantized-sums must be fast, fbgemm or auto, not 'exact'");
+  EXPECT_ERROR(parse({"m.plan", "--quantized-sums"}).status(),
+               StatusCode::kInvalidArgument, "--quantized-sums needs a value");
+}
+
 TEST(EmberRunMultiRankOptions, Flags) {
   auto o = parse({"m.plan", "--nproc", "4", "--timeout", "2.5", "--split-batch",
                   "--rendezvous", "file:/tmp/s"});

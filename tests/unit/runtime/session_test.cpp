@@ -5,6 +5,7 @@
 // 8 threads, bounds-check modes, steady-state memory, and bad inputs.
 //
 //===----------------------------------------------------------------------===//
+#include "embedding_test_support.h"
 #include "ember/session.h"
 #include "support/dlrm_inputs.h"
 #include "support/dlrm_model.h"
@@ -348,6 +349,97 @@ TEST(SessionWeightedKjt, MatchesWeightedSums) {
   EXPECT_ERROR((*session)->run(wrongLengths).status(),
                StatusCode::kInvalidArgument,
                "has int64 lengths but the plan expects int32");
+}
+
+TEST(SessionQuantizedSums, EachSessionAddsInItsOrder) {
+  // An int8 row-wise table behind a grouped_embedding_bag (the lookup of
+  // TorchRec KJT models): a session with quantizedSums "fast" gives the fast
+  // order's bits, one with "fbgemm" FBGEMM's bits, in the same process;
+  // "auto" the process default (EMBER_QUANTIZED_SUMS, else fast).
+  TempDir dir;
+  const int64_t rows = 500, dim = 64, batch = 16;
+  TestTable table = makeTable(rows, dim, TableFormat::kInt8RowWise, 77);
+  PlanBuilder b;
+  KjtSlotIds kjt = b.kjtInput("ids", {"a", "b"}, DType::kInt64, DType::kInt64);
+  int t =
+      b.constant("table", DType::kUInt8, {rows, dim + 8}, table.tensor.data());
+  int out = b.slot("pooled", DType::kFloat32, {"B", Dim(2 * dim)});
+  b.instruction("grouped_embedding_bag", {kjt.values, kjt.lengths, -1, t},
+                {out}, "tbe")
+      .attr("feature_tables", std::vector<int64_t>{0, 0})
+      .attr("pooling", std::vector<std::string>{"sum", "mean"})
+      .attr("table_formats", std::vector<std::string>{"int8_rowwise"})
+      .attr("table_dims", std::vector<int64_t>{dim})
+      .attr("output_offsets", std::vector<int64_t>{0, dim})
+      .attr("output_width", 2 * dim);
+  b.output("pooled", out);
+  auto path = b.write(dir.path(), "int8");
+  ASSERT_TRUE(path.isOk()) << path.status().toString();
+
+  std::mt19937 gen(5);
+  std::vector<int64_t> lengths = randomLengths(2 * batch, 40, gen);
+  int64_t n = 0;
+  for (int64_t l : lengths)
+    n += l;
+  std::vector<int64_t> ids = randomIds(n, rows, gen);
+  auto input = KeyedJaggedTensor::fromLengths(
+      {"a", "b"}, Tensor::view(ids.data(), DType::kInt64, {n}),
+      Tensor::view(lengths.data(), DType::kInt64, {2 * batch}));
+  ASSERT_TRUE(input.isOk()) << input.status().toString();
+  RunInputs in;
+  in.set("ids", *input);
+  // The expected output of an order: feature f's bags (lengths[f * B ..])
+  // pooled by the reference, at columns [f * dim, (f + 1) * dim).
+  auto expected = [&](embedding::QuantizedSums order) {
+    std::vector<float> want(batch * 2 * dim);
+    int64_t first = 0;
+    for (int64_t f = 0; f < 2; ++f) {
+      std::vector<int64_t> fl(lengths.begin() + f * batch,
+                              lengths.begin() + (f + 1) * batch);
+      int64_t count = 0;
+      for (int64_t l : fl)
+        count += l;
+      std::vector<int64_t> fids(ids.begin() + first,
+                                ids.begin() + first + count);
+      first += count;
+      std::vector<float> pooled = quantizedPoolReference(
+          table, fids, fl, {},
+          f == 0 ? embedding::Pooling::kSum : embedding::Pooling::kMean, -1,
+          order);
+      for (int64_t s = 0; s < batch; ++s)
+        std::copy_n(pooled.begin() + s * dim, dim,
+                    want.begin() + s * 2 * dim + f * dim);
+    }
+    return want;
+  };
+  const std::vector<float> fast = expected(embedding::QuantizedSums::kFast);
+  const std::vector<float> fbgemm = expected(embedding::QuantizedSums::kFbgemm);
+  ASSERT_NE(fast, fbgemm) << "the two orders should differ on this data";
+  for (const char *order : {"fbgemm", "fast", "auto", "fbgemm"}) {
+    SessionOptions options;
+    options.quantizedSums = order;
+    auto session = Session::load(*path, options);
+    ASSERT_TRUE(session.isOk()) << order << ": " << session.status().toString();
+    auto result = (*session)->run(in);
+    ASSERT_TRUE(result.isOk()) << order << ": " << result.status().toString();
+    const Tensor &pooled = *result->find("pooled");
+    ASSERT_EQ(pooled.shape(), Shape({batch, 2 * dim}));
+    const std::vector<float> &want =
+        std::string(order) == "fbgemm" ? fbgemm
+        : std::string(order) == "fast" ||
+                embedding::quantizedSums() == embedding::QuantizedSums::kFast
+            ? fast
+            : fbgemm;
+    for (int64_t e = 0; e < batch * 2 * dim; ++e)
+      ASSERT_EQ(pooled.data<float>()[e], want[e])
+          << order << ": sample " << e / (2 * dim) << " column "
+          << e % (2 * dim);
+  }
+  SessionOptions bad;
+  bad.quantizedSums = "exact";
+  EXPECT_ERROR(Session::load(*path, bad).status(), StatusCode::kInvalidArgument,
+               "SessionOptions.quantizedSums 'exact': expected auto, fast or "
+               "fbgemm");
 }
 
 TEST(KeyedJaggedTensor, RejectsMalformedParts) {

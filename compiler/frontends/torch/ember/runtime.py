@@ -120,7 +120,7 @@ class Session:
     def __init__(self, plan, threads=1, device="cpu", bounds_check="fatal",
                  verify_checksums=True, launch_environment=True, timeout=60.0,
                  max_tensor_bytes=0, rendezvous=None, weight_memory="mmap",
-                 overlap="auto"):
+                 overlap="auto", quantized_sums="auto"):
         if rendezvous is None and launch_environment:
             rendezvous = _torchrun_rendezvous(timeout)
         self._session = _rt.Session(os.fspath(plan), threads=threads, device=device,
@@ -129,7 +129,8 @@ class Session:
                                     launch_environment=launch_environment,
                                     timeout=timeout, max_tensor_bytes=max_tensor_bytes,
                                     rendezvous=rendezvous or "",
-                                    weight_memory=weight_memory, overlap=overlap)
+                                    weight_memory=weight_memory, overlap=overlap,
+                                    quantized_sums=quantized_sums)
 
     def run(self, inputs, gather=False, as_torch=False):
         """Runs the plan on ``inputs`` (name -> array, tensor or KJT)."""

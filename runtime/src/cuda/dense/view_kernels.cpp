@@ -44,6 +44,9 @@ public:
   const Attributes &attrs() const override { return inner_.attrs(); }
   ThreadPool &threadPool() override { return inner_.threadPool(); }
   BoundsCheckMode boundsCheck() const override { return inner_.boundsCheck(); }
+  embedding::QuantizedSums quantizedSums() const override {
+    return inner_.quantizedSums();
+  }
   void reportInvalidIds(int64_t count) override {
     inner_.reportInvalidIds(count);
   }

@@ -59,7 +59,7 @@ Status run(KernelContext &ctx) {
   base.paddingIdx = a.paddingIdx;
   base.checkBounds = mode != BoundsCheckMode::kIgnore;
   base.stopAtInvalid = mode == BoundsCheckMode::kFatal;
-  base.quantizedSums = quantizedSums();
+  base.quantizedSums = ctx.quantizedSums();
   float *outData = out->data<float>();
   LookupOutcome outcome;
   // Runs of bags with equal numbers of ids, not of bags.

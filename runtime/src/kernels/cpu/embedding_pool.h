@@ -14,6 +14,7 @@
 #define EMBER_KERNELS_CPU_EMBEDDING_POOL_H
 
 #include "ember/dtype.h"
+#include "kernels/quantized_sums.h"
 #include "kernels/shared/embedding_table.h"
 
 #include <cstdint>
@@ -21,20 +22,6 @@
 #include <string_view>
 
 namespace ember::embedding {
-
-/// How sum and mean pooling add up quantized (int8/int4 row-wise) rows.
-/// kFast: each column accumulates code * (weight * scale) with one fused
-/// multiply-add per row, and the rows' weight * bias are summed once per bag
-/// and added at the end: one rounding per row and column, and an
-/// accumulator chain of one FMA per row (on a Zen 3 int8 lookups are
-/// 1.03-1.21x faster than in FBGEMM's order; docs/performance.md). kFbgemm:
-/// FBGEMM's order, code * scale + (acc + bias) per row with the
-/// multiply-add fused: bit-identical to FBGEMM's CPU kernels (and torch's
-/// quantized embedding_bag ops built on them), two roundings per row. Every
-/// row routine set (portable, AVX2, AVX-512) gives the same bits for a given
-/// order. Max pooling and unpooled lookups are the same either way.
-enum class QuantizedSums { kFast, kFbgemm };
-std::string_view quantizedSumsName(QuantizedSums sums);
 
 struct PoolJob {
   TableView table;
@@ -49,7 +36,7 @@ struct PoolJob {
   int64_t paddingIdx = -1;   // ids equal to it are skipped (-1: none)
   bool checkBounds = true;   // false: kIgnore, ids are trusted
   bool stopAtInvalid = true; // kFatal: stop at the first invalid id
-  QuantizedSums quantizedSums = QuantizedSums::kFast;
+  QuantizedSums quantizedSums = QuantizedSums::kFast; // the run's order
 };
 
 struct PoolResult {
@@ -111,19 +98,6 @@ void setAvx2WideRowPassesOverride(std::optional<int> passes);
 /// without AVX-512 (measured slower on a Zen 3), true elsewhere (measured
 /// faster on an AVX-512 Xeon). Read once; results do not depend on it.
 bool avx2PrimesTlb();
-
-/// The order the lookup kernels use for quantized sums:
-/// defaultQuantizedSums() (kFast) unless the environment variable
-/// EMBER_QUANTIZED_SUMS ("fast" or "fbgemm"; read once, another value is
-/// reported on stderr and ignored) or setQuantizedSumsOverride says
-/// otherwise.
-QuantizedSums quantizedSums();
-constexpr QuantizedSums defaultQuantizedSums() { return QuantizedSums::kFast; }
-/// Parses "fast" / "fbgemm"; nullopt for anything else.
-std::optional<QuantizedSums> parseQuantizedSums(std::string_view name);
-/// Forces an order (tests compare them); nullopt restores the default. Not
-/// meant to be changed while lookups run.
-void setQuantizedSumsOverride(std::optional<QuantizedSums> sums);
 
 namespace detail {
 PoolResult poolBagsPortable(const PoolJob &job);

@@ -90,7 +90,7 @@ Status run(KernelContext &ctx) {
       std::memset(outData + b * W + begin, 0, (end - begin) * sizeof(float));
 
   const BoundsCheckMode mode = ctx.boundsCheck();
-  const QuantizedSums sums = quantizedSums();
+  const QuantizedSums sums = ctx.quantizedSums();
   const int64_t numBags = F * B;
   int64_t maxDim = 1;
   for (auto &t : tables)

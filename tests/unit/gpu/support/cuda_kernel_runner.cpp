@@ -98,6 +98,10 @@ public:
   const Attributes &attrs() const override { return attrs_; }
   ThreadPool &threadPool() override { return pool_; }
   BoundsCheckMode boundsCheck() const override { return mode_; }
+  /// The process default (tests switch it with setQuantizedSumsOverride).
+  embedding::QuantizedSums quantizedSums() const override {
+    return embedding::quantizedSums();
+  }
   void reportInvalidIds(int64_t count) override { reported += count; }
   std::string location() const override { return "test kernel"; }
   cuda::KernelEnv *gpu() const override { return &env_; }
